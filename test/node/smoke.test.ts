@@ -1,0 +1,5 @@
+import { expect, it } from "vitest";
+
+it("runs on node 22", () => {
+  expect(Number(process.versions.node.split(".")[0])).toBeGreaterThanOrEqual(22);
+});

@@ -1,0 +1,26 @@
+// Bindings, vars and secrets of the Toolwire Worker (see wrangler.toml and the
+// README's configuration table). Written by hand so that vars are plain strings.
+interface Env {
+  INVOCATIONS: DurableObjectNamespace<import("./durable-objects/invocation.ts").InvocationDO>;
+  ASSETS: Fetcher;
+  /** JSON object: sandbox name -> base URL. */
+  SANDBOXES?: string;
+  /** Days a settled invocation is kept before its alarm deletes it. */
+  SETTLED_RETENTION_DAYS?: string;
+  /** Bearer token agents present. Unset means the API refuses every call (503). */
+  API_TOKEN?: string;
+  /** HMAC-SHA256 key for subscribe tokens. */
+  SUBSCRIBE_SECRET?: string;
+  /** Bearer token of the default sandbox (SANDBOX_TOKEN_<NAME> for others). */
+  SANDBOX_TOKEN?: string;
+  /** Set to "1" to let web_fetch reach loopback and private addresses. */
+  WEB_FETCH_ALLOW_PRIVATE?: string;
+  [key: `SANDBOX_TOKEN_${string}`]: string | undefined;
+}
+declare namespace Cloudflare {
+  interface GlobalProps {
+    mainModule: typeof import("./src/index.ts");
+    durableNamespaces: "InvocationDO";
+  }
+  interface Env extends globalThis.Env {}
+}
