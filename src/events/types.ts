@@ -1,0 +1,46 @@
+import type { JsonValue, WireOp } from "../chord/types.ts";
+import type { ToolOutputState } from "../output/types.ts";
+
+/** Identity of a tool call; sent once per stream. */
+export interface ToolStartEvent {
+  type: "tool_start";
+  runId: string;
+  turnId: string;
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+}
+/** Ops encoded for one stream; the first of every stream is a base batch. */
+export interface ToolUpdateEvent {
+  type: "tool_update";
+  runId: string;
+  turnId: string;
+  toolCallId: string;
+  ops: WireOp[];
+}
+/** The call is over; carries no content (the fold is the result). */
+export interface ToolEndEvent {
+  type: "tool_end";
+  runId: string;
+  turnId: string;
+  toolCallId: string;
+  isError: boolean;
+}
+export type HarnessEvent = ToolStartEvent | ToolUpdateEvent | ToolEndEvent;
+
+export type ToolStatus = "running" | "done" | "error";
+
+export interface LaneTool {
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  state: ToolOutputState | null;
+  status: ToolStatus;
+  isError: boolean;
+}
+/** A plain view of one run's tool calls, folded from events by `reduceLaneSnapshot`. */
+export interface LaneView {
+  tools: Record<string, LaneTool>;
+  /** Set when an event could not be applied; the consumer should reconnect for a base. */
+  needsBase: string[];
+}

@@ -1,0 +1,40 @@
+import type { JsonValue } from "../chord/types.ts";
+import type { OutputPolicy, ToolOutput } from "../output/types.ts";
+
+/** What a tool may use besides its sink. Supplied by the Durable Object. */
+export interface ToolContext {
+  toolCallId: string;
+  runId: string;
+  turnId: string;
+  /** Durable memo: written together with an output checkpoint in one transaction. */
+  setMemo(name: string, value: JsonValue): void;
+  getMemo(name: string): JsonValue | undefined;
+  /** Worker environment (bindings, vars, secrets). */
+  env: Env;
+  /** Name of the sandbox this call was routed to. */
+  sandbox: string;
+}
+
+/**
+ * A tool: JSON Schema for its parameters, how its output is bounded, and `execute`.
+ * `execute` returns nothing: what it wrote is the result; a thrown error marks the
+ * call failed and its message is appended to what was already written.
+ */
+export interface ToolDefinition<P = Record<string, JsonValue>> {
+  name: string;
+  description: string;
+  /** JSON Schema of the parameters (served by `GET /v1/tools`). */
+  parameters: JsonValue;
+  /** Parses and validates raw args; throws a clear error on bad input. */
+  parse(args: unknown): P;
+  output: OutputPolicy;
+  /** Safe to execute again after a crash, starting from the checkpointed output. */
+  replaySafe: boolean;
+  execute(
+    toolCallId: string,
+    params: P,
+    signal: AbortSignal,
+    out: ToolOutput,
+    context: ToolContext,
+  ): Promise<void>;
+}
