@@ -1,0 +1,138 @@
+/**
+ * The tool registry: every tool the Worker accepts and the DO runs, built-in or custom.
+ * A tool's parameters are declared once, as a zod schema; `defineTool` derives both the
+ * JSON Schema served by `GET /v1/tools` and the `parse` the Worker validates args with.
+ * Built-ins are registered by `src/tools/index.ts`; import the registry from there.
+ */
+import { type ZodError, type ZodType, z } from "zod";
+import type { JsonValue } from "../chord/types.ts";
+import { DEFAULT_OUTPUT_POLICY, type OutputPolicy, type ToolOutput } from "../output/types.ts";
+import type { ToolContext, ToolDefinition } from "./types.ts";
+
+/** Any registered tool, whatever its parameter type. */
+export type AnyTool = ToolDefinition<unknown>;
+
+/** Thrown by a tool's `parse` for bad args; the message names each field and problem. */
+export class ToolArgsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolArgsError";
+  }
+}
+
+/**
+ * One line per issue, each prefixed with the path into the value (`args.url: Invalid URL`).
+ * @example formatIssues("body", error) // "body.tool: expected string, received number"
+ */
+export function formatIssues(prefix: string, error: ZodError): string {
+  return error.issues
+    .map((issue) => {
+      let path = prefix;
+      for (const seg of issue.path) {
+        path += typeof seg === "number" ? `[${seg}]` : `.${String(seg)}`;
+      }
+      return `${path}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+/** What a tool author writes; `defineTool` turns it into a `ToolDefinition`. */
+export interface ToolSpec<S extends ZodType> {
+  name: string;
+  description: string;
+  /** The one declaration of the parameters. */
+  params: S;
+  /** Overrides of the default policy (tail, 50 KiB, 2000 lines). */
+  output?: Partial<OutputPolicy>;
+  replaySafe: boolean;
+  execute(
+    toolCallId: string,
+    params: z.output<S>,
+    signal: AbortSignal,
+    out: ToolOutput,
+    context: ToolContext,
+  ): Promise<void>;
+}
+
+/**
+ * Builds a tool from a zod schema for its parameters.
+ * @example
+ * const echo = defineTool({
+ *   name: "echo", description: "Writes its text back.", replaySafe: true,
+ *   params: z.strictObject({ text: z.string() }),
+ *   async execute(_id, { text }, _signal, out) { out.write(text); },
+ * });
+ * registerTool(echo);
+ */
+export function defineTool<S extends ZodType>(spec: ToolSpec<S>): ToolDefinition<z.output<S>> {
+  return {
+    name: spec.name,
+    description: spec.description,
+    parameters: z.toJSONSchema(spec.params, { io: "input" }) as JsonValue,
+    parse(args: unknown): z.output<S> {
+      const result = spec.params.safeParse(args);
+      if (!result.success) throw new ToolArgsError(formatIssues("args", result.error));
+      return result.data;
+    },
+    output: { ...DEFAULT_OUTPUT_POLICY, ...spec.output },
+    replaySafe: spec.replaySafe,
+    execute: spec.execute,
+  };
+}
+
+const tools = new Map<string, AnyTool>();
+
+const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * Adds a tool. Names are unique; a second tool with a taken name throws.
+ * @example registerTool(defineTool({ name: "echo", ... }))
+ */
+export function registerTool(def: AnyTool): void {
+  if (!TOOL_NAME.test(def.name)) {
+    throw new TypeError(
+      `tool name ${JSON.stringify(def.name)} must be 1-64 letters, digits, "_" or "-", starting with a letter`,
+    );
+  }
+  if (tools.has(def.name)) throw new TypeError(`a tool named "${def.name}" is already registered`);
+  tools.set(def.name, def);
+}
+
+/**
+ * The tool called `name`, if registered.
+ * @example getTool("web_fetch")?.parse({ url: "https://example.com" })
+ */
+export function getTool(name: string): AnyTool | undefined {
+  return tools.get(name);
+}
+
+/**
+ * Every registered tool, in registration order.
+ * @example listTools().map((t) => t.name) // ["web_fetch", "external", ...]
+ */
+export function listTools(): AnyTool[] {
+  return [...tools.values()];
+}
+
+/** Name of the agent-side tool whose output comes only from the producer API. */
+export const EXTERNAL_TOOL = "external";
+
+/**
+ * The agent-side tool: the agent runs it and streams its output through
+ * `POST /v1/invocations/:id/output`. The DO never calls its `execute`.
+ */
+export const externalTool = defineTool({
+  name: EXTERNAL_TOOL,
+  description:
+    "A tool the agent runs itself. Its output is streamed through POST /v1/invocations/:id/output (write, replace, image, details, usage, addTools, terminate, then end).",
+  params: z.strictObject({
+    name: z.string().min(1).max(128).describe("The agent-side tool's own name"),
+    input: z.json().optional().describe("The input the agent ran it with (shown to subscribers)"),
+  }),
+  replaySafe: false,
+  async execute() {
+    throw new Error(
+      "external tools are not executed by Toolwire; their output arrives through POST /v1/invocations/:id/output",
+    );
+  },
+});

@@ -1,0 +1,97 @@
+/**
+ * Who may call what. Agents present `Authorization: Bearer <API_TOKEN>` on every API
+ * route; browsers present a subscribe token in `?token=` on read routes of the one
+ * invocation it names. Unconfigured secrets refuse (503), they never open the API.
+ */
+import { constantTimeEqual } from "./constant-time.ts";
+import { fail } from "./errors.ts";
+import { verifySubscribeToken } from "./subscribe-token.ts";
+
+/** How a request proved itself. */
+export type Caller = { kind: "agent" } | { kind: "subscriber"; invocationId: string };
+
+function configured(value: string | undefined): value is string {
+  return typeof value === "string" && value.length > 0;
+}
+
+/** Throws 503 unless `API_TOKEN` is set. Runs before every `/v1/*` route. */
+export function requireApiConfigured(env: Env): void {
+  if (!configured(env.API_TOKEN)) {
+    fail(
+      "not_configured",
+      "API_TOKEN is not set: the API refuses every call until it is (wrangler secret put API_TOKEN, or .dev.vars locally)",
+    );
+  }
+}
+
+/**
+ * The `SUBSCRIBE_SECRET`, or a 503 naming it.
+ * @example const secret = subscribeSecret(env)
+ */
+export function subscribeSecret(env: Env): string {
+  if (!configured(env.SUBSCRIBE_SECRET)) {
+    fail(
+      "not_configured",
+      "SUBSCRIBE_SECRET is not set: subscribe tokens can be neither issued nor checked until it is",
+    );
+  }
+  return env.SUBSCRIBE_SECRET;
+}
+
+/**
+ * Requires the agent's bearer token (write routes and listings). A subscribe token alone
+ * is refused with 403: it is valid for reading one invocation, never for this.
+ * @example await authorizeAgent(c.req.raw, c.env)
+ */
+export async function authorizeAgent(req: Request, env: Env): Promise<Caller> {
+  requireApiConfigured(env);
+  const header = req.headers.get("Authorization");
+  if (header === null) {
+    if (new URL(req.url).searchParams.has("token")) {
+      fail(
+        "forbidden",
+        "subscribe tokens are read-only; this route needs Authorization: Bearer <API_TOKEN>",
+      );
+    }
+    fail("unauthorized", "missing Authorization: Bearer <API_TOKEN> header");
+  }
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  if (match === null) {
+    fail("unauthorized", "the Authorization header must be 'Bearer <API_TOKEN>'");
+  }
+  if (!(await constantTimeEqual(match[1] ?? "", env.API_TOKEN ?? ""))) {
+    fail("unauthorized", "the bearer token is not the configured API_TOKEN");
+  }
+  return { kind: "agent" };
+}
+
+const TOKEN_FAILURES = {
+  malformed:
+    "the subscribe token is malformed; use the token returned when the invocation was created",
+  bad_signature:
+    "the subscribe token's signature does not verify (tampered, or issued with another SUBSCRIBE_SECRET)",
+  expired:
+    "the subscribe token has expired; create a new one by repeating POST /v1/invocations with the same toolCallId",
+} as const;
+
+/**
+ * Requires either the agent's bearer token or a subscribe token for `invocationId`.
+ * Bad, forged and expired tokens are 401; a valid token for another invocation is 403.
+ * @example await authorizeReader(c.req.raw, c.env, "call_1")
+ */
+export async function authorizeReader(
+  req: Request,
+  env: Env,
+  invocationId: string,
+  checkApiConfigured = true,
+): Promise<Caller> {
+  if (checkApiConfigured) requireApiConfigured(env);
+  const token = new URL(req.url).searchParams.get("token");
+  if (req.headers.has("Authorization") || token === null) return authorizeAgent(req, env);
+  const check = await verifySubscribeToken(subscribeSecret(env), token, invocationId, Date.now());
+  if (check.ok) return { kind: "subscriber", invocationId };
+  if (check.reason === "other_invocation") {
+    fail("forbidden", `the subscribe token was issued for another invocation, not ${invocationId}`);
+  }
+  fail("unauthorized", TOKEN_FAILURES[check.reason]);
+}

@@ -1,0 +1,148 @@
+/**
+ * The `/v1/invocations` routes: create, read, long-poll the result, cancel, subscribe
+ * (WebSocket or SSE, forwarded to the DO) and the producer API for agent-side tools.
+ */
+import { Hono } from "hono";
+import type { InvocationView, StartRequest } from "../../durable-objects/protocol.ts";
+import type { JsonValue } from "../chord/types.ts";
+import { getTool, listTools, ToolArgsError } from "../tools/index.ts";
+import { authorizeAgent, authorizeReader, subscribeSecret } from "./auth.ts";
+import { readJsonBody } from "./body.ts";
+import { errorResponse, fail } from "./errors.ts";
+import { invocationStub, unwrap } from "./invocation-stub.ts";
+import { parseProducerBody } from "./producer-calls.ts";
+import { sameJson } from "./same-json.ts";
+import { checkSandboxName, DEFAULT_SANDBOX } from "./sandboxes.ts";
+import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
+import { mintSubscribeToken } from "./subscribe-token.ts";
+
+export const invocationRoutes = new Hono<{ Bindings: Env }>();
+
+function idParam(raw: string | undefined): string {
+  return parseWith(invocationIdParam, raw, "path.id");
+}
+
+/** What a client needs to follow an invocation: absolute URLs that carry the token. */
+async function links(req: Request, env: Env, id: string) {
+  const token = await mintSubscribeToken(subscribeSecret(env), id, Date.now());
+  const origin = new URL(req.url).origin;
+  const base = `${origin}/v1/invocations/${encodeURIComponent(id)}`;
+  const query = `?token=${encodeURIComponent(token)}`;
+  return {
+    subscribeToken: token,
+    socketUrl: `${base.replace(/^http/, "ws")}/socket${query}`,
+    eventsUrl: `${base}/events${query}`,
+    viewUrl: `${origin}/view/${encodeURIComponent(id)}${query}`,
+  };
+}
+
+function publicView(id: string, view: InvocationView) {
+  return { ...view, id, toolCallId: id };
+}
+
+invocationRoutes.post("/", async (c) => {
+  await authorizeAgent(c.req.raw, c.env);
+  const body = parseWith(createInvocationBody, await readJsonBody(c.req.raw), "body");
+  const tool = getTool(body.tool);
+  if (tool === undefined) {
+    const known = listTools()
+      .map((t) => t.name)
+      .join(", ");
+    fail("bad_request", `body.tool: unknown tool "${body.tool}" (known: ${known})`);
+  }
+  const args = (body.args ?? {}) as JsonValue;
+  try {
+    tool.parse(args);
+  } catch (err) {
+    if (err instanceof ToolArgsError) fail("bad_request", `${tool.name} ${err.message}`);
+    throw err;
+  }
+  const sandbox = body.sandbox ?? DEFAULT_SANDBOX;
+  unwrap(checkSandboxName(c.env, sandbox));
+  subscribeSecret(c.env);
+
+  const toolCallId = body.toolCallId ?? `call_${crypto.randomUUID().replaceAll("-", "")}`;
+  const request: StartRequest = {
+    tool: tool.name,
+    args,
+    toolCallId,
+    runId: body.runId ?? toolCallId,
+    turnId: body.turnId ?? toolCallId,
+    sandbox,
+  };
+  const { created, view } = unwrap(await invocationStub(c.env, toolCallId).start(request));
+  if (!created && (view.tool !== request.tool || !sameJson(view.args, request.args))) {
+    fail(
+      "conflict",
+      `toolCallId "${toolCallId}" already names an invocation of ${view.tool} with other args; use a new toolCallId`,
+    );
+  }
+  const response = {
+    id: toolCallId,
+    toolCallId,
+    status: view.status,
+    ...(await links(c.req.raw, c.env, toolCallId)),
+  };
+  return c.json(response, created ? 201 : 200);
+});
+
+invocationRoutes.get("/:id", async (c) => {
+  const id = idParam(c.req.param("id"));
+  await authorizeReader(c.req.raw, c.env, id);
+  const view = unwrap(await invocationStub(c.env, id).view());
+  return c.json(publicView(id, view));
+});
+
+invocationRoutes.get("/:id/result", async (c) => {
+  const id = idParam(c.req.param("id"));
+  await authorizeReader(c.req.raw, c.env, id);
+  const waitSeconds = parseWith(waitQuery, c.req.query("wait"), "query.wait") ?? 0;
+  const poll = unwrap(await invocationStub(c.env, id).result(Math.round(waitSeconds * 1000)));
+  if (poll.status === "settled") return c.json(poll.result, 200);
+  return c.json({ status: "running" as const }, 202);
+});
+
+invocationRoutes.post("/:id/cancel", async (c) => {
+  const id = idParam(c.req.param("id"));
+  await authorizeAgent(c.req.raw, c.env);
+  const view = unwrap(await invocationStub(c.env, id).cancel());
+  return c.json(publicView(id, view));
+});
+
+invocationRoutes.post("/:id/output", async (c) => {
+  const id = idParam(c.req.param("id"));
+  await authorizeAgent(c.req.raw, c.env);
+  const { calls, end } = parseProducerBody(await readJsonBody(c.req.raw));
+  const view = unwrap(await invocationStub(c.env, id).produce(calls, end));
+  return c.json(publicView(id, view));
+});
+
+/** Forwards a subscription to the DO once the caller and the invocation are known. */
+async function subscribe(req: Request, env: Env, id: string, path: "/socket" | "/events") {
+  const stub = invocationStub(env, id);
+  unwrap(await stub.view());
+  return stub.fetch(new Request(new URL(path, req.url), req));
+}
+
+invocationRoutes.get("/:id/socket", async (c) => {
+  const id = idParam(c.req.param("id"));
+  await authorizeReader(c.req.raw, c.env, id);
+  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+    return errorResponse(
+      {
+        code: "upgrade_required",
+        message:
+          "this route is a WebSocket; connect with Upgrade: websocket (or use /events for SSE)",
+        status: 426,
+      },
+      { Upgrade: "websocket" },
+    );
+  }
+  return subscribe(c.req.raw, c.env, id, "/socket");
+});
+
+invocationRoutes.get("/:id/events", async (c) => {
+  const id = idParam(c.req.param("id"));
+  await authorizeReader(c.req.raw, c.env, id);
+  return subscribe(c.req.raw, c.env, id, "/events");
+});

@@ -1,0 +1,97 @@
+/**
+ * Sandbox routing: which sandbox host a tool call runs on. `SANDBOXES` is a JSON object
+ * of name -> base URL (default `{"default":"http://127.0.0.1:8788"}`); the bearer token
+ * of sandbox `NAME` is the secret `SANDBOX_TOKEN_<NAME>` (upper-cased, other characters
+ * as `_`), falling back to `SANDBOX_TOKEN`.
+ */
+import type { Outcome } from "../../durable-objects/protocol.ts";
+import { apiError } from "./errors.ts";
+
+/** Name used when a call does not choose a sandbox. */
+export const DEFAULT_SANDBOX = "default";
+
+const DEFAULT_SANDBOXES = `{"${DEFAULT_SANDBOX}":"http://127.0.0.1:8788"}`;
+
+/** Where and how to reach one sandbox host. */
+export interface SandboxTarget {
+  name: string;
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:8788`. */
+  url: string;
+  token: string;
+}
+
+/**
+ * The name -> URL table from `SANDBOXES`, or a 503 saying what is wrong with it.
+ * @example sandboxTable({ SANDBOXES: '{"gpu":"https://gpu.example"}' }) // { ok: true, value: { gpu: ... } }
+ */
+export function sandboxTable(env: Pick<Env, "SANDBOXES">): Outcome<Record<string, string>> {
+  const raw = env.SANDBOXES ?? DEFAULT_SANDBOXES;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    return notConfigured(`SANDBOXES is not valid JSON (${(err as Error).message})`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return notConfigured(
+      'SANDBOXES must be a JSON object of name -> URL, e.g. {"default":"http://127.0.0.1:8788"}',
+    );
+  }
+  const table: Record<string, string> = {};
+  for (const [name, url] of Object.entries(parsed)) {
+    if (typeof url !== "string" || !/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) {
+      return notConfigured(`SANDBOXES.${name} must be an http(s) URL, got ${JSON.stringify(url)}`);
+    }
+    table[name] = url.replace(/\/+$/, "");
+  }
+  return { ok: true, value: table };
+}
+
+function notConfigured(message: string): { ok: false; error: ReturnType<typeof apiError> } {
+  return { ok: false, error: apiError("not_configured", message) };
+}
+
+/** The secret name holding sandbox `name`'s token, e.g. `SANDBOX_TOKEN_GPU_1` for "gpu-1". */
+export function sandboxTokenName(name: string): `SANDBOX_TOKEN_${string}` {
+  return `SANDBOX_TOKEN_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+/**
+ * Checks that `name` is a configured sandbox, without needing its token (the Worker
+ * does this before starting any tool; a 400 for an unknown name, 503 for bad config).
+ * @example checkSandboxName(env, "default") // { ok: true, value: "http://127.0.0.1:8788" }
+ */
+export function checkSandboxName(env: Pick<Env, "SANDBOXES">, name: string): Outcome<string> {
+  const table = sandboxTable(env);
+  if (!table.ok) return table;
+  const url = table.value[name];
+  if (url === undefined) {
+    const known = Object.keys(table.value).join(", ") || "none";
+    return {
+      ok: false,
+      error: apiError(
+        "bad_request",
+        `body.sandbox: unknown sandbox "${name}" (configured: ${known})`,
+      ),
+    };
+  }
+  return { ok: true, value: url };
+}
+
+/**
+ * URL and token of sandbox `name`, for the DO and the sandbox tools.
+ * @example
+ * const target = resolveSandbox(env, context.sandbox);
+ * if (!target.ok) throw new Error(target.error.message);
+ * new SandboxClient(target.value.url, target.value.token);
+ */
+export function resolveSandbox(env: Env, name: string): Outcome<SandboxTarget> {
+  const url = checkSandboxName(env, name);
+  if (!url.ok) return url;
+  const tokenName = sandboxTokenName(name);
+  const token = env[tokenName] || env.SANDBOX_TOKEN;
+  if (!token) {
+    return notConfigured(`no token for sandbox "${name}": set ${tokenName} or SANDBOX_TOKEN`);
+  }
+  return { ok: true, value: { name, url: url.value, token } };
+}

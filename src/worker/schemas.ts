@@ -1,0 +1,56 @@
+/**
+ * The shapes of request bodies, route parameters and query strings, declared once with
+ * zod. `parseWith` turns a failed parse into a 400 naming each field and its problem.
+ */
+import { type ZodType, z } from "zod";
+import { formatIssues } from "../tools/index.ts";
+import { fail } from "./errors.ts";
+
+/** Invocation ids are the `toolCallId`: URL-safe, 1-128 characters. */
+export const INVOCATION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+const invocationId = z
+  .string()
+  .regex(
+    INVOCATION_ID,
+    "must be 1-128 characters of A-Z a-z 0-9 . _ : - starting with a letter or digit",
+  );
+
+const label = z.string().min(1).max(256);
+
+/** `POST /v1/invocations` */
+export const createInvocationBody = z.strictObject({
+  tool: z.string().min(1, "name a tool (GET /v1/tools lists them)"),
+  args: z.unknown().optional(),
+  toolCallId: invocationId.optional(),
+  runId: label.optional(),
+  turnId: label.optional(),
+  sandbox: z.string().min(1).max(64).optional(),
+});
+
+/** `:id` of every `/v1/invocations/:id/...` and `/view/:id` route. */
+export const invocationIdParam = invocationId;
+
+/** Longest a `?wait=` long-poll may hold a request: 30 seconds. */
+export const MAX_WAIT_SECONDS = 30;
+
+/** `?wait=S` of the result route: non-negative seconds, capped at `MAX_WAIT_SECONDS`. */
+export const waitQuery = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, "must be a non-negative number of seconds, e.g. wait=10")
+  .transform((s) => Math.min(Number(s), MAX_WAIT_SECONDS))
+  .optional();
+
+/**
+ * The parsed value, or a 400 whose message lists every problem under `prefix`.
+ * @example parseWith(createInvocationBody, body, "body")
+ */
+export function parseWith<S extends ZodType>(
+  schema: S,
+  value: unknown,
+  prefix: string,
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) fail("bad_request", formatIssues(prefix, result.error));
+  return result.data;
+}
