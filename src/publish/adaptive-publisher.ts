@@ -1,0 +1,212 @@
+import { type Clock, systemClock } from "./clock.ts";
+
+/**
+ * How an `AdaptivePublisher` reads, sizes and delivers changes.
+ * `D` is one delta (e.g. Chord `Op[]`, a Shell update); `S` is an optional snapshot type.
+ */
+export interface AdaptivePublisherOptions<D, S = never> {
+  /**
+   * Compute the delta since the last publication **and commit it as the new baseline**
+   * (a Chord `tracker.flush()` does both). Return `null`/`undefined` when nothing changed.
+   * The publisher calls it exactly once per publication and never re-delivers its result.
+   */
+  update(): D | null | undefined;
+  /** Size of a delta in bytes as it will travel; drives the pacing. Must be >= 0. */
+  measure(delta: D): number;
+  /**
+   * Deliver a delta. Called after `update()` committed the baseline, so a throw (or a
+   * rejected promise) goes to `onError` and the delta is not sent again.
+   */
+  publish(delta: D): void | Promise<void>;
+  /** Receives errors from `update`, `measure`, `publish` and `snapshot`. Never silent. */
+  onError(error: unknown, delta?: D): void;
+  /**
+   * Capture the current state. When given, it is called at each publication, right after
+   * `update()`, and the result is kept as `published`: the base a new consumer starts
+   * from before it receives the following deltas (using the live state instead would
+   * apply unpublished changes twice).
+   */
+  snapshot?(): S;
+  /** Least spacing between publications, in ms. Default 100. */
+  minIntervalMs?: number;
+  /** Byte rate sustained output converges to. Default 102400 (100 KiB/s). */
+  targetBytesPerSecond?: number;
+  /** Time source. Default `systemClock` (Date.now and the global timers). */
+  clock?: Clock;
+}
+
+/**
+ * Publishes a changing state as deltas, as soon as possible but no faster than the
+ * pacing allows: after a publication of `bytes`, the next waits at least
+ * `max(minIntervalMs, bytes * 1000 / targetBytesPerSecond)` ms. The first change after
+ * idle goes out at once; changes before the deadline collapse into one trailing
+ * publication; no timer runs while nothing is pending.
+ * @example
+ * const pub = new AdaptivePublisher({
+ *   update: () => { const ops = tracker.flush(); return ops.length ? ops : null; },
+ *   measure: (ops) => JSON.stringify(ops).length,
+ *   publish: (ops) => send(ops),
+ *   onError: (e) => console.error(e),
+ * });
+ * sink.onChange = () => pub.markDirty();
+ * // on completion: pub.flush(true); pub.dispose();
+ */
+export class AdaptivePublisher<D, S = never> {
+  readonly minIntervalMs: number;
+  readonly targetBytesPerSecond: number;
+  readonly #options: AdaptivePublisherOptions<D, S>;
+  readonly #clock: Clock;
+  #dirty = false;
+  #notBefore = Number.NEGATIVE_INFINITY;
+  #timer: unknown;
+  #timerArmed = false;
+  #publishing = false;
+  #disposed = false;
+  #published: S | undefined;
+  #count = 0;
+
+  constructor(options: AdaptivePublisherOptions<D, S>) {
+    const minIntervalMs = options.minIntervalMs ?? 100;
+    const target = options.targetBytesPerSecond ?? 102400;
+    if (!(Number.isFinite(minIntervalMs) && minIntervalMs >= 0)) {
+      throw new RangeError(
+        `AdaptivePublisher: minIntervalMs must be a finite number >= 0, got ${String(minIntervalMs)}.`,
+      );
+    }
+    if (!(target > 0)) {
+      throw new RangeError(
+        `AdaptivePublisher: targetBytesPerSecond must be a number > 0, got ${String(target)}.`,
+      );
+    }
+    this.minIntervalMs = minIntervalMs;
+    this.targetBytesPerSecond = target;
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** The snapshot taken at the last publication (`undefined` before it or without `snapshot`). */
+  get published(): S | undefined {
+    return this.#published;
+  }
+
+  /** Number of publications so far (deltas handed to `publish`). */
+  get publications(): number {
+    return this.#count;
+  }
+
+  /** True while a change is waiting for its trailing publication. */
+  get pending(): boolean {
+    return this.#dirty;
+  }
+
+  /**
+   * Note that the state changed. Publishes at once if pacing allows, otherwise makes
+   * sure one trailing timer will publish the latest state at the deadline.
+   */
+  markDirty(): void {
+    if (this.#disposed) return;
+    this.#dirty = true;
+    this.#schedule();
+  }
+
+  /**
+   * Publish now. Without `force` this only happens if pacing allows (otherwise the
+   * trailing timer stays in charge). With `force` pacing is bypassed once, the trailing
+   * timer is cancelled and `update()` is consulted even if nothing was marked dirty:
+   * use it on completion, error, abort, checkpoints and rebases.
+   * Returns true when a delta was published.
+   */
+  flush(force = false): boolean {
+    if (this.#disposed) return false;
+    if (this.#publishing) {
+      // Re-entrant (called from `publish`): leave it to the trailing timer.
+      this.markDirty();
+      return false;
+    }
+    if (!force) {
+      if (!this.#dirty || this.#clock.now() < this.#notBefore) return false;
+      this.#cancelTimer();
+      return this.#publishNow();
+    }
+    this.#cancelTimer();
+    return this.#publishNow();
+  }
+
+  /** Stop for good: cancels the trailing timer; later calls do nothing. Does not publish. */
+  dispose(): void {
+    this.#disposed = true;
+    this.#dirty = false;
+    this.#cancelTimer();
+  }
+
+  #schedule(): void {
+    if (this.#timerArmed) return;
+    const wait = this.#notBefore - this.#clock.now();
+    if (wait <= 0 && !this.#publishing) {
+      this.#publishNow();
+      return;
+    }
+    this.#timerArmed = true;
+    this.#timer = this.#clock.setTimeout(() => this.#onTimer(), Math.max(0, wait));
+  }
+
+  #onTimer(): void {
+    this.#timerArmed = false;
+    this.#timer = undefined;
+    if (this.#dirty && !this.#disposed) this.#publishNow();
+  }
+
+  #cancelTimer(): void {
+    if (!this.#timerArmed) return;
+    this.#clock.clearTimeout(this.#timer);
+    this.#timerArmed = false;
+    this.#timer = undefined;
+  }
+
+  /** One publication: read and commit the delta, set the next deadline, then deliver. */
+  #publishNow(): boolean {
+    const { update, measure, publish, onError, snapshot } = this.#options;
+    this.#dirty = false;
+    let delta: D | null | undefined;
+    try {
+      delta = update();
+    } catch (error) {
+      onError(error);
+      return false;
+    }
+    if (delta === null || delta === undefined) return false;
+    let bytes = 0;
+    try {
+      bytes = measure(delta);
+      if (!(Number.isFinite(bytes) && bytes >= 0)) {
+        throw new RangeError(
+          `AdaptivePublisher: measure() must return a finite number >= 0, got ${String(bytes)}; paced as 0 bytes.`,
+        );
+      }
+    } catch (error) {
+      bytes = 0;
+      onError(error, delta);
+    }
+    if (snapshot) {
+      try {
+        this.#published = snapshot();
+      } catch (error) {
+        onError(error, delta);
+      }
+    }
+    const spacing = Math.max(this.minIntervalMs, (bytes * 1000) / this.targetBytesPerSecond);
+    this.#notBefore = this.#clock.now() + spacing;
+    this.#count++;
+    this.#publishing = true;
+    try {
+      const result = publish(delta);
+      if (result instanceof Promise) result.catch((error: unknown) => onError(error, delta));
+    } catch (error) {
+      onError(error, delta);
+    } finally {
+      this.#publishing = false;
+    }
+    if (this.#dirty && !this.#disposed) this.#schedule();
+    return true;
+  }
+}
