@@ -1,0 +1,43 @@
+/**
+ * JSON values stored as UTF-8 bytes split into rows of at most `MAX_ROW_BYTES`,
+ * so no row comes near SQLite's 2 MB row limit in Durable Objects.
+ */
+
+/** Largest payload one row holds (1 MiB). A value of exactly this size is one row. */
+export const MAX_ROW_BYTES = 1024 * 1024;
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Serializes `value` and cuts the bytes into pieces of at most `MAX_ROW_BYTES`.
+ *
+ * @example
+ * toChunks({ a: 1 }); // [ArrayBuffer(7)]
+ */
+export function toChunks(value: unknown): ArrayBuffer[] {
+  const bytes = utf8.encode(JSON.stringify(value));
+  const chunks: ArrayBuffer[] = [];
+  for (let at = 0; at < bytes.length || chunks.length === 0; at += MAX_ROW_BYTES) {
+    chunks.push(bytes.slice(at, at + MAX_ROW_BYTES).buffer);
+  }
+  return chunks;
+}
+
+/**
+ * Joins pieces written by `toChunks` (in part order) and parses them.
+ *
+ * @example
+ * fromChunks(toChunks([1, 2])); // [1, 2]
+ */
+export function fromChunks<T>(chunks: ArrayBuffer[]): T {
+  let length = 0;
+  for (const chunk of chunks) length += chunk.byteLength;
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(new Uint8Array(chunk), at);
+    at += chunk.byteLength;
+  }
+  return JSON.parse(fromUtf8.decode(bytes)) as T;
+}

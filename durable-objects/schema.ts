@@ -1,0 +1,63 @@
+/**
+ * The InvocationDO's SQLite schema and its migrations, in one place.
+ *
+ * `schema_version` holds one row: the number of migrations applied. A migration is
+ * appended to `MIGRATIONS`, never edited once shipped; `migrate` applies the missing
+ * ones in order inside one transaction.
+ *
+ * Tables:
+ * - `invocation`: the one invocation this object holds (row id 1).
+ * - `batches`: the durable output stream. One publication = one `seq`; its encoded
+ *   `WireOp[]` (UTF-8 JSON) is split into `parts` rows of at most 1 MiB each.
+ * - `memos`: `context.setMemo` values (JSON).
+ * - `result`: the settled result, one record split into parts of at most 1 MiB.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE invocation (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     tool_call_id TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     args TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     turn_id TEXT NOT NULL,
+     sandbox TEXT NOT NULL,
+     status TEXT NOT NULL,
+     is_error INTEGER NOT NULL DEFAULT 0,
+     cancelled INTEGER NOT NULL DEFAULT 0,
+     created_at INTEGER NOT NULL,
+     settled_at INTEGER,
+     delete_at INTEGER,
+     checkpoint_seq INTEGER
+   );
+   CREATE TABLE batches (
+     seq INTEGER NOT NULL,
+     part INTEGER NOT NULL,
+     parts INTEGER NOT NULL,
+     stream TEXT NOT NULL,
+     tag TEXT NOT NULL,
+     wire BLOB NOT NULL,
+     PRIMARY KEY (seq, part)
+   );
+   CREATE INDEX batches_by_tag ON batches (tag, seq);
+   CREATE TABLE memos (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE result (part INTEGER PRIMARY KEY, data BLOB NOT NULL);`,
+];
+
+/**
+ * Brings the database up to the latest schema; a no-op when it already is.
+ *
+ * @example
+ * migrate(ctx.storage); // in the constructor, inside blockConcurrencyWhile
+ */
+export function migrate(storage: DurableObjectStorage): void {
+  const sql = storage.sql;
+  sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+  const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
+  const current = row?.version ?? 0;
+  if (current >= MIGRATIONS.length) return;
+  storage.transactionSync(() => {
+    for (const migration of MIGRATIONS.slice(current)) sql.exec(migration);
+    sql.exec("DELETE FROM schema_version");
+    sql.exec("INSERT INTO schema_version (version) VALUES (?)", MIGRATIONS.length);
+  });
+}

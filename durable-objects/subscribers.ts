@@ -1,0 +1,207 @@
+import type { Op, WireOp } from "../src/chord/types.ts";
+import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
+import type { ToolOutputState } from "../src/output/types.ts";
+
+/** Encodes one stream's batches; one per subscriber (path tables are per stream). */
+export interface StreamEncoder {
+  encode(ops: Op[]): WireOp[];
+}
+
+/** What a hibernatable socket remembers across wake-ups (`serializeAttachment`). */
+interface SocketAttachment {
+  subscriberId: string;
+}
+
+interface EventStream {
+  writer: WritableStreamDefaultWriter<Uint8Array>;
+  encoder: StreamEncoder;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * The live audience of one invocation: hibernatable WebSockets and SSE streams.
+ *
+ * Each subscriber has its own encoder, so each stream's first `tool_update` is a
+ * base built from the durable state (`["r", state]`) and the rest are deltas encoded
+ * against that stream's own path table. Encoders live in memory only: after a wake-up
+ * from hibernation a socket has none, and its next update is a fresh base.
+ *
+ * Every send here happens after the batch it carries was written to SQLite in the
+ * same synchronous step; the Durable Object output gate holds outgoing messages until
+ * that write commits, so no subscriber ever sees output that is not durable.
+ *
+ * @example
+ * const subs = new Subscribers(ctx, encoder);
+ * return subs.acceptSocket(start, state, seq, null); // 101 response for the Worker
+ */
+export class Subscribers {
+  readonly #ctx: DurableObjectState;
+  readonly #newEncoder: () => StreamEncoder;
+  readonly #socketEncoders = new Map<string, StreamEncoder>();
+  readonly #streams = new Map<string, EventStream>();
+
+  constructor(ctx: DurableObjectState, newEncoder: () => StreamEncoder) {
+    this.#ctx = ctx;
+    this.#newEncoder = newEncoder;
+  }
+
+  /** Number of open WebSockets and SSE streams. */
+  get count(): number {
+    return this.#ctx.getWebSockets().length + this.#streams.size;
+  }
+
+  /**
+   * Accepts a WebSocket (hibernatable) and greets it: `tool_start`, a base
+   * `tool_update`, and `tool_end` at once when the invocation already settled.
+   */
+  acceptSocket(
+    start: ToolStartEvent,
+    state: ToolOutputState,
+    ended: { isError: boolean } | null,
+  ): Response {
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    const subscriberId = crypto.randomUUID();
+    this.#ctx.acceptWebSocket(server);
+    server.serializeAttachment({ subscriberId } satisfies SocketAttachment);
+    const encoder = this.#newEncoder();
+    sendSocket(server, start);
+    sendSocket(server, {
+      ...header(start),
+      type: "tool_update",
+      ops: encoder.encode([["r", state]]),
+    });
+    if (ended) {
+      sendSocket(server, { ...header(start), type: "tool_end", isError: ended.isError });
+      server.close(1000, "settled");
+    } else {
+      this.#socketEncoders.set(subscriberId, encoder);
+    }
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /**
+   * Opens an SSE stream (`text/event-stream`): one event per `data:` line, `id:` the
+   * storage seq of the batch the event reflects; first `tool_start`, then a base.
+   */
+  openEventStream(
+    start: ToolStartEvent,
+    state: ToolOutputState,
+    seq: number,
+    ended: { isError: boolean } | null,
+  ): Response {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    const encoder = this.#newEncoder();
+    const streamId = crypto.randomUUID();
+    const stream = { writer, encoder };
+    writeEvent(stream, start, seq);
+    writeEvent(
+      stream,
+      { ...header(start), type: "tool_update", ops: encoder.encode([["r", state]]) },
+      seq,
+    );
+    if (ended) {
+      writeEvent(stream, { ...header(start), type: "tool_end", isError: ended.isError }, seq);
+      writer.close().catch(() => {});
+    } else {
+      this.#streams.set(streamId, stream);
+      writer.closed.then(
+        () => this.#streams.delete(streamId),
+        () => this.#streams.delete(streamId),
+      );
+    }
+    return new Response(readable, {
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-store",
+        "x-accel-buffering": "no",
+      },
+    });
+  }
+
+  /**
+   * Sends one durable publication to everyone. `ops` is the batch as flushed; `state`
+   * is the durable state after it (used for the base of a subscriber without encoder).
+   */
+  publish(start: ToolStartEvent, ops: Op[], state: ToolOutputState, seq: number): void {
+    for (const ws of this.#ctx.getWebSockets()) {
+      const id = subscriberIdOf(ws);
+      let encoder = this.#socketEncoders.get(id);
+      let batch = ops;
+      if (!encoder) {
+        encoder = this.#newEncoder();
+        this.#socketEncoders.set(id, encoder);
+        batch = [["r", state]];
+      }
+      sendSocket(ws, { ...header(start), type: "tool_update", ops: encoder.encode(batch) });
+    }
+    for (const stream of this.#streams.values()) {
+      writeEvent(
+        stream,
+        { ...header(start), type: "tool_update", ops: stream.encoder.encode(ops) },
+        seq,
+      );
+    }
+  }
+
+  /** A client asked for a fresh base (`{"type":"resync"}`): new encoder, base of `state`. */
+  resync(ws: WebSocket, start: ToolStartEvent, state: ToolOutputState): void {
+    const encoder = this.#newEncoder();
+    this.#socketEncoders.set(subscriberIdOf(ws), encoder);
+    sendSocket(ws, { ...header(start), type: "tool_update", ops: encoder.encode([["r", state]]) });
+  }
+
+  /** Sends `tool_end` to everyone and closes every stream. */
+  end(start: ToolStartEvent, isError: boolean, seq: number): void {
+    const event: HarnessEvent = { ...header(start), type: "tool_end", isError };
+    for (const ws of this.#ctx.getWebSockets()) {
+      sendSocket(ws, event);
+      closeSocket(ws, 1000, "settled");
+    }
+    this.#socketEncoders.clear();
+    for (const stream of this.#streams.values()) {
+      writeEvent(stream, event, seq);
+      stream.writer.close().catch(() => {});
+    }
+    this.#streams.clear();
+  }
+
+  /** Forgets a socket that closed or failed. */
+  drop(ws: WebSocket): void {
+    this.#socketEncoders.delete(subscriberIdOf(ws));
+  }
+}
+
+function header(start: ToolStartEvent): { runId: string; turnId: string; toolCallId: string } {
+  return { runId: start.runId, turnId: start.turnId, toolCallId: start.toolCallId };
+}
+
+function subscriberIdOf(ws: WebSocket): string {
+  const attachment = ws.deserializeAttachment() as SocketAttachment | null;
+  return attachment?.subscriberId ?? "";
+}
+
+function sendSocket(ws: WebSocket, event: HarnessEvent): void {
+  try {
+    ws.send(JSON.stringify(event));
+  } catch {
+    // The socket is closing; its close handler forgets it.
+  }
+}
+
+/** Closes a socket; one that is already closed stays closed. */
+export function closeSocket(ws: WebSocket, code: number, reason: string): void {
+  try {
+    ws.close(code, reason);
+  } catch {
+    // Already closed.
+  }
+}
+
+function writeEvent(stream: EventStream, event: HarnessEvent, seq: number): void {
+  stream.writer
+    .write(utf8.encode(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`))
+    .catch(() => {});
+}
