@@ -1,0 +1,14 @@
+export { apply } from "./apply.ts";
+export { type Decoder, decoder, type Encoder, encoder } from "./codec.ts";
+export {
+  ApplyError,
+  ChordError,
+  CodecError,
+  InvalidOpError,
+  NotJsonError,
+  UnsafePathError,
+} from "./errors.ts";
+export { findOverlap } from "./overlap.ts";
+export { type JsonShape, type Tracker, track } from "./tracker.ts";
+export type * from "./types.ts";
+export { assertValidOp, assertValidWireOp, isBase } from "./validate.ts";

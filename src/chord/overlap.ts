@@ -1,0 +1,56 @@
+/** Only the last this many UTF-16 code units of `prev` are searched. */
+export const OVERLAP_WINDOW = 65_536;
+/** The long probe: the first this many code units of `next`. */
+export const LONG_HEAD = 64;
+/** At most this many `indexOf` hits are verified per probe length. */
+export const MAX_CANDIDATES = 8;
+
+/** Counts the candidates verified, for tests that check the probe stays bounded. */
+export interface OverlapProbe {
+  candidates: number;
+}
+
+/**
+ * Length of the longest suffix of `prev` that is also a prefix of `next` that the native
+ * probe can verify, or 0 when there is none. Finds how a rolling window moved:
+ * `findOverlap("abcdefgh", "defghxyz") === 5`, so the change is "drop 3, append xyz".
+ *
+ * The probe (docs/decisions/001): `indexOf` of the first 64 code units of `next`, then
+ * of its first code unit for overlaps shorter than that; at most 8 hits each, every hit
+ * verified with an exact comparison; only the last 65,536 code units of `prev` are
+ * scanned. Work is bounded whatever the input; a repetitive string can make it miss
+ * the longest overlap (it then returns a shorter verified one, or 0).
+ *
+ * @example
+ * const k = findOverlap(prev, next);
+ * if (k > 0) ops.push(["t", path, prev.length - k], ["a", path, next.slice(k)]);
+ */
+export function findOverlap(prev: string, next: string, probe?: OverlapProbe): number {
+  const maxOverlap = Math.min(next.length, prev.length, OVERLAP_WINDOW);
+  if (maxOverlap === 0) return 0;
+  const head = Math.min(LONG_HEAD, maxOverlap);
+  // Overlaps of `head` code units or more: the hit must start where the overlap starts.
+  const long = scan(prev, next, next.slice(0, head), prev.length - maxOverlap, probe);
+  if (long > 0 || head === 1) return long;
+  // Shorter overlaps start in the last `head - 1` code units of `prev`.
+  return scan(prev, next, next.charAt(0), prev.length - head + 1, probe);
+}
+
+function scan(
+  prev: string,
+  next: string,
+  needle: string,
+  from: number,
+  probe: OverlapProbe | undefined,
+): number {
+  let at = from;
+  for (let n = 0; n < MAX_CANDIDATES; n++) {
+    const hit = prev.indexOf(needle, at);
+    if (hit < 0) return 0;
+    if (probe) probe.candidates++;
+    const tail = prev.slice(hit);
+    if (next.startsWith(tail)) return tail.length;
+    at = hit + 1;
+  }
+  return 0;
+}

@@ -1,0 +1,604 @@
+import { NotJsonError } from "./errors.ts";
+import { cloneJson, importJson, registerProxy, targetOfProxy } from "./json.ts";
+import { assertSafeKey, describePath, indexOfKey } from "./segments.ts";
+import { textOps } from "./text-ops.ts";
+import type { JsonObject, JsonValue, Op, Path, Seg } from "./types.ts";
+
+/**
+ * Types whose values are JSON. Interfaces qualify too (no index signature needed);
+ * an optional property means "absent". Functions, Maps, Dates and the like do not.
+ */
+export type JsonShape<T> = [T] extends [JsonValue]
+  ? T
+  : T extends string | number | boolean | null | undefined
+    ? T
+    : T extends (...args: never[]) => unknown
+      ? never
+      : T extends readonly unknown[]
+        ? { [I in keyof T]: JsonShape<T[I]> }
+        : T extends object
+          ? { [K in keyof T]: K extends string ? JsonShape<T[K]> : never }
+          : never;
+
+/** A tracked value: mutate `state` as plain JS, then `flush()` the ops that changed it. */
+export interface Tracker<T> {
+  /**
+   * The live draft. Setting it replaces the whole value (copied in) and makes the next
+   * flush a base batch.
+   */
+  state: T;
+  /** `true` when something was written (or a base is due) since the last flush. */
+  readonly dirty: boolean;
+  /**
+   * The ops that turn the accepted baseline into the current state, then accepts the
+   * current state as the new baseline. The first flush, and the first after `rebase()`
+   * or a `state` assignment, is a base batch `[["r", snapshot]]`.
+   */
+  flush(): Op[];
+  /** Makes the next flush a base batch. */
+  rebase(): void;
+  /**
+   * Puts the state back to the baseline (the state at the last flush, or the value
+   * given to `track` before any flush): every write since then is undone, including a
+   * `state` assignment. A pending `rebase()` stays pending.
+   */
+  discard(): void;
+}
+
+/** Marks "this key did not exist" in a node's record of first-write values. */
+const ABSENT: unique symbol = Symbol("absent");
+type Slot = JsonValue | typeof ABSENT;
+type Node = JsonObject | JsonValue[];
+
+/** Work done by the last flush (nodes visited, entries compared): for tests, not for callers. */
+export const flushWork = { nodes: 0, entries: 0 };
+
+/** Per-node bookkeeping: who holds the node, and what it looked like at the baseline. */
+interface Meta {
+  node: Node;
+  proxy: Node;
+  isArray: boolean;
+  parent: Meta | null;
+  /** Key in the parent; for arrays the index as of the last flush (refreshed there). */
+  key: Seg;
+  /** Baseline value of every key written since the last flush (objects; arrays outside `old`). */
+  changed: Map<Seg, Slot> | null;
+  /** Arrays: baseline length when only appends (and index writes) happened; else -1. */
+  appendFrom: number;
+  /** Arrays: the baseline element list, once a structural change happened. */
+  old: JsonValue[] | null;
+  /** Children with pending changes somewhere below them. */
+  dirtyChildren: Set<Meta> | null;
+  /** Registered in `parent.dirtyChildren`. */
+  queued: boolean;
+  methods: Record<string, (...args: unknown[]) => unknown> | null;
+}
+
+const ARRAY_MUTATORS: ReadonlySet<string> = new Set([
+  "push",
+  "pop",
+  "shift",
+  "unshift",
+  "splice",
+  "sort",
+  "reverse",
+  "fill",
+  "copyWithin",
+]);
+
+/** How many elements may be rewritten one by one before a run is sent as one splice. */
+const PAIRWISE_LIMIT = 4;
+
+function isNode(v: unknown): v is Node {
+  return typeof v === "object" && v !== null;
+}
+
+/**
+ * Tracks a JSON value. Mutate `state` as plain JS; `flush()` returns the `Op[]` that
+ * brings a replica from the last flush to now, comparing only what was written
+ * against the accepted baseline (there is no op log).
+ *
+ * Values are copied in when assigned: after `state.a = obj`, later changes to `obj`
+ * itself are not seen (change `state.a` instead). Non-JSON values throw `NotJsonError`.
+ *
+ * @example
+ * const t = track({ text: "", items: [] as string[] });
+ * t.flush();                 // [["r", { text: "", items: [] }]]
+ * t.state.text += "hello";
+ * t.state.items.push("x");
+ * t.flush();                 // [["a", ["text"], "hello"], ["p", ["items"], 0, 0, ["x"]]]
+ */
+export function track<T>(value: T & JsonShape<T>): Tracker<T> {
+  const metas = new WeakMap<Node, Meta>();
+  let root: JsonValue = importJson(value, () => []);
+  let rootMeta: Meta | null = null;
+  /** Root as of the last flush, kept while a `state` assignment is pending (for discard). */
+  let replaced: { root: JsonValue; meta: Meta | null } | null = null;
+  let baseDue = true;
+
+  const newMeta = (node: Node, parent: Meta | null, key: Seg): Meta => {
+    const meta: Meta = {
+      node,
+      proxy: node,
+      isArray: Array.isArray(node),
+      parent,
+      key,
+      changed: null,
+      appendFrom: -1,
+      old: null,
+      dirtyChildren: null,
+      queued: false,
+      methods: null,
+    };
+    meta.proxy = new Proxy(node, handlerFor(meta));
+    registerProxy(meta.proxy, node);
+    metas.set(node, meta);
+    return meta;
+  };
+
+  const attach = (next: JsonValue): void => {
+    root = next;
+    rootMeta = isNode(next) ? newMeta(next, null, "") : null;
+  };
+
+  const proxyOf = (node: Node, parent: Meta, key: Seg): Node =>
+    (metas.get(node) ?? newMeta(node, parent, key)).proxy;
+
+  const pathOf = (meta: Meta): Seg[] => {
+    const segs: Seg[] = [];
+    for (let m: Meta | null = meta; m?.parent; m = m.parent) segs.push(m.key);
+    return segs.reverse();
+  };
+
+  /** Registers `meta` up the chain so flush can find it from the root. */
+  const touch = (meta: Meta): void => {
+    for (let m = meta; m.parent && !m.queued; m = m.parent) {
+      m.queued = true;
+      if (m.parent.dirtyChildren === null) m.parent.dirtyChildren = new Set();
+      m.parent.dirtyChildren.add(m);
+    }
+  };
+
+  const recordKey = (meta: Meta, key: Seg, old: Slot): void => {
+    if (meta.changed === null) meta.changed = new Map();
+    if (!meta.changed.has(key)) meta.changed.set(key, old);
+  };
+
+  /** Arrays: before a change that moves elements, keep the baseline element list. */
+  const beginStructural = (meta: Meta): void => {
+    if (meta.old !== null) return;
+    const arr = meta.node as JsonValue[];
+    const old = arr.slice(0, meta.appendFrom >= 0 ? meta.appendFrom : arr.length);
+    if (meta.changed !== null) {
+      for (const [i, v] of meta.changed) old[i as number] = v as JsonValue;
+      meta.changed = null;
+    }
+    meta.appendFrom = -1;
+    meta.old = old;
+  };
+
+  const beginAppend = (meta: Meta): void => {
+    if (meta.old === null && meta.appendFrom < 0) meta.appendFrom = meta.node.length as number;
+  };
+
+  const writeIndex = (meta: Meta, i: number, v: JsonValue): void => {
+    const arr = meta.node as JsonValue[];
+    if (i === arr.length) {
+      beginAppend(meta);
+      arr.push(v);
+    } else {
+      if (meta.old === null && (meta.appendFrom < 0 || i < meta.appendFrom)) {
+        recordKey(meta, i, arr[i] as JsonValue);
+      }
+      arr[i] = v;
+    }
+    touch(meta);
+  };
+
+  const notJson = (meta: Meta, what: string): never => {
+    throw new NotJsonError(`Cannot write ${what} at ${describePath(pathOf(meta))}.`);
+  };
+
+  const setLength = (meta: Meta, value: unknown): void => {
+    const arr = meta.node as JsonValue[];
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+      notJson(meta, `length ${String(value)}: an array length must be a non-negative integer`);
+    }
+    const n = value as number;
+    if (n === arr.length) return;
+    if (n < arr.length) {
+      beginStructural(meta);
+      arr.length = n;
+    } else {
+      beginAppend(meta);
+      while (arr.length < n) arr.push(null);
+    }
+    touch(meta);
+  };
+
+  const importAt = (meta: Meta, key: Seg, v: unknown): JsonValue =>
+    importJson(v, () => [...pathOf(meta), key]);
+
+  const arrayMethods = (meta: Meta): Record<string, (...args: unknown[]) => unknown> => {
+    const arr = meta.node as JsonValue[];
+    const importItems = (items: unknown[], at: number): JsonValue[] =>
+      items.map((item, i) => {
+        if (item === undefined) notJson(meta, "undefined into an array (use null)");
+        return importAt(meta, at + i, item);
+      });
+    const out = (v: JsonValue | undefined, i: number): unknown =>
+      isNode(v) ? proxyOf(v, meta, i) : v;
+    return {
+      push: (...items) => {
+        const values = importItems(items, arr.length);
+        if (values.length === 0) return arr.length;
+        beginAppend(meta);
+        for (const v of values) arr.push(v);
+        touch(meta);
+        return arr.length;
+      },
+      pop: () => {
+        if (arr.length === 0) return undefined;
+        beginStructural(meta);
+        const v = arr.pop();
+        touch(meta);
+        return out(v, arr.length);
+      },
+      shift: () => {
+        if (arr.length === 0) return undefined;
+        beginStructural(meta);
+        const v = arr.shift();
+        touch(meta);
+        return out(v, 0);
+      },
+      unshift: (...items) => {
+        const values = importItems(items, 0);
+        if (values.length === 0) return arr.length;
+        beginStructural(meta);
+        arr.unshift(...values);
+        touch(meta);
+        return arr.length;
+      },
+      splice: (...args) => {
+        if (args.length === 0) return [];
+        const start = relativeIndex(args[0], arr.length, 0);
+        const count =
+          args.length < 2
+            ? arr.length - start
+            : Math.min(Math.max(toInteger(args[1]), 0), arr.length - start);
+        const values = importItems(args.slice(2), start);
+        if (count === 0 && values.length === 0) return [];
+        beginStructural(meta);
+        const removed = arr.splice(start, count, ...values);
+        touch(meta);
+        return removed.map((v, i) => out(v, start + i));
+      },
+      sort: (compare) => {
+        if (compare !== undefined && typeof compare !== "function") {
+          throw new TypeError("sort(compare): compare must be a function.");
+        }
+        beginStructural(meta);
+        const cmp = compare as ((a: unknown, b: unknown) => number) | undefined;
+        arr.sort(cmp && ((a, b) => cmp(out(a, -1), out(b, -1))));
+        touch(meta);
+        return meta.proxy;
+      },
+      reverse: () => {
+        beginStructural(meta);
+        arr.reverse();
+        touch(meta);
+        return meta.proxy;
+      },
+      fill: (value, start, end) => {
+        const from = relativeIndex(start, arr.length, 0);
+        const to = relativeIndex(end, arr.length, arr.length);
+        if (value === undefined) notJson(meta, "undefined into an array (use null)");
+        const v = importAt(meta, from, value);
+        if (from >= to) return meta.proxy;
+        beginStructural(meta);
+        for (let i = from; i < to; i++) arr[i] = i === from ? v : cloneJson(v);
+        touch(meta);
+        return meta.proxy;
+      },
+      copyWithin: (target, start, end) => {
+        beginStructural(meta);
+        arr.copyWithin(
+          relativeIndex(target, arr.length, 0),
+          relativeIndex(start, arr.length, 0),
+          relativeIndex(end, arr.length, arr.length),
+        );
+        // copyWithin duplicates references; every node must have exactly one holder.
+        const seen = new Set<Node>();
+        for (let i = 0; i < arr.length; i++) {
+          const v = arr[i];
+          if (!isNode(v)) continue;
+          if (seen.has(v)) arr[i] = cloneJson(v);
+          else seen.add(v);
+        }
+        touch(meta);
+        return meta.proxy;
+      },
+    };
+  };
+
+  function handlerFor(meta: Meta): ProxyHandler<Node> {
+    return {
+      get(target, prop) {
+        if (typeof prop === "symbol" || prop === "__proto__") return Reflect.get(target, prop);
+        if (meta.isArray && ARRAY_MUTATORS.has(prop)) {
+          if (meta.methods === null) meta.methods = arrayMethods(meta);
+          return meta.methods[prop];
+        }
+        const v = (target as Record<string, unknown>)[prop];
+        if (!isNode(v)) return v;
+        return proxyOf(v, meta, meta.isArray ? Number(prop) : prop);
+      },
+      set(target, prop, value) {
+        if (typeof prop === "symbol") {
+          return notJson(meta, `to symbol key ${String(prop)}: symbol keys are not JSON`);
+        }
+        if (meta.isArray) {
+          if (prop === "length") {
+            setLength(meta, value);
+            return true;
+          }
+          const arr = target as JsonValue[];
+          const i = indexOfKey(prop);
+          if (i < 0) {
+            notJson(meta, `property ${JSON.stringify(prop)} on an array: arrays take indexes only`);
+          }
+          if (i > arr.length) {
+            notJson(
+              meta,
+              `index ${i} of an array of length ${arr.length}: that would leave a hole (sparse arrays are not JSON); push, or set length first`,
+            );
+          }
+          if (value === undefined) notJson(meta, "undefined into an array (use null)");
+          if (i < arr.length && sameSlot(arr[i], value)) return true;
+          writeIndex(meta, i, importAt(meta, i, value));
+          return true;
+        }
+        assertSafeKey(prop, () => describePath([...pathOf(meta), prop]));
+        const obj = target as JsonObject;
+        const has = Object.hasOwn(obj, prop);
+        if (value === undefined) {
+          if (has) removeKey(meta, obj, prop);
+          return true;
+        }
+        if (has && sameSlot(obj[prop], value)) return true;
+        const v = importAt(meta, prop, value);
+        recordKey(meta, prop, has ? (obj[prop] as JsonValue) : ABSENT);
+        obj[prop] = v;
+        touch(meta);
+        return true;
+      },
+      deleteProperty(target, prop) {
+        if (typeof prop === "symbol") return true;
+        if (meta.isArray) {
+          return notJson(meta, `delete [${prop}] on an array: it would leave a hole; use splice`);
+        }
+        const obj = target as JsonObject;
+        if (Object.hasOwn(obj, prop)) removeKey(meta, obj, prop);
+        return true;
+      },
+      defineProperty() {
+        return notJson(meta, "with defineProperty: assign plain values instead");
+      },
+      setPrototypeOf() {
+        return notJson(meta, "a prototype: tracked values are plain JSON");
+      },
+    };
+  }
+
+  const removeKey = (meta: Meta, obj: JsonObject, key: string): void => {
+    recordKey(meta, key, obj[key] as JsonValue);
+    delete obj[key];
+    touch(meta);
+  };
+
+  /** Assigning a node's own draft (or an equal primitive) back to its slot changes nothing. */
+  const sameSlot = (current: JsonValue | undefined, value: unknown): boolean =>
+    current === value || (isNode(current) && targetOfProxy(value) === current);
+
+  // ---- flush ---------------------------------------------------------------------------
+
+  /** Forgets pending changes of `meta` and everything below it (already sent or dropped). */
+  const settle = (meta: Meta): void => {
+    meta.changed = null;
+    meta.appendFrom = -1;
+    meta.old = null;
+    meta.queued = false;
+    if (meta.dirtyChildren !== null) {
+      for (const child of meta.dirtyChildren) settle(child);
+      meta.dirtyChildren = null;
+    }
+  };
+
+  /** Ops for one slot whose value changed from `prev` to `next` (not the same node). */
+  const slotOps = (path: Path, prev: Slot, next: Slot, ops: Op[]): void => {
+    flushWork.entries++;
+    if (prev === next) return;
+    if (next === ABSENT) ops.push(["d", path]);
+    else if (typeof prev === "string" && typeof next === "string") textOps(path, prev, next, ops);
+    else ops.push(["s", path, cloneJson(next)]);
+  };
+
+  /** Descends into a child node that stayed in place, if it has pending changes. */
+  const visitChild = (child: JsonValue | undefined, key: Seg, path: Path, ops: Op[]): void => {
+    if (!isNode(child)) return;
+    const meta = metas.get(child);
+    if (meta === undefined) return;
+    meta.key = key;
+    if (meta.queued) diffNode(meta, path.concat(key), ops);
+  };
+
+  const diffNode = (meta: Meta, path: Path, ops: Op[]): void => {
+    flushWork.nodes++;
+    if (meta.old !== null) {
+      diffArray(meta, meta.old, path, ops);
+    } else {
+      const node = meta.node as Record<Seg, JsonValue>;
+      if (meta.changed !== null) {
+        for (const [key, prev] of meta.changed) {
+          const has = meta.isArray || Object.hasOwn(node, key);
+          slotOps(path.concat(key), prev, has ? (node[key] as JsonValue) : ABSENT, ops);
+        }
+      }
+      if (meta.dirtyChildren !== null) {
+        const limit = meta.appendFrom >= 0 ? meta.appendFrom : Number.POSITIVE_INFINITY;
+        for (const child of meta.dirtyChildren) {
+          flushWork.entries++;
+          const inPlace =
+            child.queued &&
+            node[child.key] === child.node &&
+            !meta.changed?.has(child.key) &&
+            !(meta.isArray && (child.key as number) >= limit);
+          if (inPlace) diffNode(child, path.concat(child.key), ops);
+        }
+      }
+      if (meta.appendFrom >= 0) {
+        const arr = meta.node as JsonValue[];
+        if (arr.length > meta.appendFrom) {
+          ops.push(["p", path, meta.appendFrom, 0, cloneJson(arr.slice(meta.appendFrom))]);
+        }
+      }
+    }
+    settle(meta);
+  };
+
+  /** Arrays after a structural change: common head and tail stay, the middle is one splice. */
+  const diffArray = (meta: Meta, prev: JsonValue[], path: Path, ops: Op[]): void => {
+    const next = meta.node as JsonValue[];
+    const shorter = Math.min(prev.length, next.length);
+    let head = 0;
+    while (head < shorter && prev[head] === next[head]) head++;
+    let tail = 0;
+    while (tail < shorter - head && prev[prev.length - 1 - tail] === next[next.length - 1 - tail]) {
+      tail++;
+    }
+    flushWork.entries += head + tail;
+    const removed = prev.length - head - tail;
+    const inserted = next.length - head - tail;
+    if (removed > 0 && inserted > 0 && removed === prev.length) {
+      // The whole array changed: say so with one set (or a base when it is the root).
+      if (path.length === 0) ops.push(["r", cloneJson(next)]);
+      else ops.push(["s", path, cloneJson(next)]);
+      for (let i = 0; i < next.length; i++) rekey(next[i], i);
+      return;
+    }
+    for (let i = 0; i < head; i++) visitChild(next[i], i, path, ops);
+    if (removed === inserted && removed <= PAIRWISE_LIMIT) {
+      for (let i = head; i < head + removed; i++) {
+        slotOps(path.concat(i), prev[i] as JsonValue, next[i] as JsonValue, ops);
+        rekey(next[i], i);
+      }
+    } else if (removed > 0 || inserted > 0) {
+      ops.push(["p", path, head, removed, cloneJson(next.slice(head, head + inserted))]);
+      for (let i = head; i < head + inserted; i++) rekey(next[i], i);
+    }
+    for (let i = next.length - tail; i < next.length; i++) visitChild(next[i], i, path, ops);
+  };
+
+  /** A node sent whole (or moved) gets its current index, and its pending changes are moot. */
+  const rekey = (v: JsonValue | undefined, i: number): void => {
+    if (!isNode(v)) return;
+    const meta = metas.get(v);
+    if (meta === undefined) return;
+    meta.key = i;
+    if (meta.queued) settle(meta);
+  };
+
+  // ---- discard -------------------------------------------------------------------------
+
+  const restore = (meta: Meta): void => {
+    if (meta.isArray) {
+      const arr = meta.node as JsonValue[];
+      if (meta.old !== null) {
+        arr.length = 0;
+        for (let i = 0; i < meta.old.length; i++) {
+          arr.push(meta.old[i] as JsonValue);
+          if (isNode(arr[i])) {
+            const m = metas.get(arr[i] as Node);
+            if (m !== undefined) m.key = i;
+          }
+        }
+      } else if (meta.appendFrom >= 0) {
+        arr.length = meta.appendFrom;
+      }
+    }
+    if (meta.changed !== null) {
+      const node = meta.node as Record<Seg, JsonValue>;
+      for (const [key, prev] of meta.changed) {
+        if (prev === ABSENT) delete node[key];
+        else node[key] = prev;
+      }
+    }
+    if (meta.dirtyChildren !== null) for (const child of meta.dirtyChildren) restore(child);
+    meta.changed = null;
+    meta.appendFrom = -1;
+    meta.old = null;
+    meta.queued = false;
+    meta.dirtyChildren = null;
+  };
+
+  const hasPending = (meta: Meta | null): boolean =>
+    meta !== null &&
+    (meta.changed !== null ||
+      meta.old !== null ||
+      meta.appendFrom >= 0 ||
+      (meta.dirtyChildren !== null && meta.dirtyChildren.size > 0));
+
+  attach(root);
+  let rebaseAsked = false;
+
+  return {
+    get state(): T {
+      return (rootMeta ? rootMeta.proxy : root) as T;
+    },
+    set state(next: T) {
+      const imported = importJson(next, () => []);
+      if (replaced === null) replaced = { root, meta: rootMeta };
+      attach(imported);
+    },
+    get dirty(): boolean {
+      return baseDue || rebaseAsked || replaced !== null || hasPending(rootMeta);
+    },
+    flush(): Op[] {
+      flushWork.nodes = 0;
+      flushWork.entries = 0;
+      if (baseDue || rebaseAsked || replaced !== null) {
+        baseDue = false;
+        rebaseAsked = false;
+        replaced = null;
+        if (rootMeta !== null) settle(rootMeta);
+        return [["r", cloneJson(root)]];
+      }
+      const ops: Op[] = [];
+      if (rootMeta !== null && hasPending(rootMeta)) diffNode(rootMeta, [], ops);
+      return ops;
+    },
+    rebase(): void {
+      rebaseAsked = true;
+    },
+    discard(): void {
+      if (replaced !== null) {
+        root = replaced.root;
+        rootMeta = replaced.meta;
+        replaced = null;
+      }
+      if (rootMeta !== null) restore(rootMeta);
+    },
+  };
+}
+
+function toInteger(v: unknown): number {
+  const n = Math.trunc(Number(v));
+  return Number.isNaN(n) ? 0 : n;
+}
+
+/** Array-method index arguments: negative counts from the end, clamped to [0, length]. */
+function relativeIndex(v: unknown, length: number, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = toInteger(v);
+  return n < 0 ? Math.max(length + n, 0) : Math.min(n, length);
+}
