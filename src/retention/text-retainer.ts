@@ -158,7 +158,7 @@ export class TextRetainer {
   }
 
   #compute(): TextRetention {
-    const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+    const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
     const head = this.#head;
     const ring = this.#ring;
     let headText = "";
