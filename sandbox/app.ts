@@ -1,0 +1,193 @@
+import { stat } from "node:fs/promises";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+import { bearerAuth } from "./auth.ts";
+import type { SandboxConfig } from "./config.ts";
+import { errorBody, SandboxError } from "./errors.ts";
+import { ExecRegistry } from "./exec/exec-registry.ts";
+import { execUpdateStream } from "./exec/update-stream.ts";
+import { readLines } from "./files/read-file.ts";
+import { glob, grep } from "./files/search.ts";
+import {
+  EXEC_ID,
+  execRequestSchema,
+  globRequestSchema,
+  grepRequestSchema,
+  readRequestSchema,
+} from "./requests.ts";
+import { Workspace } from "./workspace.ts";
+
+/** Where spill files live, relative to the workspace root. */
+export const SPILL_DIR = ".toolwire/spill";
+
+/** Defaults of the file tools (SPEC §9): 2000 lines / 50 KiB, 2000 chars per line. */
+export const FILE_TOOL_DEFAULTS = {
+  readLimit: 2000,
+  readMaxBytes: 50 * 1024,
+  readMaxLineChars: 2000,
+  grepLimit: 100,
+  globLimit: 1000,
+} as const;
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface SandboxApp {
+  app: Hono;
+  registry: ExecRegistry;
+  workspace: Workspace;
+}
+
+/**
+ * The sandbox host's routes: `/healthz` (open), and behind the bearer token
+ * `/v1/exec` (NDJSON Shell updates), `/v1/exec/:execId` (reattach),
+ * `/v1/exec/:execId/kill`, `/v1/read`, `/v1/grep`, `/v1/glob`.
+ * @example const { app } = createSandboxApp(configFromEnv(process.env));
+ */
+export function createSandboxApp(config: SandboxConfig): SandboxApp {
+  const workspace = new Workspace(config.root);
+  const registry = new ExecRegistry(config.keepFinishedMs);
+  const pacing = {
+    minIntervalMs: config.minIntervalMs,
+    targetBytesPerSecond: config.targetBytesPerSecond,
+  };
+  const baseEnv = commandEnv(process.env);
+  const app = new Hono();
+
+  app.onError((err, c) => {
+    if (err instanceof SandboxError) return c.json(errorBody(err), err.status);
+    const internal = new SandboxError(500, "internal", `sandbox host error: ${err.message}`);
+    return c.json(errorBody(internal), 500 as ContentfulStatusCode);
+  });
+  app.notFound((c) =>
+    c.json(
+      errorBody(new SandboxError(404, "not_found", `no route ${c.req.method} ${c.req.path}`)),
+      404,
+    ),
+  );
+
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  app.use("/v1/*", bearerAuth(config.token));
+  app.use(
+    "/v1/*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new SandboxError(413, "too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+
+  app.post("/v1/exec", async (c) => {
+    const req = await parseBody(c, execRequestSchema);
+    if (registry.get(req.execId)) {
+      throw new SandboxError(
+        409,
+        "conflict",
+        `exec '${req.execId}' already exists; reattach with GET /v1/exec/${req.execId}`,
+      );
+    }
+    const cwd = await workspace.resolve(req.cwd);
+    await assertDirectory(cwd, req.cwd);
+    const spillPath = `${SPILL_DIR}/${req.execId}.log`;
+    const run = registry.start({
+      execId: req.execId,
+      command: req.command,
+      cwd,
+      env: { ...baseEnv, ...req.env },
+      timeoutSec: req.timeoutSec,
+      limits: req.limits,
+      spillAbsPath: `${workspace.root}/${spillPath}`,
+      spillPath,
+      killGraceMs: config.killGraceMs,
+    });
+    return ndjson(execUpdateStream(run, pacing));
+  });
+
+  app.get("/v1/exec/:execId", (c) =>
+    ndjson(execUpdateStream(findRun(registry, c.req.param("execId")), pacing)),
+  );
+
+  app.post("/v1/exec/:execId/kill", (c) => {
+    const run = findRun(registry, c.req.param("execId"));
+    if (!run.exit) run.kill();
+    return c.json({ execId: run.execId, status: run.exit ? "exited" : "killing" });
+  });
+
+  app.post("/v1/read", async (c) => {
+    const req = await parseBody(c, readRequestSchema);
+    const abs = await workspace.resolve(req.path);
+    return c.json(
+      await readLines(abs, workspace.relative(abs), {
+        offset: req.offset ?? 1,
+        limit: req.limit ?? FILE_TOOL_DEFAULTS.readLimit,
+        maxBytes: FILE_TOOL_DEFAULTS.readMaxBytes,
+        maxLineChars: FILE_TOOL_DEFAULTS.readMaxLineChars,
+      }),
+    );
+  });
+
+  app.post("/v1/grep", async (c) => {
+    const req = await parseBody(c, grepRequestSchema);
+    const limit = req.limit ?? FILE_TOOL_DEFAULTS.grepLimit;
+    return c.json(await grep({ workspace, rgPath: config.rgPath }, { ...req, limit }));
+  });
+
+  app.post("/v1/glob", async (c) => {
+    const req = await parseBody(c, globRequestSchema);
+    const limit = req.limit ?? FILE_TOOL_DEFAULTS.globLimit;
+    return c.json(await glob({ workspace, rgPath: config.rgPath }, { ...req, limit }));
+  });
+
+  return { app, registry, workspace };
+}
+
+function findRun(registry: ExecRegistry, execId: string) {
+  const run = EXEC_ID.test(execId) ? registry.get(execId) : undefined;
+  if (!run) {
+    throw new SandboxError(
+      404,
+      "not_found",
+      `no exec '${execId}' on this sandbox (never started, or finished more than 10 minutes ago)`,
+    );
+  }
+  return run;
+}
+
+async function parseBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new SandboxError(400, "bad_request", "request body must be a JSON object");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`);
+    throw new SandboxError(400, "bad_request", `invalid request: ${issues.join("; ")}`);
+  }
+  return parsed.data;
+}
+
+async function assertDirectory(abs: string, rel: string | undefined): Promise<void> {
+  const info = await stat(abs).catch(() => null);
+  if (!info?.isDirectory()) {
+    throw new SandboxError(400, "bad_request", `cwd '${rel}' is not a directory in the workspace`);
+  }
+}
+
+function ndjson(body: ReadableStream<Uint8Array>): Response {
+  return new Response(body, {
+    headers: { "content-type": "application/x-ndjson", "cache-control": "no-store" },
+  });
+}
+
+/** The host's environment minus its own secret, as the base of every command's env. */
+function commandEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && key !== "SANDBOX_TOKEN") out[key] = value;
+  }
+  return out;
+}

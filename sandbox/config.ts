@@ -1,0 +1,72 @@
+import path from "node:path";
+import { findRipgrep } from "./files/ripgrep.ts";
+
+/** Everything the host needs to run, resolved from the environment once at start. */
+export interface SandboxConfig {
+  /** Bearer token every `/v1` request must carry. */
+  token: string;
+  host: string;
+  port: number;
+  /** Workspace root (created if missing). */
+  root: string;
+  /** Path of `rg`, or null to use the built-in walker for grep and glob. */
+  rgPath: string | null;
+  /** How long a finished exec stays reachable. */
+  keepFinishedMs: number;
+  /** Grace between SIGTERM and SIGKILL when a process group is terminated. */
+  killGraceMs: number;
+  /** Pacing of each NDJSON stream (the sandbox-side adaptive publisher). */
+  minIntervalMs: number;
+  targetBytesPerSecond: number;
+}
+
+/** Defaults: loopback, port 8788, `./workspace`, ripgrep when on PATH. */
+export const DEFAULT_SANDBOX_CONFIG = {
+  host: "127.0.0.1",
+  port: 8788,
+  root: "./workspace",
+  keepFinishedMs: 10 * 60_000,
+  killGraceMs: 2000,
+  minIntervalMs: 100,
+  targetBytesPerSecond: 102_400,
+} as const;
+
+/**
+ * Reads `SANDBOX_TOKEN` (required), `HOST`, `PORT`, `SANDBOX_ROOT` and
+ * `SANDBOX_SEARCH` (`auto` | `ripgrep` | `walker`). Throws a clear error on bad values.
+ * @example const config = configFromEnv(process.env);
+ */
+export function configFromEnv(env: Record<string, string | undefined>): SandboxConfig {
+  const token = env.SANDBOX_TOKEN ?? "";
+  if (token.length < 16) {
+    throw new Error(
+      "SANDBOX_TOKEN must be set to a secret of at least 16 characters (npm start generates one into .dev.vars)",
+    );
+  }
+  const port = Number(env.PORT ?? DEFAULT_SANDBOX_CONFIG.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`PORT must be an integer from 0 to 65535, got '${env.PORT}'`);
+  }
+  return {
+    ...DEFAULT_SANDBOX_CONFIG,
+    token,
+    host: env.HOST ?? DEFAULT_SANDBOX_CONFIG.host,
+    port,
+    root: path.resolve(env.SANDBOX_ROOT ?? DEFAULT_SANDBOX_CONFIG.root),
+    rgPath: searchEngine(env.SANDBOX_SEARCH, env.PATH),
+  };
+}
+
+function searchEngine(choice: string | undefined, pathEnv: string | undefined): string | null {
+  if (choice === "walker") return null;
+  const rg = findRipgrep(pathEnv);
+  if (choice === "ripgrep" && !rg) {
+    throw new Error(
+      "SANDBOX_SEARCH=ripgrep but no 'rg' was found on PATH; install ripgrep or use 'auto'",
+    );
+  }
+  if (choice !== undefined && choice !== "auto" && choice !== "ripgrep") {
+    throw new Error(`SANDBOX_SEARCH must be auto, ripgrep or walker, got '${choice}'`);
+  }
+  return rg;
+}

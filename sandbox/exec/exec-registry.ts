@@ -1,0 +1,41 @@
+import { ExecRun, type ExecRunOptions } from "./exec-run.ts";
+
+/**
+ * Every exec this host knows, by id. A finished exec stays reachable for `keepMs`
+ * (default 10 minutes) so a caller that lost its stream can still read the result.
+ */
+export class ExecRegistry {
+  private readonly runs = new Map<string, ExecRun>();
+  private readonly keepMs: number;
+
+  /** @example const registry = new ExecRegistry(10 * 60_000); */
+  constructor(keepMs: number) {
+    this.keepMs = keepMs;
+  }
+
+  /** The run named `execId`, if it is running or finished less than `keepMs` ago. */
+  get(execId: string): ExecRun | undefined {
+    return this.runs.get(execId);
+  }
+
+  /** Creates, registers and starts a run; the caller checked that the id is free. */
+  start(options: ExecRunOptions): ExecRun {
+    const run = new ExecRun(options);
+    this.runs.set(run.execId, run);
+    const unsubscribe = run.subscribe(() => {
+      if (!run.exit) return;
+      unsubscribe();
+      const timer = setTimeout(() => {
+        if (this.runs.get(run.execId) === run) this.runs.delete(run.execId);
+      }, this.keepMs);
+      timer.unref();
+    });
+    run.start();
+    return run;
+  }
+
+  /** Kills every running exec (host shutdown). */
+  killAll(): void {
+    for (const run of this.runs.values()) if (!run.exit) run.kill();
+  }
+}

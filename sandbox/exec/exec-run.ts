@@ -1,0 +1,273 @@
+import type { Readable } from "node:stream";
+import type { ExecLimits, ShellUpdate } from "../../src/execenv/types.ts";
+import {
+  DEFAULT_OUTPUT_POLICY,
+  type OutputPolicy,
+  type Truncation,
+} from "../../src/output/types.ts";
+import { TextWindow } from "../../src/output/window.ts";
+import { type ShellProcess, spawnShell, terminateGroup } from "./process-group.ts";
+import { SpillFile } from "./spill-file.ts";
+import { TextBacklog } from "./text-backlog.ts";
+
+export type ExitUpdate = Extract<ShellUpdate, { kind: "exit" }>;
+
+export interface ExecRunOptions {
+  execId: string;
+  command: string;
+  /** Absolute, already confined to the workspace. */
+  cwd: string;
+  env: Record<string, string>;
+  timeoutSec?: number;
+  limits?: ExecLimits;
+  /** Absolute path of the spill file (created only if the cap is exceeded). */
+  spillAbsPath: string;
+  /** The same path relative to the workspace root, as published in metadata. */
+  spillPath: string;
+  /** Grace between SIGTERM and SIGKILL. */
+  killGraceMs: number;
+}
+
+/**
+ * The position of a view's text in the stream of everything ever appended to it:
+ * the text covers UTF-16 units `[dropped, appended)`. Subscribers compare their last
+ * published position with the current one to derive `append` / `slide` updates.
+ */
+export interface ViewPosition {
+  dropped: number;
+  appended: number;
+}
+
+/**
+ * One command and its bounded view. stdout and stderr are decoded per pipe (a UTF-8
+ * sequence split across chunks stays whole) and fed, in arrival order, into one
+ * `OutputWindow`. Raw bytes are kept until the cap is first exceeded; from then on the
+ * complete raw stream goes to the spill file, pausing the pipes while the file drains.
+ */
+export class ExecRun {
+  readonly execId: string;
+  readonly startedAt = Date.now();
+  private readonly options: ExecRunOptions;
+  private readonly policy: OutputPolicy;
+  private readonly window: TextWindow;
+  private readonly position: ViewPosition = { dropped: 0, appended: 0 };
+  private readonly spill: SpillFile;
+  /** Set once the window is past its cap: later text waits here (see TextBacklog). */
+  private backlog: TextBacklog | null = null;
+  private rawPrefix: Buffer[] | null = [];
+  private rawPrefixBytes = 0;
+  private spillOpened = false;
+  private child: ShellProcess | null = null;
+  private exitUpdate: ExitUpdate | null = null;
+  private failure: string | null = null;
+  private cancelKill: (() => void) | null = null;
+  private timeoutTimer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<() => void>();
+  private finishedAt: number | null = null;
+
+  constructor(options: ExecRunOptions) {
+    this.execId = options.execId;
+    this.options = options;
+    this.policy = { ...DEFAULT_OUTPUT_POLICY, ...definedLimits(options.limits) };
+    this.window = new TextWindow(this.policy);
+    this.spill = new SpillFile(
+      options.spillAbsPath,
+      () => this.resumePipes(),
+      (err) =>
+        this.fail(
+          `spill write failed (${err.message}); the command was stopped so that no output is lost`,
+        ),
+    );
+  }
+
+  /** Spawns the command. */
+  start(): void {
+    const child = spawnShell({
+      command: this.options.command,
+      cwd: this.options.cwd,
+      env: this.options.env,
+    });
+    this.child = child;
+    const stdout = new TextDecoder("utf-8");
+    const stderr = new TextDecoder("utf-8");
+    child.stdout.on("data", (chunk: Buffer) => this.onChunk(chunk, stdout));
+    child.stderr.on("data", (chunk: Buffer) => this.onChunk(chunk, stderr));
+    child.stdout.on("end", () => this.appendText(stdout.decode()));
+    child.stderr.on("end", () => this.appendText(stderr.decode()));
+    child.on("error", (err) => this.fail(`could not start the command: ${err.message}`));
+    child.on("close", (code, signal) => void this.onClose(code, signal));
+    const timeoutSec = this.options.timeoutSec;
+    if (timeoutSec !== undefined) {
+      this.timeoutTimer = setTimeout(
+        () => this.terminate(`timed out after ${timeoutSec} s; the process group was killed`),
+        timeoutSec * 1000,
+      );
+      this.timeoutTimer.unref();
+    }
+  }
+
+  /** Terminates the process group (SIGTERM, then SIGKILL after the grace). */
+  kill(): void {
+    this.terminate("killed on request; the process group was terminated");
+  }
+
+  /** Current text of the view. */
+  get text(): string {
+    this.sync();
+    return this.window.text;
+  }
+
+  /** Where the current text sits in the stream of everything appended. */
+  get viewPosition(): ViewPosition {
+    this.sync();
+    return { ...this.position };
+  }
+
+  /** Source-owned totals (exact, everything ever printed) plus the spill path once it exists. */
+  get metadata(): Truncation {
+    this.sync();
+    const truncation = this.window.truncation();
+    if (this.backlog) {
+      truncation.totalBytes += this.backlog.skippedBytes;
+      truncation.totalLines += this.backlog.skippedNewlines;
+    }
+    return this.spillOpened ? { ...truncation, spillPath: this.options.spillPath } : truncation;
+  }
+
+  /** The exit, once the process is gone, its pipes drained and the spill file closed. */
+  get exit(): ExitUpdate | null {
+    return this.exitUpdate;
+  }
+
+  /** When the run finished (ms since epoch), or null while running. */
+  get finishedTime(): number | null {
+    return this.finishedAt;
+  }
+
+  /** Calls `listener` after every change, and once more when the run exits. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private onChunk(chunk: Buffer, decoder: TextDecoder): void {
+    this.keepRaw(chunk);
+    this.appendText(decoder.decode(chunk, { stream: true }));
+    if (!this.spillOpened && (this.backlog || this.rawPrefixBytes > this.policy.maxBytes)) {
+      this.openSpill();
+    }
+  }
+
+  private keepRaw(chunk: Buffer): void {
+    if (this.spillOpened) {
+      if (!this.spill.write(chunk) && !this.failure) this.pausePipes();
+      return;
+    }
+    this.rawPrefix?.push(chunk);
+    this.rawPrefixBytes += chunk.length;
+  }
+
+  private openSpill(): void {
+    this.spillOpened = true;
+    let flowing = true;
+    for (const chunk of this.rawPrefix ?? []) flowing = this.spill.write(chunk) && flowing;
+    this.rawPrefix = null;
+    this.rawPrefixBytes = 0;
+    if (!flowing) this.pausePipes();
+    this.notify();
+  }
+
+  private appendText(text: string): void {
+    if (text === "") return;
+    if (this.backlog) {
+      this.backlog.push(text);
+    } else {
+      this.feedWindow(text);
+      if (this.window.truncation().truncated) {
+        // A full head window only counts from now on; a tail window needs at most a
+        // suffix longer than maxBytes (each UTF-16 unit is at least one byte).
+        const keep = this.policy.retain === "head" ? 0 : this.policy.maxBytes + 1;
+        this.backlog = new TextBacklog(keep);
+      }
+    }
+    this.notify();
+  }
+
+  private feedWindow(text: string): void {
+    const change = this.window.append(text);
+    this.position.dropped += change.drop;
+    this.position.appended += change.append.length;
+  }
+
+  /** Moves waiting text into the window (before anyone reads the view). */
+  private sync(): void {
+    if (this.backlog?.pending) this.feedWindow(this.backlog.take());
+  }
+
+  private pausePipes(): void {
+    this.child?.stdout.pause();
+    this.child?.stderr.pause();
+  }
+
+  private resumePipes(): void {
+    if (this.exitUpdate) return;
+    resume(this.child?.stdout);
+    resume(this.child?.stderr);
+  }
+
+  private fail(message: string): void {
+    if (this.failure) return;
+    this.failure = message;
+    this.stopGroup();
+    // The pipes may be paused on a spill that will never drain: let them flow so the
+    // process can be reaped; bytes that arrive now are counted but cannot be kept.
+    resume(this.child?.stdout);
+    resume(this.child?.stderr);
+  }
+
+  private terminate(message: string): void {
+    if (this.exitUpdate || this.failure) return;
+    this.failure = message;
+    this.stopGroup();
+  }
+
+  private stopGroup(): void {
+    const pid = this.child?.pid;
+    if (pid === undefined || this.cancelKill) return;
+    this.cancelKill = terminateGroup(pid, this.options.killGraceMs);
+  }
+
+  private async onClose(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    this.cancelKill?.();
+    try {
+      await this.spill.close();
+    } catch (err) {
+      this.failure ??= `spill write failed (${(err as Error).message}); output is incomplete`;
+    }
+    this.rawPrefix = null;
+    const update: ExitUpdate = { kind: "exit", exitCode: code };
+    if (signal) update.signal = signal;
+    if (this.failure) update.error = this.failure;
+    this.exitUpdate = update;
+    this.finishedAt = Date.now();
+    this.notify();
+    this.listeners.clear();
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+function resume(stream: Readable | undefined): void {
+  if (stream?.isPaused()) stream.resume();
+}
+
+function definedLimits(limits: ExecLimits | undefined): Partial<OutputPolicy> {
+  const out: Partial<OutputPolicy> = {};
+  if (limits?.retain !== undefined) out.retain = limits.retain;
+  if (limits?.maxBytes !== undefined) out.maxBytes = limits.maxBytes;
+  if (limits?.maxLines !== undefined) out.maxLines = limits.maxLines;
+  return out;
+}

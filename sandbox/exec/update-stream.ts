@@ -1,0 +1,154 @@
+import type { ShellUpdate } from "../../src/execenv/types.ts";
+import { AdaptivePublisher, type Clock } from "../../src/publish/index.ts";
+import type { ExecRun, ViewPosition } from "./exec-run.ts";
+
+export interface StreamPacing {
+  minIntervalMs: number;
+  targetBytesPerSecond: number;
+  clock?: Clock;
+}
+
+/** What one consumer has been sent so far. */
+export interface Sent {
+  position: ViewPosition;
+  metadata: string;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * One consumer's NDJSON stream of Shell updates for `run`: a `replace` base first, then
+ * `append` / `slide` / `metadata` deltas paced by an `AdaptivePublisher`, then the final
+ * state (forced) and `exit`.
+ *
+ * Memory stays bounded for a slow consumer: a delta is computed only when the consumer
+ * has asked for more (the response's `pull`), so nothing queues behind a stalled socket;
+ * meanwhile the run keeps only its bounded view and the next delta covers everything
+ * that changed since the last one.
+ * @example return new Response(execUpdateStream(run, { minIntervalMs: 100, targetBytesPerSecond: 102400 }));
+ */
+export function execUpdateStream(run: ExecRun, pacing: StreamPacing): ReadableStream<Uint8Array> {
+  let sent: Sent | null = null;
+  let wanted = false;
+  let stalled = false;
+  let forcing = false;
+  let closed = false;
+  let release: (() => void) | null = null;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let unsubscribe = (): void => {};
+
+  const publisher = new AdaptivePublisher<Uint8Array>({
+    update: () => {
+      if (!wanted && !forcing) {
+        stalled = true;
+        return null;
+      }
+      const update = nextUpdate(run, sent);
+      sent = { position: run.viewPosition, metadata: JSON.stringify(run.metadata) };
+      return update ? encodeLine(update) : null;
+    },
+    measure: (line) => line.byteLength,
+    publish: (line) => emit(line),
+    onError: (error) => fail(error),
+    minIntervalMs: pacing.minIntervalMs,
+    targetBytesPerSecond: pacing.targetBytesPerSecond,
+    clock: pacing.clock,
+  });
+
+  function emit(line: Uint8Array): void {
+    if (closed) return;
+    controller.enqueue(line);
+    wanted = false;
+    release?.();
+    release = null;
+  }
+
+  function forceFlush(): void {
+    forcing = true;
+    try {
+      publisher.flush(true);
+    } finally {
+      forcing = false;
+    }
+  }
+
+  function finish(): void {
+    const exit = run.exit;
+    if (!exit || closed) return;
+    forceFlush();
+    emit(encodeLine(exit));
+    close();
+  }
+
+  function close(): void {
+    if (closed) return;
+    closed = true;
+    unsubscribe();
+    publisher.dispose();
+    controller.close();
+    release?.();
+  }
+
+  function fail(error: unknown): void {
+    if (closed) return;
+    closed = true;
+    unsubscribe();
+    publisher.dispose();
+    controller.error(error);
+  }
+
+  return new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+        forceFlush();
+        if (run.exit) {
+          finish();
+          return;
+        }
+        unsubscribe = run.subscribe(() => (run.exit ? finish() : publisher.markDirty()));
+      },
+      pull() {
+        if (closed) return;
+        wanted = true;
+        if (stalled) {
+          stalled = false;
+          publisher.markDirty();
+        }
+        if (!wanted) return;
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+      cancel() {
+        closed = true;
+        unsubscribe();
+        publisher.dispose();
+        release?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * The update that brings a consumer from `sent` to the run's current view: a `replace`
+ * base when it has nothing yet, else the smallest of `slide` / `append` / `metadata`,
+ * or null when nothing changed. When everything the consumer holds is gone, the slide
+ * drops all of it and carries the whole current text.
+ */
+export function nextUpdate(run: ExecRun, sent: Sent | null): ShellUpdate | null {
+  const position = run.viewPosition;
+  const metadata = run.metadata;
+  if (!sent) return { kind: "replace", output: { text: run.text, ...metadata } };
+  const drop = Math.min(position.dropped, sent.position.appended) - sent.position.dropped;
+  const text = run.text.slice(Math.max(0, sent.position.appended - position.dropped));
+  if (drop > 0) return { kind: "slide", drop, text, metadata };
+  if (text !== "") return { kind: "append", text, metadata };
+  if (JSON.stringify(metadata) !== sent.metadata) return { kind: "metadata", metadata };
+  return null;
+}
+
+function encodeLine(update: ShellUpdate): Uint8Array {
+  return encoder.encode(`${JSON.stringify(update)}\n`);
+}

@@ -1,0 +1,70 @@
+import { createReadStream } from "node:fs";
+import { opendir, stat } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * Files under `abs` in a stable order (entries sorted by name, depth first), as
+ * workspace-relative paths. Like ripgrep's defaults: hidden entries (names starting
+ * with `.`) are skipped below the starting point, and symlinks are not followed.
+ * A starting point that is a file yields just that file.
+ * @example for await (const rel of walkFiles(ws.root, ws.root)) console.log(rel);
+ */
+export async function* walkFiles(root: string, abs: string): AsyncGenerator<string> {
+  const info = await stat(abs);
+  if (info.isFile()) {
+    yield toRel(root, abs);
+    return;
+  }
+  yield* walkDir(root, abs);
+}
+
+async function* walkDir(root: string, dir: string): AsyncGenerator<string> {
+  const entries = [];
+  for await (const entry of await opendir(dir)) entries.push(entry);
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (entry.name.startsWith(".")) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* walkDir(root, full);
+    else if (entry.isFile()) yield toRel(root, full);
+  }
+}
+
+function toRel(root: string, abs: string): string {
+  return path.relative(root, abs).split(path.sep).join("/");
+}
+
+/** Longest line prefix the walker keeps for matching (memory stays bounded). */
+export const MAX_WALKER_LINE_CHARS = 1 << 20;
+
+/**
+ * Lines of a text file with their 1-based numbers; nothing for a binary file (NUL
+ * bytes in its first 8 KiB), as ripgrep does. Lines longer than
+ * `MAX_WALKER_LINE_CHARS` are cut to that prefix. Stop iterating to stop reading.
+ * @example for await (const { line, text } of fileLines(abs)) ...
+ */
+export async function* fileLines(abs: string): AsyncGenerator<{ line: number; text: string }> {
+  const decoder = new TextDecoder("utf-8");
+  let carry = "";
+  let line = 0;
+  let first = true;
+  for await (const chunk of createReadStream(abs) as AsyncIterable<Buffer>) {
+    if (first && chunk.subarray(0, 8192).includes(0)) return;
+    first = false;
+    const text = decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      yield { line: ++line, text: capped(carry, text.slice(start, nl)) };
+      carry = "";
+      start = nl + 1;
+    }
+    carry = capped(carry, text.slice(start));
+  }
+  carry = capped(carry, decoder.decode());
+  if (carry !== "") yield { line: ++line, text: carry };
+}
+
+function capped(carry: string, piece: string): string {
+  if (carry.length >= MAX_WALKER_LINE_CHARS) return carry;
+  return (carry + piece).slice(0, MAX_WALKER_LINE_CHARS);
+}

@@ -1,0 +1,93 @@
+import { mkdirSync, realpathSync } from "node:fs";
+import { lstat, realpath } from "node:fs/promises";
+import path from "node:path";
+import { SandboxError } from "./errors.ts";
+
+/**
+ * The directory tree commands and file tools may touch. Every path a caller names is
+ * relative to the root; `..` that climbs out, absolute paths, NUL bytes and symlinks
+ * that resolve outside the root are refused.
+ */
+export class Workspace {
+  /** Real (symlink-free) absolute path of the root. */
+  readonly root: string;
+
+  /**
+   * Creates the root if it is missing.
+   * @example const ws = new Workspace("./workspace");
+   */
+  constructor(root: string) {
+    mkdirSync(root, { recursive: true });
+    this.root = realpathSync(root);
+  }
+
+  /**
+   * Absolute path for `rel`, checked lexically and, for what exists, through symlinks.
+   * A missing final component is allowed (the caller reports "not found" itself).
+   * @example await ws.resolve("src/index.ts") // "/abs/workspace/src/index.ts"
+   */
+  async resolve(rel: string | undefined): Promise<string> {
+    const candidate = this.lexical(rel);
+    const real = await realpathOfExisting(candidate);
+    if (!this.contains(real)) {
+      throw new SandboxError(
+        403,
+        "forbidden",
+        `path '${rel}' resolves (through a symlink) outside the workspace root; name a path inside it`,
+      );
+    }
+    return candidate;
+  }
+
+  /** Path relative to the root, with forward slashes ("" for the root itself). */
+  relative(abs: string): string {
+    return path.relative(this.root, abs).split(path.sep).join("/");
+  }
+
+  /** True when `abs` is the root or lies under it. */
+  contains(abs: string): boolean {
+    return abs === this.root || abs.startsWith(this.root + path.sep);
+  }
+
+  private lexical(rel: string | undefined): string {
+    if (rel === undefined || rel === "" || rel === ".") return this.root;
+    if (rel.includes("\0")) {
+      throw new SandboxError(400, "bad_request", "path contains a NUL byte");
+    }
+    if (path.isAbsolute(rel)) {
+      throw new SandboxError(
+        400,
+        "bad_request",
+        `path '${rel}' is absolute; paths are relative to the workspace root`,
+      );
+    }
+    const abs = path.resolve(this.root, rel);
+    if (!this.contains(abs)) {
+      throw new SandboxError(
+        403,
+        "forbidden",
+        `path '${rel}' escapes the workspace root; name a path inside it`,
+      );
+    }
+    return abs;
+  }
+}
+
+/** realpath of `p`, or of its deepest existing ancestor joined with the missing rest. */
+async function realpathOfExisting(p: string): Promise<string> {
+  const missing: string[] = [];
+  let current = p;
+  for (;;) {
+    try {
+      await lstat(current);
+      const real = await realpath(current);
+      return missing.length === 0 ? real : path.join(real, ...missing.reverse());
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      const parent = path.dirname(current);
+      if (parent === current) return p;
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}

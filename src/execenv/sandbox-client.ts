@@ -1,0 +1,159 @@
+import { SandboxHttpError, SandboxStreamError, SandboxUnreachableError } from "./errors.ts";
+import { readNdjson } from "./ndjson.ts";
+import type {
+  ExecRequest,
+  GlobRequest,
+  GlobResult,
+  GrepRequest,
+  GrepResult,
+  ReadRequest,
+  ReadResult,
+  ShellUpdate,
+} from "./types.ts";
+
+/** Answer of `POST /v1/exec/:execId/kill`. */
+export interface KillResult {
+  execId: string;
+  status: "killing" | "exited";
+}
+
+const UPDATE_KINDS = new Set(["replace", "append", "slide", "metadata", "exit"]);
+
+/**
+ * Talks to one sandbox host over HTTP. Runs in Workers, Node and browsers (fetch only).
+ * Failures are typed: `SandboxUnreachableError` (no answer), `SandboxHttpError` (an
+ * error status with the host's code and message), `SandboxStreamError` (an exec stream
+ * that broke off before `exit`; reattach to resume).
+ * @example
+ * const client = new SandboxClient("http://127.0.0.1:8788", token);
+ * for await (const u of client.exec({ execId: "a1", command: "seq 3" })) console.log(u);
+ */
+export class SandboxClient {
+  readonly baseUrl: string;
+  private readonly token: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(
+    baseUrl: string,
+    token: string,
+    fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+  ) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.token = token;
+    this.fetchImpl = fetchImpl;
+  }
+
+  /**
+   * Starts a command and yields its Shell updates: a `replace` base first, `exit` last.
+   * A second `exec` with the same id is refused (409); use `reattach`.
+   */
+  exec(req: ExecRequest, signal?: AbortSignal): AsyncGenerator<ShellUpdate> {
+    return this.stream("POST", "/v1/exec", req, signal);
+  }
+
+  /** Re-joins a running or recently finished exec: a `replace` base, then live updates or `exit`. */
+  reattach(execId: string, signal?: AbortSignal): AsyncGenerator<ShellUpdate> {
+    return this.stream("GET", `/v1/exec/${encodeURIComponent(execId)}`, undefined, signal);
+  }
+
+  /** Terminates the exec's whole process group (SIGTERM, then SIGKILL after a grace). */
+  kill(execId: string, signal?: AbortSignal): Promise<KillResult> {
+    return this.json<KillResult>("POST", `/v1/exec/${encodeURIComponent(execId)}/kill`, {}, signal);
+  }
+
+  /** A window of lines of a workspace file. */
+  read(req: ReadRequest, signal?: AbortSignal): Promise<ReadResult> {
+    return this.json<ReadResult>("POST", "/v1/read", req, signal);
+  }
+
+  /** Matching lines, at most `limit`; the search stops at the probe. */
+  grep(req: GrepRequest, signal?: AbortSignal): Promise<GrepResult> {
+    return this.json<GrepResult>("POST", "/v1/grep", req, signal);
+  }
+
+  /** Paths matching a glob, at most `limit`; the listing stops at the probe. */
+  glob(req: GlobRequest, signal?: AbortSignal): Promise<GlobResult> {
+    return this.json<GlobResult>("POST", "/v1/glob", req, signal);
+  }
+
+  private async json<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const res = await this.request(method, path, body, signal);
+    return (await res.json()) as T;
+  }
+
+  private async *stream(
+    method: string,
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+  ): AsyncGenerator<ShellUpdate> {
+    const res = await this.request(method, path, body, signal);
+    if (!res.body) throw new SandboxStreamError("sandbox answered an exec request without a body");
+    try {
+      for await (const value of readNdjson(res.body)) {
+        const update = asShellUpdate(value);
+        yield update;
+        if (update.kind === "exit") return;
+      }
+    } catch (err) {
+      if (err instanceof SandboxStreamError || signal?.aborted) throw err;
+      throw new SandboxStreamError(
+        `exec stream broke off (${(err as Error).message}); reattach to resume`,
+        err,
+      );
+    }
+    throw new SandboxStreamError("exec stream ended before its exit line; reattach to resume");
+  }
+
+  private async request(
+    method: string,
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+  ): Promise<Response> {
+    const url = `${this.baseUrl}${path}`;
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      throw new SandboxUnreachableError(this.baseUrl, err);
+    }
+    if (!res.ok) throw await httpError(res);
+    return res;
+  }
+}
+
+async function httpError(res: Response): Promise<SandboxHttpError> {
+  const text = await res.text().catch(() => "");
+  try {
+    const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    const { code, message } = parsed.error ?? {};
+    if (typeof code === "string" && typeof message === "string") {
+      return new SandboxHttpError(res.status, code, message);
+    }
+  } catch {}
+  return new SandboxHttpError(res.status, "http_error", text.slice(0, 200) || res.statusText);
+}
+
+function asShellUpdate(value: unknown): ShellUpdate {
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  if (typeof kind !== "string" || !UPDATE_KINDS.has(kind)) {
+    throw new SandboxStreamError(
+      `unexpected line in exec stream: ${JSON.stringify(value).slice(0, 80)}`,
+    );
+  }
+  return value as ShellUpdate;
+}
