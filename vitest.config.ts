@@ -12,10 +12,23 @@ export default defineConfig({
         },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              // Test-only secrets; web_fetch tests fetch from a local server.
+              bindings: {
+                API_TOKEN: "test-api-token",
+                SUBSCRIBE_SECRET: "test-subscribe-secret",
+                WEB_FETCH_ALLOW_PRIVATE: "1",
+              },
+            },
+          }),
+        ],
         test: {
           name: "workers",
           include: ["test/worker/**/*.test.ts"],
+          globalSetup: ["test/worker/api/web-server.global-setup.ts"],
         },
       },
       {

@@ -1,8 +1,6 @@
-import { Hono } from "hono";
+/** Worker entry: the HTTP app and the Durable Object class it fronts. */
+import { app } from "./worker/index.ts";
 
 export { InvocationDO } from "../durable-objects/invocation.ts";
-
-const app = new Hono<{ Bindings: Env }>();
-app.get("/healthz", (c) => c.json({ ok: true }));
 
 export default app;

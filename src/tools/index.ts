@@ -5,8 +5,9 @@
  */
 import { exampleTools } from "./examples.ts";
 import { externalTool, registerTool } from "./registry.ts";
+import { webFetchTool } from "./web-fetch.ts";
 
-for (const tool of [externalTool, ...exampleTools]) registerTool(tool);
+for (const tool of [webFetchTool, externalTool, ...exampleTools]) registerTool(tool);
 
 export {
   type AnyTool,

@@ -1,0 +1,248 @@
+/**
+ * `web_fetch { url }`: fetches a page from the Durable Object and returns it as text.
+ * Only http/https; loopback and private addresses are refused unless
+ * `WEB_FETCH_ALLOW_PRIVATE` is set; redirects are followed by hand (at most 5, each
+ * target checked like the first). The body streams through a head `TextRetainer`
+ * (HTML converted to text on the way) and the download is aborted as soon as the
+ * retainer proves the text will not fit. See docs/decisions/053-web-fetch.md.
+ */
+import { z } from "zod";
+import { TextRetainer } from "../retention/index.ts";
+import { defineTool } from "./registry.ts";
+import { HtmlTextExtractor } from "./web-fetch/html-text.ts";
+import { privateAddressReason } from "./web-fetch/private-address.ts";
+
+/** Text kept from one page: 50 KiB. */
+export const WEB_FETCH_MAX_TEXT_BYTES = 50 * 1024;
+/** Redirects followed before giving up. */
+export const WEB_FETCH_MAX_REDIRECTS = 5;
+/** Raw bytes read at most, for pages whose markup dwarfs their text: 10 MiB. */
+export const WEB_FETCH_MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024;
+/** Room after the kept text for the footer and an error line. */
+const FOOTER_ROOM = 1024;
+
+const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)$/;
+const TEXT_TYPES =
+  /^(text\/.+|application\/(json|xml|javascript|ecmascript|x-ndjson|ndjson|yaml|x-yaml|toml|x-sh|sql|graphql|x-www-form-urlencoded|[a-z0-9.+-]+\+(json|xml)))$/;
+
+function allowPrivate(env: Env): boolean {
+  const flag = env.WEB_FETCH_ALLOW_PRIVATE?.trim().toLowerCase();
+  return flag !== undefined && flag !== "" && flag !== "0" && flag !== "false";
+}
+
+/** Throws unless `url` is http(s) and (unless allowed) public. */
+function checkTarget(url: URL, env: Env, what: string): void {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`${what} ${url.href} is not http or https; web_fetch only fetches web pages`);
+  }
+  const reason = privateAddressReason(url);
+  if (reason !== null && !allowPrivate(env)) {
+    throw new Error(
+      `${what} ${url.href} is a ${reason} address; web_fetch refuses non-public addresses (an operator can set WEB_FETCH_ALLOW_PRIVATE=1)`,
+    );
+  }
+}
+
+/** Fetches `start`, following redirects by hand; returns the final response and URL. */
+async function fetchFollowing(
+  start: URL,
+  env: Env,
+  signal: AbortSignal,
+): Promise<{ response: Response; url: URL }> {
+  let url = start;
+  const chain = [url.href];
+  for (let hops = 0; ; hops++) {
+    checkTarget(url, env, hops === 0 ? "URL" : "redirect target");
+    const response = await fetch(url, {
+      redirect: "manual",
+      signal,
+      headers: {
+        Accept: "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.1",
+        "User-Agent": "Toolwire-web_fetch/1.0",
+      },
+    });
+    const location = response.headers.get("Location");
+    if (response.status < 300 || response.status >= 400 || location === null)
+      return { response, url };
+    await response.body?.cancel();
+    if (hops === WEB_FETCH_MAX_REDIRECTS) {
+      throw new Error(
+        `too many redirects: more than ${WEB_FETCH_MAX_REDIRECTS} (${chain.join(" -> ")} -> ${location}); fetch the final URL directly`,
+      );
+    }
+    url = new URL(location, url);
+    chain.push(url.href);
+  }
+}
+
+function mediaType(response: Response): { type: string; charset: string } {
+  const header = response.headers.get("Content-Type") ?? "";
+  const [type = "", ...params] = header.split(";").map((p) => p.trim());
+  const charset =
+    params
+      .find((p) => /^charset=/i.test(p))
+      ?.slice(8)
+      .replace(/"/g, "") ?? "utf-8";
+  return { type: type.toLowerCase(), charset };
+}
+
+/** Counts raw bytes and ends the stream once `limit` have passed. */
+function capped(
+  body: ReadableStream<Uint8Array>,
+  onBytes: (n: number) => boolean,
+): ReadableStream<Uint8Array> {
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        controller.enqueue(chunk);
+        if (!onBytes(chunk.byteLength)) controller.terminate();
+      },
+    }),
+  );
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 ? `${(n / 1024).toFixed(n % 1024 === 0 ? 0 : 1)} KB` : `${n} bytes`;
+}
+
+export const webFetchTool = defineTool({
+  name: "web_fetch",
+  description:
+    "Fetches an http(s) URL and returns its text (HTML converted to readable text, links kept as [text](url)). Keeps the first 50 KB of text; the footer says when the page was cut.",
+  params: z.strictObject({
+    url: z
+      .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })
+      .max(8192)
+      .describe("The page to fetch (http or https)"),
+  }),
+  output: {
+    retain: "head",
+    maxBytes: WEB_FETCH_MAX_TEXT_BYTES + FOOTER_ROOM,
+    // Every line has at least one byte, so a line cap equal to the byte cap never binds first.
+    maxLines: WEB_FETCH_MAX_TEXT_BYTES + FOOTER_ROOM,
+  },
+  replaySafe: true,
+  async execute(_id, params, signal, out, context) {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const { response, url } = await fetchFollowing(
+        new URL(params.url),
+        context.env,
+        controller.signal,
+      );
+      const { type, charset } = mediaType(response);
+      const isHtml = HTML_TYPES.test(type);
+      if (!isHtml && type !== "" && !TEXT_TYPES.test(type)) {
+        await response.body?.cancel();
+        const size = response.headers.get("Content-Length");
+        throw new Error(
+          `${url.href} is ${type}${size ? ` (${size} bytes)` : ""}, not text; web_fetch reads HTML and text only (download binary files with bash in the sandbox)`,
+        );
+      }
+
+      const retainer = new TextRetainer({
+        kind: "head",
+        maxBytes: WEB_FETCH_MAX_TEXT_BYTES,
+        stop: "stopWhenFull",
+      });
+      let stopped = false;
+      const feed = (text: string) => {
+        if (!stopped && retainer.push(text).shouldStop) stopped = true;
+      };
+      let rawBytes = 0;
+      let downloadCapped = false;
+      const body = capped(response.body ?? new ReadableStream(), (n) => {
+        rawBytes += n;
+        downloadCapped = rawBytes >= WEB_FETCH_MAX_DOWNLOAD_BYTES;
+        return !downloadCapped;
+      });
+
+      let reader: ReadableStreamDefaultReader<unknown>;
+      let extractor: HtmlTextExtractor | undefined;
+      if (isHtml) {
+        extractor = new HtmlTextExtractor(url, feed);
+        const page = extractor
+          .attach(new HTMLRewriter())
+          .transform(new Response(body, { headers: response.headers }));
+        reader = (page.body ?? new ReadableStream()).getReader();
+      } else {
+        reader = body.pipeThrough(textDecoder(charset, type === "")).getReader();
+      }
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (!isHtml) feed(value as string);
+        if (stopped) break;
+      }
+      if (stopped) {
+        await reader.cancel();
+        controller.abort(new Error("web_fetch kept enough text"));
+      } else extractor?.finish();
+
+      const kept = retainer.finish();
+      const status = `${response.status} ${response.statusText}`.trim();
+      out.write(kept.text);
+      out.write(
+        footer(
+          url,
+          type || "unknown type",
+          status,
+          kept.text,
+          kept.truncated,
+          downloadCapped,
+          rawBytes,
+        ),
+      );
+      if (!response.ok) throw new Error(`${url.href} answered HTTP ${status}`);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  },
+});
+
+function footer(
+  url: URL,
+  type: string,
+  status: string,
+  text: string,
+  truncated: boolean,
+  downloadCapped: boolean,
+  rawBytes: number,
+): string {
+  const keptBytes = new TextEncoder().encode(text).byteLength;
+  const head = `${text.endsWith("\n") || text === "" ? "" : "\n"}\n[web_fetch ${url.href} (${type}, HTTP ${status}): `;
+  if (truncated) {
+    return `${head}content was truncated at ${formatBytes(WEB_FETCH_MAX_TEXT_BYTES)}: kept the first ${keptBytes} bytes of text and stopped downloading. To read more, fetch a more specific URL, or download the page in the sandbox (bash: curl -sL URL -o page) and use read/grep on it.]\n`;
+  }
+  if (downloadCapped) {
+    return `${head}${keptBytes} bytes of text; stopped downloading after ${formatBytes(rawBytes)} of markup (limit ${formatBytes(WEB_FETCH_MAX_DOWNLOAD_BYTES)}), so the end of the page is missing. Download it in the sandbox (bash: curl -sL URL -o page) to read all of it.]\n`;
+  }
+  return `${head}${keptBytes} bytes of text, complete.]\n`;
+}
+
+/** Decodes the body as `charset`, refusing bodies of unknown type that look binary. */
+function textDecoder(charset: string, sniff: boolean): TransformStream<Uint8Array, string> {
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset);
+  } catch {
+    decoder = new TextDecoder("utf-8");
+  }
+  let first = sniff;
+  return new TransformStream<Uint8Array, string>({
+    transform(chunk, controller) {
+      if (first && chunk.subarray(0, 512).includes(0)) {
+        throw new Error(
+          "the response has no Content-Type and looks binary; web_fetch reads HTML and text only",
+        );
+      }
+      first = false;
+      controller.enqueue(decoder.decode(chunk, { stream: true }));
+    },
+    flush(controller) {
+      controller.enqueue(decoder.decode());
+    },
+  });
+}
