@@ -1,0 +1,231 @@
+import type { JsonValue, Op } from "../chord/types.ts";
+import type { SettledResult, ToolOutputState, Usage } from "../output/types.ts";
+import type { InvocationAddress } from "./endpoints.ts";
+import { errorFromResponse, isRecord, ToolwireError, unreachable } from "./errors.ts";
+import { type SubscribeOptions, type Subscription, subscribe } from "./subscription.ts";
+
+export interface ToolwireClientOptions {
+  /** e.g. `http://127.0.0.1:8787` */
+  baseUrl: string;
+  /** The API token, sent as `Authorization: Bearer …`. */
+  token?: string;
+  /** A subscribe token instead: read-only, one invocation (what a viewer page has). */
+  subscribeToken?: string;
+  fetch?: typeof fetch;
+}
+
+export interface CreateInvocationRequest {
+  tool: string;
+  args?: JsonValue;
+  toolCallId?: string;
+  runId?: string;
+  turnId?: string;
+  sandbox?: string;
+}
+
+export interface CreatedInvocation {
+  id: string;
+  toolCallId: string;
+  status: "running" | "settled";
+  subscribeToken: string;
+  socketUrl: string;
+  eventsUrl: string;
+  viewUrl: string;
+  /** False when the same `toolCallId` named an existing invocation (HTTP 200). */
+  created: boolean;
+}
+
+export interface InvocationInfo {
+  id: string;
+  tool: string;
+  args: JsonValue;
+  status: "running" | "settled";
+  state: ToolOutputState;
+  isError?: boolean;
+  cancelled?: boolean;
+  /** Epoch milliseconds. */
+  createdAt?: number;
+  settledAt?: number;
+}
+
+export type ResultPoll = { status: "settled"; result: SettledResult } | { status: "running" };
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  parameters: JsonValue;
+  output?: { retain: "head" | "tail"; maxBytes: number; maxLines: number };
+}
+
+/** One sink call of the producer API (agent-side `external` tools). */
+export type ProducerCall =
+  | { write: string }
+  | { replace: string }
+  | { image: { data: string; mimeType: string } }
+  | { details: Op[] }
+  | { usage: Usage }
+  | { addTools: string[] }
+  | { terminate: boolean };
+
+/**
+ * The Toolwire HTTP API, typed. Every failure throws a `ToolwireError` with the
+ * server's `code` and `message` and the HTTP `status`.
+ *
+ * @example
+ * const tw = new ToolwireClient({ baseUrl: "http://127.0.0.1:8787", token: process.env.TOOLWIRE_TOKEN });
+ * const inv = await tw.createInvocation({ tool: "bash", args: { command: "ls" } });
+ * const poll = await tw.result(inv.id, { wait: 30 });
+ */
+export class ToolwireClient {
+  readonly baseUrl: string;
+  private readonly token: string | undefined;
+  private readonly subscribeToken: string | undefined;
+  private readonly doFetch: typeof fetch;
+
+  constructor(options: ToolwireClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.token = options.token;
+    this.subscribeToken = options.subscribeToken;
+    this.doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  async createInvocation(request: CreateInvocationRequest): Promise<CreatedInvocation> {
+    const { body, status } = await this.call(
+      "POST",
+      "/v1/invocations",
+      request,
+      "Creating the invocation",
+    );
+    const created = expectRecord(body, "the created invocation");
+    for (const key of ["id", "subscribeToken", "socketUrl", "eventsUrl", "viewUrl"] as const) {
+      if (typeof created[key] !== "string") throw badBody(`the created invocation has no ${key}`);
+    }
+    return { ...(created as unknown as CreatedInvocation), created: status === 201 };
+  }
+
+  async get(id: string): Promise<InvocationInfo> {
+    const { body } = await this.call("GET", this.path(id), undefined, `Reading invocation ${id}`);
+    return expectInvocation(body);
+  }
+
+  /** Waits up to `wait` seconds on the server for the invocation to settle. */
+  async result(id: string, options: { wait?: number } = {}): Promise<ResultPoll> {
+    const query = options.wait ? `?wait=${options.wait}` : "";
+    const { body, status } = await this.call(
+      "GET",
+      `${this.path(id)}/result${query}`,
+      undefined,
+      `Reading the result of ${id}`,
+    );
+    if (status === 202) return { status: "running" };
+    const result = expectRecord(body, "the result");
+    if (!Array.isArray(result.content)) throw badBody("the result has no content");
+    return { status: "settled", result: result as unknown as SettledResult };
+  }
+
+  async cancel(id: string): Promise<InvocationInfo> {
+    const { body } = await this.call("POST", `${this.path(id)}/cancel`, {}, `Cancelling ${id}`);
+    return expectInvocation(body);
+  }
+
+  /** Producer API: feeds an `external` invocation's output; `end` settles it. */
+  async output(
+    id: string,
+    calls: ProducerCall[],
+    end?: { isError: boolean; error?: string },
+  ): Promise<InvocationInfo> {
+    const { body } = await this.call(
+      "POST",
+      `${this.path(id)}/output`,
+      end ? { calls, end } : { calls },
+      `Writing output to ${id}`,
+    );
+    return expectInvocation(body);
+  }
+
+  async tools(): Promise<ToolInfo[]> {
+    const { body } = await this.call("GET", "/v1/tools", undefined, "Listing tools");
+    const list = isRecord(body) ? body.tools : undefined;
+    if (!Array.isArray(list)) throw badBody("the tool list is missing");
+    return list as ToolInfo[];
+  }
+
+  /**
+   * Follows an invocation live. Given what `createInvocation` returned, uses its
+   * subscribe token; given an id, authenticates with the API token (Node only:
+   * browsers cannot set headers on a WebSocket).
+   */
+  subscribe(invocation: string | CreatedInvocation, options: SubscribeOptions = {}): Subscription {
+    if (typeof invocation !== "string") {
+      return subscribe(options.transport === "sse" ? invocation.eventsUrl : invocation.socketUrl, {
+        fetch: this.doFetch,
+        ...options,
+      });
+    }
+    const address: InvocationAddress = { baseUrl: this.baseUrl, id: invocation };
+    if (this.subscribeToken) address.token = this.subscribeToken;
+    return subscribe(address, {
+      fetch: this.doFetch,
+      ...options,
+      headers: { ...this.authHeaders(), ...options.headers },
+    });
+  }
+
+  private path(id: string): string {
+    return `/v1/invocations/${encodeURIComponent(id)}`;
+  }
+
+  private authHeaders(): Record<string, string> {
+    return this.token ? { authorization: `Bearer ${this.token}` } : {};
+  }
+
+  private async call(
+    method: "GET" | "POST",
+    path: string,
+    payload: unknown,
+    what: string,
+  ): Promise<{ body: unknown; status: number }> {
+    const url = new URL(this.baseUrl + path);
+    if (this.subscribeToken && !this.token) url.searchParams.set("token", this.subscribeToken);
+    const headers: Record<string, string> = { accept: "application/json", ...this.authHeaders() };
+    const init: RequestInit = { method, headers };
+    if (payload !== undefined) {
+      headers["content-type"] = "application/json";
+      init.body = JSON.stringify(payload);
+    }
+    let res: Response;
+    try {
+      res = await this.doFetch(url.toString(), init);
+    } catch (error) {
+      throw unreachable(this.baseUrl, error);
+    }
+    if (!res.ok) throw await errorFromResponse(res, what);
+    const text = await res.text();
+    try {
+      return { body: JSON.parse(text), status: res.status };
+    } catch {
+      throw new ToolwireError(
+        "bad_response",
+        `${what}: ${this.baseUrl} answered HTTP ${res.status} with something that is not JSON. Is this the Toolwire URL?`,
+        res.status,
+      );
+    }
+  }
+}
+
+function badBody(message: string): ToolwireError {
+  return new ToolwireError("bad_response", `Unexpected answer from the server: ${message}.`, 200);
+}
+
+function expectRecord(body: unknown, what: string): Record<string, unknown> {
+  if (!isRecord(body)) throw badBody(`${what} is not an object`);
+  return body;
+}
+
+function expectInvocation(body: unknown): InvocationInfo {
+  const view = expectRecord(body, "the invocation");
+  if (typeof view.id !== "string" || !isRecord(view.state)) {
+    throw badBody("the invocation has no id or state");
+  }
+  return view as unknown as InvocationInfo;
+}

@@ -1,0 +1,38 @@
+/**
+ * The Toolwire client for browsers and Node 22: follow an invocation live
+ * (`subscribe`), call the HTTP API (`ToolwireClient`), and the small pieces a view
+ * needs (ANSI spans, truncation words, new-text tracking for terminals).
+ */
+export { type AnsiLine, type AnsiSpan, type AnsiStyle, parseAnsi, stripAnsi } from "./ansi.ts";
+export { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff.ts";
+export { type InvocationAddress, type StreamKind, streamUrl } from "./endpoints.ts";
+export {
+  type ApiErrorCode,
+  type ClientErrorCode,
+  ToolwireError,
+  type ToolwireErrorCode,
+} from "./errors.ts";
+export {
+  type CreatedInvocation,
+  type CreateInvocationRequest,
+  type InvocationInfo,
+  type ProducerCall,
+  type ResultPoll,
+  type ToolInfo,
+  ToolwireClient,
+  type ToolwireClientOptions,
+} from "./http-client.ts";
+export { InvocationReplica, type ReplicaOutcome } from "./invocation-replica.ts";
+export { type FollowStep, OutputFollower } from "./output-follower.ts";
+export { type SocketFactory, type SocketLike, socketTransport } from "./socket-transport.ts";
+export { type SseMessage, SseParser } from "./sse-parser.ts";
+export { sseTransport } from "./sse-transport.ts";
+export {
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionOutcome,
+  type SubscriptionStatus,
+  subscribe,
+} from "./subscription.ts";
+export type { Transport, TransportConnection, TransportHandlers } from "./transport.ts";
+export { describeTruncation, formatBytes, formatCount } from "./truncation-notice.ts";

@@ -1,0 +1,260 @@
+import type { HarnessEvent, ToolEndEvent, ToolStartEvent } from "../events/types.ts";
+import type { ToolOutputState } from "../output/types.ts";
+import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff.ts";
+import { type InvocationAddress, type StreamKind, streamUrl } from "./endpoints.ts";
+import { ToolwireError } from "./errors.ts";
+import { parseFrame } from "./harness-event.ts";
+import { InvocationReplica } from "./invocation-replica.ts";
+import { type SocketFactory, socketTransport } from "./socket-transport.ts";
+import { sseTransport } from "./sse-transport.ts";
+import type { Transport, TransportConnection } from "./transport.ts";
+
+/**
+ * - `connecting`: first connection, no base yet
+ * - `live`: following the stream
+ * - `reconnecting`: the connection dropped or the fold needs a fresh base; the last state stays visible
+ * - `settled`: `tool_end` arrived; the state is the result
+ * - `closed`: `close()` was called
+ * - `failed`: a permanent error (auth, not found) or reconnecting gave up; see `error`
+ */
+export type SubscriptionStatus =
+  | "connecting"
+  | "live"
+  | "reconnecting"
+  | "settled"
+  | "closed"
+  | "failed";
+
+export interface SubscribeOptions {
+  /** `socket` (default) or `sse`. */
+  transport?: StreamKind;
+  /** Extra headers for the connection (Node only), e.g. `Authorization: Bearer <API token>`. */
+  headers?: Record<string, string>;
+  backoff?: Partial<BackoffPolicy>;
+  /** How many raw events `events` keeps (newest last). Default 1000. */
+  keepEvents?: number;
+  /** Replaces the transport entirely (custom platforms, tests). */
+  connect?: Transport;
+  fetch?: typeof fetch;
+  createSocket?: SocketFactory;
+}
+
+export interface SubscriptionOutcome {
+  status: "settled" | "closed" | "failed";
+  state: ToolOutputState | null;
+  end: ToolEndEvent | null;
+  error: ToolwireError | null;
+}
+
+/** A live view of one invocation. Read the fields at any time; `onChange` says when they moved. */
+export interface Subscription {
+  readonly status: SubscriptionStatus;
+  /** The folded output, or null before the first base batch. */
+  readonly state: ToolOutputState | null;
+  readonly start: ToolStartEvent | null;
+  readonly end: ToolEndEvent | null;
+  /** The most recent raw events, oldest first. */
+  readonly events: readonly HarnessEvent[];
+  /** A permanent error once `failed`; while `reconnecting`, why the last connection ended. */
+  readonly error: ToolwireError | null;
+  /** Consecutive reconnect attempts since the last base batch. */
+  readonly attempt: number;
+  /** Resolves once the subscription is settled, closed or failed; never rejects. */
+  readonly finished: Promise<SubscriptionOutcome>;
+  /** Calls `listener` after every change; returns a function that removes it. */
+  onChange(listener: (subscription: Subscription) => void): () => void;
+  close(): void;
+}
+
+/**
+ * Follows one invocation live: decodes and folds its events into the current
+ * `ToolOutputState`, reconnects with backoff when the connection drops, asks for a
+ * fresh base when a frame cannot be applied, and stops after `tool_end`.
+ *
+ * @example
+ * const sub = subscribe(created.socketUrl);
+ * sub.onChange((s) => console.log(s.status, s.state?.content[0]));
+ * const { status, end } = await sub.finished;
+ */
+export function subscribe(
+  target: string | InvocationAddress,
+  options: SubscribeOptions = {},
+): Subscription {
+  const kind = options.transport ?? "socket";
+  const connect =
+    options.connect ??
+    (kind === "socket"
+      ? socketTransport(streamUrl(target, "socket"), options)
+      : sseTransport(streamUrl(target, "sse"), options));
+  return new LiveSubscription(connect, options);
+}
+
+class LiveSubscription implements Subscription {
+  status: SubscriptionStatus = "connecting";
+  start: ToolStartEvent | null = null;
+  end: ToolEndEvent | null = null;
+  events: HarnessEvent[] = [];
+  error: ToolwireError | null = null;
+  attempt = 0;
+  readonly finished: Promise<SubscriptionOutcome>;
+
+  private readonly connect: Transport;
+  private readonly replica = new InvocationReplica();
+  private readonly listeners = new Set<(subscription: Subscription) => void>();
+  private readonly policy: BackoffPolicy;
+  private readonly keepEvents: number;
+  private connection: TransportConnection | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private resolve: (outcome: SubscriptionOutcome) => void = () => {};
+
+  constructor(connect: Transport, options: SubscribeOptions) {
+    this.connect = connect;
+    this.policy = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.keepEvents = options.keepEvents ?? 1000;
+    this.finished = new Promise((resolve) => {
+      this.resolve = resolve;
+    });
+    this.open();
+  }
+
+  get state(): ToolOutputState | null {
+    return this.replica.state;
+  }
+
+  onChange(listener: (subscription: Subscription) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    this.stop("closed");
+  }
+
+  private get over(): boolean {
+    return this.status === "settled" || this.status === "closed" || this.status === "failed";
+  }
+
+  private open(): void {
+    this.replica.newStream();
+    const connection = this.connect({
+      message: (text) => {
+        if (this.connection === connection) this.frame(text);
+      },
+      closed: (error) => {
+        if (this.connection === connection) this.dropped(error);
+      },
+    });
+    this.connection = connection;
+  }
+
+  private frame(text: string): void {
+    const parsed = parseFrame(text);
+    if (parsed.kind === "unknown") return;
+    if (parsed.kind === "malformed") {
+      this.recover(parsed.reason);
+      return;
+    }
+    const event = parsed.event;
+    this.events.push(event);
+    if (this.events.length > this.keepEvents)
+      this.events.splice(0, this.events.length - this.keepEvents);
+    if (event.type === "tool_start") {
+      this.start = event;
+      this.changed();
+      return;
+    }
+    if (event.type === "tool_update") {
+      const outcome = this.replica.receive(event.ops);
+      if (outcome.kind === "needs_base") {
+        this.recover(outcome.reason);
+        return;
+      }
+      if (outcome.kind === "applied") {
+        this.attempt = 0;
+        this.error = null;
+        this.status = "live";
+        this.changed();
+      }
+      return;
+    }
+    // The end is only trusted on a stream the replica follows; otherwise fetch the final base.
+    if (!this.replica.synced) {
+      this.reconnect("the invocation ended before a base batch");
+      return;
+    }
+    this.end = event;
+    this.error = null;
+    this.stop("settled");
+  }
+
+  /** The fold fell behind: ask for a base on this connection, or open a new one. */
+  private recover(reason: string): void {
+    this.error = new ToolwireError("out_of_sync", `Resynchronising: ${reason}.`, 0);
+    this.status = "reconnecting";
+    if (this.attempt >= this.policy.maxAttempts) {
+      this.giveUp();
+      return;
+    }
+    if (this.connection?.resync()) {
+      this.attempt++;
+      this.replica.awaitBase();
+      this.changed();
+      return;
+    }
+    this.reconnect(reason);
+  }
+
+  private reconnect(reason: string): void {
+    this.connection?.close();
+    this.dropped(new ToolwireError("out_of_sync", `Reconnecting: ${reason}.`, 0));
+  }
+
+  private dropped(error?: ToolwireError): void {
+    this.connection = null;
+    if (this.over) return;
+    if (error?.permanent) {
+      this.error = error;
+      this.stop("failed");
+      return;
+    }
+    this.error = error ?? new ToolwireError("unreachable", "The connection was closed.", 0);
+    if (this.attempt >= this.policy.maxAttempts) {
+      this.giveUp();
+      return;
+    }
+    this.status = "reconnecting";
+    const delay = backoffDelay(this.attempt, this.policy);
+    this.attempt++;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.open();
+    }, delay);
+    this.changed();
+  }
+
+  private giveUp(): void {
+    const last = this.error?.message ?? "no answer";
+    this.error = new ToolwireError(
+      "gave_up",
+      `Stopped reconnecting after ${this.attempt} attempts. Last problem: ${last}`,
+      this.error?.status ?? 0,
+    );
+    this.stop("failed");
+  }
+
+  private stop(status: "settled" | "closed" | "failed"): void {
+    if (this.over) return;
+    this.status = status;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    const connection = this.connection;
+    this.connection = null;
+    connection?.close();
+    this.changed();
+    this.resolve({ status, state: this.state, end: this.end, error: this.error });
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener(this);
+  }
+}
