@@ -1,0 +1,195 @@
+/**
+ * The live viewer page (`GET /view/:id?token=…`): follows one invocation over its
+ * WebSocket with the client library and shows its output, status, elapsed time,
+ * truncation, details and usage. Bundled with the library into public/viewer.html by
+ * scripts/build-client.ts.
+ */
+import type { JsonValue } from "../../chord/types.ts";
+import type { ToolOutputState, Usage } from "../../output/types.ts";
+import { ToolwireClient } from "../http-client.ts";
+import { type Subscription, subscribe } from "../subscription.ts";
+import { describeTruncation, formatCount } from "../truncation-notice.ts";
+import { DetailsTree } from "./details-tree.ts";
+import { byId, el } from "./dom.ts";
+import { OutputPane } from "./output-pane.ts";
+
+const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
+
+const page = {
+  tool: byId("tool"),
+  args: byId("args"),
+  status: byId("status"),
+  elapsed: byId("elapsed"),
+  connection: byId("connection"),
+  problem: byId("problem"),
+  banner: byId("banner"),
+  usage: byId("usage"),
+  images: byId("images"),
+};
+const output = new OutputPane(byId("output"), byId<HTMLButtonElement>("follow"));
+const details = new DetailsTree(byId("details"));
+
+const id = decodeURIComponent(/\/view\/([^/]+)/.exec(location.pathname)?.[1] ?? "");
+const token = new URLSearchParams(location.search).get("token") ?? "";
+const api = new ToolwireClient({ baseUrl: location.origin, subscribeToken: token });
+
+let startedAt = Date.now();
+let endedAt: number | null = null;
+let cancelled = false;
+let renderQueued = false;
+
+const sub = subscribe(location.href);
+sub.onChange(() => {
+  if (sub.status === "settled" && endedAt === null) onSettled();
+  queueRender();
+});
+// Creation time (so the clock is right when the page opens late) and the args.
+api.get(id).then(
+  (info) => {
+    if (info.createdAt) startedAt = info.createdAt;
+    if (info.settledAt) endedAt = info.settledAt;
+    cancelled = info.cancelled === true;
+    queueRender();
+  },
+  () => {},
+);
+setInterval(renderClock, 100);
+render();
+
+function onSettled(): void {
+  endedAt = Date.now();
+  api.get(id).then(
+    (info) => {
+      cancelled = info.cancelled === true;
+      if (info.settledAt) endedAt = info.settledAt;
+      queueRender();
+    },
+    () => {},
+  );
+}
+
+function queueRender(): void {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    render();
+  });
+}
+
+function render(): void {
+  renderHeader(sub);
+  renderConnection(sub);
+  const state = sub.state;
+  if (state) renderState(state);
+  renderClock();
+}
+
+function renderHeader(s: Subscription): void {
+  if (s.start) {
+    page.tool.textContent = s.start.toolName;
+    page.args.textContent = describeArgs(s.start.args);
+  }
+  const status = s.end ? (cancelled ? "cancelled" : s.end.isError ? "error" : "done") : "running";
+  page.status.textContent = status;
+  page.status.className = `status ${status}`;
+  document.body.dataset.status = status;
+}
+
+function renderConnection(s: Subscription): void {
+  document.body.dataset.connection = s.status;
+  const words: Record<Subscription["status"], string> = {
+    connecting: "connecting…",
+    live: "live",
+    reconnecting: `reconnecting…${s.attempt > 1 ? ` (attempt ${s.attempt})` : ""}`,
+    settled: "",
+    closed: "closed",
+    failed: "disconnected",
+  };
+  page.connection.textContent = words[s.status];
+  page.connection.className = `connection ${s.status}`;
+  page.problem.hidden = s.status !== "failed";
+  if (s.status === "failed" && s.error) {
+    page.problem.textContent = `Cannot follow this invocation: ${s.error.message}`;
+  }
+}
+
+function renderState(state: ToolOutputState): void {
+  const first = state.content[0];
+  output.render(first?.type === "text" ? first.text : "");
+  const t = state.truncation;
+  const banner = describeTruncation(t, t.spillPath ? "tail" : undefined);
+  page.banner.hidden = banner === null;
+  page.banner.textContent = banner ?? "";
+  details.render(state.details as JsonValue);
+  renderUsage(state.usage);
+  renderImages(state);
+}
+
+function renderUsage(usage: Usage | undefined): void {
+  const entries = Object.entries(usage ?? {}).filter(
+    (e): e is [string, number] => typeof e[1] === "number",
+  );
+  if (entries.length === 0) {
+    page.usage.replaceChildren(el("p", "muted", "No usage reported."));
+    return;
+  }
+  const list = el("dl");
+  for (const [k, v] of entries) {
+    const row = el("div", "usage-row");
+    row.append(
+      el("dt", undefined, k),
+      el("dd", undefined, k === "cost" ? `$${v.toFixed(4)}` : formatCount(v)),
+    );
+    list.append(row);
+  }
+  page.usage.replaceChildren(list);
+}
+
+let shownImages = "";
+function renderImages(state: ToolOutputState): void {
+  const images = state.content.filter((c) => c.type === "image");
+  const key = images.map((i) => `${i.mimeType}:${i.data.length}:${i.data.slice(0, 32)}`).join();
+  if (key === shownImages) return;
+  shownImages = key;
+  page.images.replaceChildren(
+    ...images.map((image) => {
+      if (!IMAGE_TYPES.test(image.mimeType)) {
+        return el("p", "muted", `An image of type ${image.mimeType} (not shown).`);
+      }
+      const img = el("img");
+      img.alt = "tool output image";
+      img.src = `data:${image.mimeType};base64,${image.data}`;
+      return img;
+    }),
+  );
+}
+
+function renderClock(): void {
+  const ms = (endedAt ?? Date.now()) - startedAt;
+  page.elapsed.textContent = formatElapsed(Math.max(0, ms));
+}
+
+function formatElapsed(ms: number): string {
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const whole = Math.floor(seconds);
+  const m = Math.floor(whole / 60);
+  const h = Math.floor(m / 60);
+  const ss = String(whole % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m % 60).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
+}
+
+/** `bash { command }` shows its command; other tools a one-line JSON of their args. */
+function describeArgs(args: JsonValue): string {
+  if (
+    args &&
+    typeof args === "object" &&
+    !Array.isArray(args) &&
+    typeof args.command === "string"
+  ) {
+    return args.command;
+  }
+  const json = JSON.stringify(args) ?? "";
+  return json.length > 300 ? `${json.slice(0, 300)}…` : json;
+}
