@@ -4,11 +4,10 @@ import {
   DEFAULT_OUTPUT_POLICY,
   type OutputPolicy,
   type Truncation,
-} from "../../src/output/types.ts";
-import { TextWindow } from "../../src/output/window.ts";
+} from "../../src/output/index.ts";
 import { type ShellProcess, spawnShell, terminateGroup } from "./process-group.ts";
+import { SourceView, type ViewPosition } from "./source-view.ts";
 import { SpillFile } from "./spill-file.ts";
-import { TextBacklog } from "./text-backlog.ts";
 
 export type ExitUpdate = Extract<ShellUpdate, { kind: "exit" }>;
 
@@ -29,16 +28,6 @@ export interface ExecRunOptions {
 }
 
 /**
- * The position of a view's text in the stream of everything ever appended to it:
- * the text covers UTF-16 units `[dropped, appended)`. Subscribers compare their last
- * published position with the current one to derive `append` / `slide` updates.
- */
-export interface ViewPosition {
-  dropped: number;
-  appended: number;
-}
-
-/**
  * One command and its bounded view. stdout and stderr are decoded per pipe (a UTF-8
  * sequence split across chunks stays whole) and fed, in arrival order, into one
  * `OutputWindow`. Raw bytes are kept until the cap is first exceeded; from then on the
@@ -49,11 +38,8 @@ export class ExecRun {
   readonly startedAt = Date.now();
   private readonly options: ExecRunOptions;
   private readonly policy: OutputPolicy;
-  private readonly window: TextWindow;
-  private readonly position: ViewPosition = { dropped: 0, appended: 0 };
+  private readonly view: SourceView;
   private readonly spill: SpillFile;
-  /** Set once the window is past its cap: later text waits here (see TextBacklog). */
-  private backlog: TextBacklog | null = null;
   private rawPrefix: Buffer[] | null = [];
   private rawPrefixBytes = 0;
   private spillOpened = false;
@@ -69,7 +55,7 @@ export class ExecRun {
     this.execId = options.execId;
     this.options = options;
     this.policy = { ...DEFAULT_OUTPUT_POLICY, ...definedLimits(options.limits) };
-    this.window = new TextWindow(this.policy);
+    this.view = new SourceView(this.policy);
     this.spill = new SpillFile(
       options.spillAbsPath,
       () => this.resumePipes(),
@@ -113,24 +99,17 @@ export class ExecRun {
 
   /** Current text of the view. */
   get text(): string {
-    this.sync();
-    return this.window.text;
+    return this.view.text;
   }
 
   /** Where the current text sits in the stream of everything appended. */
   get viewPosition(): ViewPosition {
-    this.sync();
-    return { ...this.position };
+    return this.view.position;
   }
 
   /** Source-owned totals (exact, everything ever printed) plus the spill path once it exists. */
   get metadata(): Truncation {
-    this.sync();
-    const truncation = this.window.truncation();
-    if (this.backlog) {
-      truncation.totalBytes += this.backlog.skippedBytes;
-      truncation.totalLines += this.backlog.skippedNewlines;
-    }
+    const truncation = this.view.truncation();
     return this.spillOpened ? { ...truncation, spillPath: this.options.spillPath } : truncation;
   }
 
@@ -153,7 +132,7 @@ export class ExecRun {
   private onChunk(chunk: Buffer, decoder: TextDecoder): void {
     this.keepRaw(chunk);
     this.appendText(decoder.decode(chunk, { stream: true }));
-    if (!this.spillOpened && (this.backlog || this.rawPrefixBytes > this.policy.maxBytes)) {
+    if (!this.spillOpened && (this.view.truncated || this.rawPrefixBytes > this.policy.maxBytes)) {
       this.openSpill();
     }
   }
@@ -179,29 +158,8 @@ export class ExecRun {
 
   private appendText(text: string): void {
     if (text === "") return;
-    if (this.backlog) {
-      this.backlog.push(text);
-    } else {
-      this.feedWindow(text);
-      if (this.window.truncation().truncated) {
-        // A full head window only counts from now on; a tail window needs at most a
-        // suffix longer than maxBytes (each UTF-16 unit is at least one byte).
-        const keep = this.policy.retain === "head" ? 0 : this.policy.maxBytes + 1;
-        this.backlog = new TextBacklog(keep);
-      }
-    }
+    this.view.append(text);
     this.notify();
-  }
-
-  private feedWindow(text: string): void {
-    const change = this.window.append(text);
-    this.position.dropped += change.drop;
-    this.position.appended += change.append.length;
-  }
-
-  /** Moves waiting text into the window (before anyone reads the view). */
-  private sync(): void {
-    if (this.backlog?.pending) this.feedWindow(this.backlog.take());
   }
 
   private pausePipes(): void {

@@ -11,7 +11,7 @@
  * as it would have anyway). See docs/decisions/032-sandbox-backpressure.md.
  */
 export class TextBacklog {
-  /** Units kept for the window; 0 means "count only" (a full head window). */
+  /** Units kept for the window (at least 1, so the window always sees the last character). */
   readonly keepUnits: number;
   /** UTF-8 bytes and "\n" count of text that was counted but never reached the window. */
   skippedBytes = 0;
@@ -26,10 +26,6 @@ export class TextBacklog {
 
   /** Adds `text`; whole parts that can no longer reach the window are counted and dropped. */
   push(text: string): void {
-    if (this.keepUnits === 0) {
-      this.skip(text);
-      return;
-    }
     this.parts.push(text);
     this.units += text.length;
     while (this.parts.length > 1 && this.units - this.parts[0]!.length >= this.keepUnits) {

@@ -1,6 +1,7 @@
 import type { ShellUpdate } from "../../src/execenv/types.ts";
 import { AdaptivePublisher, type Clock } from "../../src/publish/index.ts";
-import type { ExecRun, ViewPosition } from "./exec-run.ts";
+import type { ExecRun } from "./exec-run.ts";
+import type { ViewPosition } from "./source-view.ts";
 
 export interface StreamPacing {
   minIntervalMs: number;

@@ -7,7 +7,7 @@ import type {
   GrepResult,
   SearchEngine,
 } from "../../src/execenv/types.ts";
-import { ItemRetainer } from "../../src/retention/item-retainer.ts";
+import { ItemRetainer } from "../../src/retention/index.ts";
 import { SandboxError } from "../errors.ts";
 import type { Workspace } from "../workspace.ts";
 import { compileGlob } from "./glob-pattern.ts";

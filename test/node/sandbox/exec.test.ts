@@ -1,0 +1,251 @@
+import { execSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SandboxHttpError } from "../../../src/execenv/index.ts";
+import { utf8ByteLength } from "../../../src/retention/index.ts";
+import { applyUpdate, execId, type Folded, fold, startTestHost, type TestHost } from "./harness.ts";
+
+let host: TestHost;
+beforeAll(async () => {
+  host = await startTestHost();
+});
+afterAll(() => host.close());
+
+function sha256OfCommand(command: string): string {
+  return execSync(`(${command}) | sha256sum`, { shell: "/bin/sh" }).toString().split(" ")[0]!;
+}
+
+async function sha256OfFile(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+function run(command: string, extra: Record<string, unknown> = {}): Promise<Folded> {
+  return fold(host.client.exec({ execId: execId(), command, ...extra }));
+}
+
+/** The replica's text is what the metadata says it is. */
+function expectConsistent(f: Folded): void {
+  expect(f.metadata).not.toBeNull();
+  expect(utf8ByteLength(f.text)).toBe(f.metadata!.outputBytes);
+}
+
+describe("exec: output bounded at the source", () => {
+  it("seq 1 200000 keeps the last 2000 lines, exact totals, spill equals the full output", async () => {
+    const f = await run("seq 1 200000");
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+    const expected = `${Array.from({ length: 2000 }, (_, i) => 198001 + i).join("\n")}\n`;
+    expect(f.text).toBe(expected);
+    expect(f.metadata).toMatchObject({
+      truncated: true,
+      truncatedBy: "lines",
+      totalLines: 200000,
+      totalBytes: 1288895,
+      outputLines: 2000,
+      lastLinePartial: false,
+    });
+    expectConsistent(f);
+    const spill = path.join(host.root, f.metadata!.spillPath!);
+    expect(f.metadata!.spillPath).toMatch(/^\.toolwire\/spill\/.+\.log$/);
+    expect(await sha256OfFile(spill)).toBe(sha256OfCommand("seq 1 200000"));
+  });
+
+  it("yes | head -c 50000000: 25M lines counted, spill byte for byte", async () => {
+    const command = "yes | head -c 50000000";
+    const f = await run(command);
+    expect(f.exit?.exitCode).toBe(0);
+    expect(f.text).toBe("y\n".repeat(2000));
+    expect(f.metadata).toMatchObject({
+      totalLines: 25_000_000,
+      totalBytes: 50_000_000,
+      truncated: true,
+    });
+    expectConsistent(f);
+    expect(await sha256OfFile(path.join(host.root, f.metadata!.spillPath!))).toBe(
+      sha256OfCommand(command),
+    );
+  });
+
+  it("output within the caps is complete and creates no spill file", async () => {
+    const id = execId();
+    const f = await fold(host.client.exec({ execId: id, command: "seq 1 2000" }));
+    expect(f.metadata).toMatchObject({ truncated: false, totalLines: 2000, outputLines: 2000 });
+    expect(f.metadata!.spillPath).toBeUndefined();
+    expect(existsSync(path.join(host.root, ".toolwire/spill", `${id}.log`))).toBe(false);
+  });
+
+  it("one line past the line cap truncates and spills the whole stream", async () => {
+    const f = await run("seq 1 2001");
+    expect(f.text).toBe(`${Array.from({ length: 2000 }, (_, i) => i + 2).join("\n")}\n`);
+    expect(f.metadata).toMatchObject({ truncated: true, truncatedBy: "lines", totalLines: 2001 });
+    expect(await sha256OfFile(path.join(host.root, f.metadata!.spillPath!))).toBe(
+      sha256OfCommand("seq 1 2001"),
+    );
+  });
+
+  it("byte cap: exactly maxBytes is kept whole, one byte more truncates", async () => {
+    const at = await run("head -c 99 /dev/zero | tr '\\0' a; echo", { limits: { maxBytes: 100 } });
+    expect(at.metadata).toMatchObject({ truncated: false, totalBytes: 100 });
+    const over = await run("head -c 100 /dev/zero | tr '\\0' a; echo", {
+      limits: { maxBytes: 100 },
+    });
+    expect(over.metadata).toMatchObject({ truncated: true, truncatedBy: "bytes", totalBytes: 101 });
+    expect(over.metadata!.lastLinePartial).toBe(true);
+    expect(utf8ByteLength(over.text)).toBe(100);
+  });
+
+  it("a long single line keeps its last maxBytes bytes (tail) or its first (head)", async () => {
+    const command = "head -c 200000 /dev/zero | tr '\\0' x";
+    const tail = await run(command);
+    expect(tail.text).toBe("x".repeat(51200));
+    expect(tail.metadata).toMatchObject({
+      totalLines: 1,
+      totalBytes: 200000,
+      truncatedBy: "bytes",
+      lastLinePartial: true,
+    });
+    const head = await run(command, { limits: { retain: "head" } });
+    expect(head.text).toBe("x".repeat(51200));
+    expect(head.metadata).toMatchObject({ totalBytes: 200000, firstLineExceedsLimit: true });
+    expect(await sha256OfFile(path.join(host.root, head.metadata!.spillPath!))).toBe(
+      sha256OfCommand(command),
+    );
+  });
+
+  it("head mode keeps the first lines and still counts everything", async () => {
+    const f = await run("seq 1 100000", { limits: { retain: "head", maxLines: 10 } });
+    expect(f.text).toBe(`${Array.from({ length: 10 }, (_, i) => i + 1).join("\n")}\n`);
+    expect(f.metadata).toMatchObject({ truncated: true, totalLines: 100000, totalBytes: 588895 });
+  });
+
+  it("keeps multibyte characters whole when a pipe splits them across writes", async () => {
+    // "€" (e2 82 ac) and "😀" (f0 9f 98 80) arrive in pieces, with stderr writing in between.
+    const command = [
+      "printf '\\342\\202'",
+      "sleep 0.1",
+      "printf 'E' >&2",
+      "sleep 0.1",
+      "printf '\\254|\\360'",
+      "sleep 0.1",
+      "printf '\\237\\230'",
+      "sleep 0.1",
+      "printf '\\200\\n'",
+    ].join("; ");
+    const f = await run(command);
+    expect(f.text).toBe("E€|😀\n");
+    expect(f.text).not.toContain("\uFFFD");
+    expect(f.metadata).toMatchObject({ totalBytes: 10, totalLines: 1 });
+  });
+
+  it("stdout and stderr feed one view in arrival order", async () => {
+    const f = await run("echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three");
+    expect(f.text).toBe("one\ntwo\nthree\n");
+  });
+
+  it("reports a failing command's exit code with its output", async () => {
+    const f = await run("echo oops >&2; exit 3");
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 3 });
+    expect(f.text).toBe("oops\n");
+  });
+
+  it("runs in cwd with env, without the host's token", async () => {
+    mkdirSync(path.join(host.root, "sub"), { recursive: true });
+    const f = await run('pwd; echo "$GREETING"; echo "token=$SANDBOX_TOKEN"', {
+      cwd: "sub",
+      env: { GREETING: "hello" },
+    });
+    expect(f.text).toBe(`${path.join(host.root, "sub")}\nhello\ntoken=\n`);
+  });
+});
+
+describe("exec: timeouts, kill, process groups", () => {
+  it("a timeout terminates the whole process group", async () => {
+    const id = execId();
+    const pidFile = path.join(host.root, `${id}.pid`);
+    const f = await fold(
+      host.client.exec({
+        execId: id,
+        command: `sleep 300 & echo $! > ${id}.pid; echo started; wait`,
+        timeoutSec: 0.5,
+      }),
+    );
+    expect(f.text).toBe("started\n");
+    expect(f.exit?.exitCode).toBeNull();
+    expect(f.exit?.signal).toBe("SIGTERM");
+    expect(f.exit?.error).toMatch(/timed out after 0.5 s/);
+    const background = Number(execSync(`cat ${pidFile}`).toString());
+    expect(isAlive(background)).toBe(false);
+  });
+
+  it("kill stops a running command; SIGKILL follows when SIGTERM is ignored", async () => {
+    const id = execId();
+    const stream = host.client.exec({
+      execId: id,
+      command: "trap '' TERM; echo ready; while :; do sleep 0.05; done",
+    });
+    const f: Folded = { updates: [], text: "", metadata: null, exit: null };
+    for await (const u of stream) {
+      applyUpdate(f, u);
+      if (f.text.includes("ready")) break;
+    }
+    expect(await host.client.kill(id)).toEqual({ execId: id, status: "killing" });
+    await fold(host.client.reattach(id), f);
+    expect(f.exit?.signal).toBe("SIGKILL");
+    expect(f.exit?.error).toMatch(/killed on request/);
+    expect(await host.client.kill(id)).toEqual({ execId: id, status: "exited" });
+  });
+});
+
+describe("exec: reattach", () => {
+  it("a second consumer joins mid-stream with a replace base and sees the same end", async () => {
+    const id = execId();
+    const command = "for i in $(seq 1 30); do echo line $i; sleep 0.02; done";
+    const first = host.client.exec({ execId: id, command });
+    const head = await first.next();
+    expect(head.value?.kind).toBe("replace");
+    await first.return(undefined);
+    const later = await fold(host.client.reattach(id));
+    expect(later.updates[0]!.kind).toBe("replace");
+    expect(later.exit?.exitCode).toBe(0);
+    expect(later.text).toBe(Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join(""));
+    const after = await fold(host.client.reattach(id));
+    expect(after.updates.map((u) => u.kind)).toEqual(["replace", "exit"]);
+    expect(after.text).toBe(later.text);
+  });
+
+  it("refuses a second exec with the same id, and unknown ids", async () => {
+    const id = execId();
+    await fold(host.client.exec({ execId: id, command: "true" }));
+    await expect(fold(host.client.exec({ execId: id, command: "true" }))).rejects.toMatchObject({
+      status: 409,
+      code: "conflict",
+    });
+    await expect(fold(host.client.reattach("nope"))).rejects.toBeInstanceOf(SandboxHttpError);
+    await expect(host.client.kill("nope")).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe("exec: spill failures fail the command", () => {
+  it("a spill write error (disk full) kills the command and says so", async () => {
+    const id = execId();
+    const dir = path.join(host.root, ".toolwire/spill");
+    mkdirSync(dir, { recursive: true });
+    symlinkSync("/dev/full", path.join(dir, `${id}.log`));
+    const f = await fold(host.client.exec({ execId: id, command: "seq 1 10000000" }));
+    expect(f.exit?.error).toMatch(/spill write failed/);
+    expect(f.exit?.exitCode).not.toBe(0);
+  });
+});
+
+/** True while `pid` runs (a zombie awaiting a reaper counts as gone). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,103 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import {
+  DEFAULT_SANDBOX_CONFIG,
+  type SandboxConfig,
+  startSandboxHost,
+} from "../../../sandbox/index.ts";
+import { SandboxClient, type ShellUpdate } from "../../../src/execenv/index.ts";
+import type { Truncation } from "../../../src/output/index.ts";
+
+export interface TestHost {
+  url: string;
+  root: string;
+  token: string;
+  client: SandboxClient;
+  close(): Promise<void>;
+}
+
+/** A real sandbox host on a free loopback port with a fresh temp workspace. */
+export async function startTestHost(overrides: Partial<SandboxConfig> = {}): Promise<TestHost> {
+  const root = mkdtempSync(path.join(tmpdir(), "toolwire-sandbox-"));
+  const token = randomBytes(24).toString("hex");
+  const host = await startSandboxHost({
+    ...DEFAULT_SANDBOX_CONFIG,
+    rgPath: null,
+    killGraceMs: 300,
+    ...overrides,
+    token,
+    port: 0,
+    root,
+  });
+  return {
+    url: host.url,
+    root: host.root,
+    token,
+    client: new SandboxClient(host.url, token),
+    async close() {
+      await host.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What a consumer ends up with after folding every update of one stream. */
+export interface Folded {
+  updates: ShellUpdate[];
+  text: string;
+  metadata: Truncation | null;
+  exit: Extract<ShellUpdate, { kind: "exit" }> | null;
+}
+
+/**
+ * Folds Shell updates into a replica the way the Durable Object does, checking on the
+ * way that the first update is a `replace` and that every slide drops text the replica has.
+ */
+export async function fold(updates: AsyncIterable<ShellUpdate>, into?: Folded): Promise<Folded> {
+  const out: Folded = into ?? { updates: [], text: "", metadata: null, exit: null };
+  const fresh = out.updates.length;
+  for await (const u of updates) {
+    if (out.updates.length === fresh && u.kind !== "replace") {
+      throw new Error(`first update of a stream was ${u.kind}, not replace`);
+    }
+    out.updates.push(u);
+    applyUpdate(out, u);
+  }
+  return out;
+}
+
+export function applyUpdate(out: Folded, u: ShellUpdate): void {
+  switch (u.kind) {
+    case "replace": {
+      const { text, ...metadata } = u.output;
+      out.text = text;
+      out.metadata = metadata;
+      break;
+    }
+    case "append":
+      out.text += u.text;
+      out.metadata = u.metadata;
+      break;
+    case "slide":
+      if (u.drop > out.text.length)
+        throw new Error(`slide drops ${u.drop} of ${out.text.length} units`);
+      out.text = out.text.slice(u.drop) + u.text;
+      out.metadata = u.metadata;
+      break;
+    case "metadata":
+      out.metadata = u.metadata;
+      break;
+    case "exit":
+      out.exit = u;
+      break;
+  }
+}
+
+let counter = 0;
+/** A fresh exec id. */
+export function execId(prefix = "t"): string {
+  counter++;
+  return `${prefix}-${process.pid}-${counter}-${randomBytes(3).toString("hex")}`;
+}
