@@ -7,7 +7,7 @@
 export const MAX_ROW_BYTES = 1024 * 1024;
 
 const utf8 = new TextEncoder();
-const fromUtf8 = new TextDecoder("utf-8", { fatal: true });
+const fromUtf8 = new TextDecoder();
 
 /**
  * Serializes `value` and cuts the bytes into pieces of at most `MAX_ROW_BYTES`.

@@ -53,6 +53,7 @@ export class DurableOutput {
   #checkpointSeq: number | null;
   #pendingCheckpoint: { memo: { name: string; value: JsonValue } | null } | null = null;
   #bytesAppended = 0;
+  #dirtyQueued = false;
 
   constructor(options: DurableOutputOptions) {
     this.#o = options;
@@ -86,9 +87,18 @@ export class DurableOutput {
     return this.#bytesAppended;
   }
 
-  /** The sink changed; publish as soon as pacing allows. */
+  /**
+   * The sink changed; publish as soon as pacing allows. Changes made in one synchronous
+   * run (a write and its details, a producer batch) are noted once, in a microtask, so
+   * they reach the log and subscribers as one publication.
+   */
   markDirty(): void {
-    this.#publisher.markDirty();
+    if (this.#dirtyQueued) return;
+    this.#dirtyQueued = true;
+    queueMicrotask(() => {
+      this.#dirtyQueued = false;
+      this.#publisher.markDirty();
+    });
   }
 
   /** Publishes whatever is pending now, bypassing pacing (completion, cancel, error). */

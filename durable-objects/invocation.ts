@@ -1,3 +1,503 @@
+/**
+ * The Invocation Durable Object: one per tool call, named by its `toolCallId`.
+ *
+ * The life of an invocation, in the order of this file:
+ * start → run → publish → persist → settle → retire.
+ * Mechanisms live elsewhere: the sink and tracker (src/output), pacing (src/publish),
+ * the durable publication path (durable-output.ts), storage (schema.ts, batch-log.ts,
+ * store.ts), recovery (recovery.ts) and fan-out (subscribers.ts).
+ */
 import { DurableObject } from "cloudflare:workers";
+import { encoder } from "../src/chord/index.ts";
+import type { ToolStartEvent } from "../src/events/types.ts";
+import { DEFAULT_OUTPUT_POLICY, ToolOutputSink } from "../src/output/index.ts";
+import type { OutputPolicy, SettledResult, ToolOutputState } from "../src/output/types.ts";
+import { type AnyTool, EXTERNAL_TOOL, getTool } from "../src/tools/index.ts";
+import type { ToolContext } from "../src/tools/types.ts";
+import { BatchLog } from "./batch-log.ts";
+import { DurableOutput } from "./durable-output.ts";
+import { fail, messageOf, notFound, ok } from "./outcome.ts";
+import { applyCall, checkCalls } from "./producer.ts";
+import type {
+  InvocationApi,
+  InvocationView,
+  Outcome,
+  ProducerCall,
+  ProducerEnd,
+  ResultPoll,
+  StartRequest,
+} from "./protocol.ts";
+import { readCheckpoint, recoverOutput } from "./recovery.ts";
+import { migrate } from "./schema.ts";
+import { resultOf, stateOf } from "./settled-result.ts";
+import { type InvocationRecord, InvocationStore } from "./store.ts";
+import { closeSocket, Subscribers } from "./subscribers.ts";
 
-export class InvocationDO extends DurableObject {}
+/** Keep-alive alarm spacing while a tool runs (docs/decisions/041). */
+export const HEARTBEAT_MS = 15_000;
+/** Longest `result(waitMs)` waits; longer requests are cut to this. */
+export const MAX_RESULT_WAIT_MS = 30_000;
+/** Default days a settled invocation is kept (`SETTLED_RETENTION_DAYS`). */
+export const DEFAULT_RETENTION_DAYS = 7;
+
+const DAY_MS = 86_400_000;
+
+export const CANCELLED_NOTICE =
+  "[Cancelled: the call was stopped before it finished; the output above is what it wrote until then.]";
+export const INTERRUPTED_NOTICE =
+  "[Interrupted: the call was cut off by a restart and is not safe to run again; the output above is what it wrote before the restart.]";
+
+/** A tool execution live in this instance. */
+interface Runner {
+  abort: AbortController;
+}
+
+export class InvocationDO extends DurableObject<Env> implements InvocationApi {
+  readonly #store: InvocationStore;
+  readonly #log: BatchLog;
+  readonly #subscribers: Subscribers;
+  #record: InvocationRecord | undefined;
+  #result: SettledResult | undefined;
+  /** The durable output while running (recovered after a restart). */
+  #output: DurableOutput | null = null;
+  /** The sink tools write to; created on demand, seeded from durable state. */
+  #sink: ToolOutputSink | null = null;
+  #runner: Runner | null = null;
+  readonly #settleWaiters = new Set<() => void>();
+  /** What the last recovery in this instance decoded (read by tests). */
+  readonly recovery = { batches: 0 };
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    // Synchronous SQL only: the constructor finishes before any event is delivered, so
+    // nothing can observe a half-loaded object (no blockConcurrencyWhile needed).
+    migrate(ctx.storage);
+    this.#store = new InvocationStore(ctx.storage.sql);
+    this.#log = new BatchLog(ctx.storage.sql);
+    this.#subscribers = new Subscribers(ctx, encoder);
+    this.#load();
+  }
+
+  // ── start ─────────────────────────────────────────────────────────────────────
+
+  /** Creates the invocation and starts its tool, or returns the existing one. */
+  async start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>> {
+    if (this.#record) return ok({ created: false, view: this.#view() });
+    const def = getTool(req.tool);
+    if (!def)
+      return fail("bad_request", `Unknown tool "${req.tool}". GET /v1/tools lists the tools.`);
+    let params: unknown;
+    try {
+      params = def.parse(req.args);
+    } catch (error) {
+      return fail("bad_request", messageOf(error));
+    }
+    const record: InvocationRecord = {
+      toolCallId: req.toolCallId,
+      tool: req.tool,
+      args: req.args,
+      runId: req.runId,
+      turnId: req.turnId,
+      sandbox: req.sandbox,
+      status: "running",
+      isError: false,
+      cancelled: false,
+      createdAt: Date.now(),
+      settledAt: null,
+      deleteAt: null,
+      checkpointSeq: null,
+    };
+    this.#store.insertRecord(record);
+    this.#record = record;
+    const sink = this.#attachSink(def.output, null);
+    const output = this.#openOutput(sink.snapshot(), 0, null);
+    // The start base: every subscriber's first state and where a replay-safe tool resumes.
+    output.checkpoint();
+    if (def.name !== EXTERNAL_TOOL) {
+      this.#run(def, params);
+      await this.#heartbeat();
+    }
+    return ok({ created: true, view: this.#view() });
+  }
+
+  // ── run ───────────────────────────────────────────────────────────────────────
+
+  #run(def: AnyTool, params: unknown): void {
+    const record = this.#required();
+    const sink = this.#sink;
+    if (!sink) throw new Error("No sink attached to run the tool on.");
+    const runner: Runner = { abort: new AbortController() };
+    this.#runner = runner;
+    const context: ToolContext = {
+      toolCallId: record.toolCallId,
+      runId: record.runId,
+      turnId: record.turnId,
+      sandbox: record.sandbox,
+      env: this.env,
+      getMemo: (name) => this.#store.getMemo(name),
+      setMemo: (name, value) => {
+        if (this.#runner !== runner || !this.#output) {
+          throw new Error(
+            "setMemo after the invocation ended (cancelled or settled); the memo was not written.",
+          );
+        }
+        this.#output.checkpoint({ name, value });
+      },
+    };
+    const execution = (async () => {
+      try {
+        await def.execute(record.toolCallId, params, runner.abort.signal, sink.output, context);
+        return { failed: false as const };
+      } catch (error) {
+        return { failed: true as const, error };
+      }
+    })();
+    execution.then(async (outcome) => {
+      if (this.#runner !== runner) return; // cancelled or settled meanwhile
+      this.#runner = null;
+      await this.#settle(outcome.failed ? { error: outcome.error } : {});
+    });
+  }
+
+  /** Keeps the object alive while a tool runs, and lets the alarm notice a crash. */
+  async #heartbeat(): Promise<void> {
+    await this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
+  }
+
+  // ── publish & persist ─────────────────────────────────────────────────────────
+
+  #openOutput(
+    state: ToolOutputState,
+    deltasSinceBase: number,
+    checkpointSeq: number | null,
+  ): DurableOutput {
+    const output = new DurableOutput({
+      storage: this.ctx.storage,
+      log: this.#log,
+      store: this.#store,
+      subscribers: this.#subscribers,
+      start: this.#startEvent(),
+      state,
+      deltasSinceBase,
+      checkpointSeq,
+      flush: () => this.#sink?.flush() ?? [],
+      onError: (error) =>
+        console.error(`invocation ${this.#record?.toolCallId}: publication failed`, error),
+    });
+    this.#output = output;
+    return output;
+  }
+
+  /** A sink over `seed` (or the initial state); its first flush is a base of it. */
+  #attachSink(policy: OutputPolicy, seed: ToolOutputState | null): ToolOutputSink {
+    const sink = new ToolOutputSink({ policy, onChange: () => this.#output?.markDirty() });
+    if (seed) sink.seed(seed);
+    this.#sink = sink;
+    return sink;
+  }
+
+  /** The sink, created from the durable state when none is attached (after a restart). */
+  #liveSink(): ToolOutputSink {
+    if (this.#sink) return this.#sink;
+    const policy = getTool(this.#required().tool)?.output ?? DEFAULT_OUTPUT_POLICY;
+    return this.#attachSink(policy, this.#output?.state ?? null);
+  }
+
+  /** Forces a publication of pending output now (tests and benchmarks). */
+  flushOutput(): void {
+    this.#output?.flushNow();
+  }
+
+  // ── producer API (the `external` tool) ───────────────────────────────────────
+
+  /** Applies every call or none, then ends the invocation when `end` is given. */
+  async produce(calls: ProducerCall[], end?: ProducerEnd): Promise<Outcome<InvocationView>> {
+    const record = this.#record;
+    if (!record) return notFound();
+    if (record.tool !== EXTERNAL_TOOL) {
+      return fail(
+        "conflict",
+        `Invocation runs tool "${record.tool}"; only "external" invocations accept output.`,
+      );
+    }
+    if (record.status === "settled")
+      return fail("conflict", "Invocation already ended; no more output is accepted.");
+    const sink = this.#liveSink();
+    const problem = checkCalls(calls, sink.snapshot());
+    if (problem) return { ok: false, error: problem };
+    for (const call of calls) applyCall(sink, call);
+    if (end)
+      await this.#settle(
+        end.isError ? { error: end.error ?? "", failedWithoutText: !end.error } : {},
+      );
+    return ok(this.#view());
+  }
+
+  // ── settle ────────────────────────────────────────────────────────────────────
+
+  /** Aborts a running tool; the result keeps the partial output and says it was cancelled. */
+  async cancel(): Promise<Outcome<InvocationView>> {
+    const record = this.#record;
+    if (!record) return notFound();
+    if (record.status === "settled")
+      return fail("conflict", "Invocation already settled; there is nothing to cancel.");
+    const runner = this.#runner;
+    this.#runner = null;
+    runner?.abort.abort(new Error("cancelled"));
+    await this.#settle({ cancelled: true });
+    return ok(this.#view());
+  }
+
+  /**
+   * The end of a run: the last output published (forced), the settled result stored
+   * as one record, the batch log and memos deleted, `tool_end` to every subscriber,
+   * and the retention alarm set.
+   */
+  async #settle(how: {
+    error?: unknown;
+    failedWithoutText?: boolean;
+    cancelled?: boolean;
+    interrupted?: boolean;
+  }): Promise<void> {
+    const record = this.#record;
+    const output = this.#output;
+    if (!record || record.status === "settled" || !output) return;
+    const failed = "error" in how;
+    if ((failed && !how.failedWithoutText) || how.cancelled || how.interrupted) {
+      const sink = this.#liveSink();
+      if (failed && !how.failedWithoutText) sink.fail(how.error);
+      if (how.cancelled) sink.appendNotice(CANCELLED_NOTICE);
+      if (how.interrupted) sink.appendNotice(INTERRUPTED_NOTICE);
+    }
+    output.flushNow();
+    output.dispose();
+    const isError = failed || how.cancelled === true || how.interrupted === true;
+    const result = resultOf(output.state, isError);
+    const settledAt = Date.now();
+    const deleteAt = settledAt + this.#retentionDays() * DAY_MS;
+    this.ctx.storage.transactionSync(() => {
+      this.#store.writeResult(result);
+      this.#store.markSettled({ isError, cancelled: how.cancelled === true, settledAt, deleteAt });
+      this.#log.clear();
+      this.#store.clearMemos();
+    });
+    this.#record = {
+      ...record,
+      status: "settled",
+      isError,
+      cancelled: how.cancelled === true,
+      settledAt,
+      deleteAt,
+      checkpointSeq: null,
+    };
+    this.#result = result;
+    this.#output = null;
+    this.#sink = null;
+    this.#subscribers.end(this.#startEvent(), isError, this.#log.lastSeq);
+    for (const wake of this.#settleWaiters) wake();
+    this.#settleWaiters.clear();
+    await this.ctx.storage.setAlarm(deleteAt);
+  }
+
+  #retentionDays(): number {
+    const days = Number(this.env.SETTLED_RETENTION_DAYS ?? DEFAULT_RETENTION_DAYS);
+    return Number.isFinite(days) && days >= 0 ? days : DEFAULT_RETENTION_DAYS;
+  }
+
+  // ── alarms: heartbeat, recovery after a crash, retirement ────────────────────
+
+  /**
+   * Runs at least once per scheduled time (maybe more): every branch is idempotent.
+   * Running with a live runner → next heartbeat. Running without one (the object
+   * restarted) → resume: `bash` reattaches, a replay-safe tool re-executes from its
+   * checkpoint, anything else settles with its output and an interruption notice.
+   * Settled → delete everything once the retention period is over.
+   */
+  override async alarm(): Promise<void> {
+    const record = this.#record;
+    if (!record) return;
+    if (record.status === "settled") {
+      const deleteAt = record.deleteAt ?? 0;
+      if (Date.now() < deleteAt) return this.ctx.storage.setAlarm(deleteAt);
+      await this.#retire();
+      return;
+    }
+    if (this.#runner) return this.#heartbeat();
+    if (record.tool === EXTERNAL_TOOL) return; // the agent drives it; nothing runs here
+    await this.#resume(record);
+  }
+
+  async #resume(record: InvocationRecord): Promise<void> {
+    const def = getTool(record.tool);
+    if (!def?.replaySafe || record.checkpointSeq === null) {
+      await this.#settle({ interrupted: true });
+      return;
+    }
+    this.#attachSink(def.output, readCheckpoint(this.#log, record.checkpointSeq));
+    this.#run(def, def.parse(record.args));
+    await this.#heartbeat();
+  }
+
+  /** Deletes everything this object stored; it answers `not_found` afterwards. */
+  async #retire(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    migrate(this.ctx.storage);
+    this.#record = undefined;
+    this.#result = undefined;
+  }
+
+  // ── reading: view, result, subscriptions ─────────────────────────────────────
+
+  async view(): Promise<Outcome<InvocationView>> {
+    return this.#record ? ok(this.#view()) : notFound();
+  }
+
+  /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */
+  async result(waitMs: number): Promise<Outcome<ResultPoll>> {
+    if (!this.#record) return notFound();
+    if (this.#record.status !== "settled") {
+      const wait = Math.min(Math.max(0, Number.isFinite(waitMs) ? waitMs : 0), MAX_RESULT_WAIT_MS);
+      if (wait > 0) await this.#settled(wait);
+    }
+    const result = this.#settledResult();
+    return ok(result ? { status: "settled", result } : { status: "running" });
+  }
+
+  #settled(waitMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#settleWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      this.#settleWaiters.add(done);
+    });
+  }
+
+  /**
+   * Subscriptions (the Worker checked the subscribe token): `/socket` upgrades to a
+   * hibernatable WebSocket, `/events` opens an SSE stream. Either starts with
+   * `tool_start` and a base `tool_update`; a settled invocation adds `tool_end`.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path !== "/socket" && path !== "/events") return new Response("Not found", { status: 404 });
+    if (!this.#record) return new Response("No such invocation", { status: 404 });
+    const start = this.#startEvent();
+    const state = this.#state();
+    const ended = this.#record.status === "settled" ? { isError: this.#record.isError } : null;
+    if (path === "/events")
+      return this.#subscribers.openEventStream(start, state, this.#log.lastSeq, ended);
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      return new Response("Expected Upgrade: websocket", {
+        status: 426,
+        headers: { Upgrade: "websocket" },
+      });
+    }
+    return this.#subscribers.acceptSocket(start, state, ended);
+  }
+
+  /** A subscriber may send `{"type":"resync"}` to get a fresh base; nothing else is read. */
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (typeof message !== "string" || !this.#record) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if ((parsed as { type?: unknown } | null)?.type === "resync") {
+      this.#subscribers.resync(ws, this.#startEvent(), this.#state());
+    }
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.#subscribers.drop(ws);
+    closeSocket(ws, code, reason);
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.#subscribers.drop(ws);
+  }
+
+  /** Storage use, for tests and benchmarks. */
+  storageStats(): {
+    batchBytes: number;
+    batchRows: number;
+    resultBytes: number;
+    memos: number;
+    bytesAppended: number;
+  } {
+    return {
+      batchBytes: this.#log.storedBytes(),
+      batchRows: this.#log.storedRows(),
+      resultBytes: this.#store.resultBytes(),
+      memos: this.#store.memoCount(),
+      bytesAppended: this.#output?.bytesAppended ?? 0,
+    };
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────────
+
+  /** Loads the record and, while running, rebuilds the durable output from the log. */
+  #load(): void {
+    this.#record = this.#store.record();
+    if (this.#record?.status !== "running") return;
+    const recovered = recoverOutput(this.#log);
+    if (!recovered)
+      throw new Error(
+        `Invocation ${this.#record.toolCallId} is running but its batch log has no base.`,
+      );
+    this.recovery.batches = recovered.batches;
+    this.#openOutput(recovered.state, recovered.deltasSinceBase, this.#record.checkpointSeq);
+  }
+
+  #required(): InvocationRecord {
+    if (!this.#record) throw new Error("This object holds no invocation.");
+    return this.#record;
+  }
+
+  #settledResult(): SettledResult | undefined {
+    if (this.#record?.status !== "settled") return undefined;
+    this.#result ??= this.#store.result();
+    return this.#result;
+  }
+
+  /** What subscribers have folded: the durable state, or the settled result's. */
+  #state(): ToolOutputState {
+    const result = this.#settledResult();
+    if (result) return stateOf(result);
+    if (!this.#output) throw new Error("Running invocation without durable output.");
+    return this.#output.state;
+  }
+
+  #view(): InvocationView {
+    const r = this.#required();
+    return {
+      id: r.toolCallId,
+      tool: r.tool,
+      args: r.args,
+      runId: r.runId,
+      turnId: r.turnId,
+      status: r.status,
+      state: this.#state(),
+      ...(r.status === "settled" ? { isError: r.isError, cancelled: r.cancelled } : {}),
+      createdAt: r.createdAt,
+      ...(r.settledAt !== null ? { settledAt: r.settledAt } : {}),
+    };
+  }
+
+  #startEvent(): ToolStartEvent {
+    const r = this.#required();
+    return {
+      type: "tool_start",
+      runId: r.runId,
+      turnId: r.turnId,
+      toolCallId: r.toolCallId,
+      toolName: r.tool,
+      args: r.args,
+    };
+  }
+}

@@ -1,4 +1,4 @@
-import type { Op, WireOp } from "../src/chord/types.ts";
+import type { JsonValue, Op, WireOp } from "../src/chord/types.ts";
 import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
 
@@ -70,7 +70,7 @@ export class Subscribers {
     sendSocket(server, {
       ...header(start),
       type: "tool_update",
-      ops: encoder.encode([["r", state]]),
+      ops: encoder.encode([["r", state as unknown as JsonValue]]),
     });
     if (ended) {
       sendSocket(server, { ...header(start), type: "tool_end", isError: ended.isError });
@@ -99,7 +99,11 @@ export class Subscribers {
     writeEvent(stream, start, seq);
     writeEvent(
       stream,
-      { ...header(start), type: "tool_update", ops: encoder.encode([["r", state]]) },
+      {
+        ...header(start),
+        type: "tool_update",
+        ops: encoder.encode([["r", state as unknown as JsonValue]]),
+      },
       seq,
     );
     if (ended) {
@@ -133,7 +137,7 @@ export class Subscribers {
       if (!encoder) {
         encoder = this.#newEncoder();
         this.#socketEncoders.set(id, encoder);
-        batch = [["r", state]];
+        batch = [["r", state as unknown as JsonValue]];
       }
       sendSocket(ws, { ...header(start), type: "tool_update", ops: encoder.encode(batch) });
     }
@@ -150,7 +154,11 @@ export class Subscribers {
   resync(ws: WebSocket, start: ToolStartEvent, state: ToolOutputState): void {
     const encoder = this.#newEncoder();
     this.#socketEncoders.set(subscriberIdOf(ws), encoder);
-    sendSocket(ws, { ...header(start), type: "tool_update", ops: encoder.encode([["r", state]]) });
+    sendSocket(ws, {
+      ...header(start),
+      type: "tool_update",
+      ops: encoder.encode([["r", state as unknown as JsonValue]]),
+    });
   }
 
   /** Sends `tool_end` to everyone and closes every stream. */
