@@ -2,7 +2,7 @@ import { type OnUnit, Utf8Segmenter } from "./utf8-segmenter.ts";
 
 const INITIAL_CAPACITY = 1024;
 
-/** A unit never spans more than 4 bytes, so 3 bytes before a cut settle where units start. */
+/** A unit never spans more than 4 bytes: 3 bytes before a tail settle where its first unit starts. */
 const SYNC_BYTES = 3;
 
 /**
@@ -72,11 +72,13 @@ export class TailRing {
   ): { text: string; keptBytes: number } {
     const bytes = this.#contents();
     const dropped = this.#total > bytes.length;
-    // Before anything was dropped the ring starts where the stream (or the rest after a head) starts: on a unit.
-    const from = dropped ? firstKnownUnitStart(bytes) : 0;
-    const size = decodedSize(bytes, from);
+    // A window that begins inside a character sees its first bytes as stray continuation
+    // bytes. That only misreads the window's first 3 bytes: the first lead byte, or else
+    // the 4th byte, starts a unit either way. A tail of `maxOut` bytes never reaches back
+    // into them, so scanning from 0 is exact where it matters.
+    const size = decodedSize(bytes);
     const budget = !dropped && fitsWhole(size) ? size : this.maxOut;
-    const start = suffixStart(bytes, from, size, budget);
+    const start = suffixStart(bytes, size, budget);
     return { text: decoder.decode(bytes.subarray(start)), keptBytes: bytes.length - start };
   }
 
@@ -98,34 +100,22 @@ export class TailRing {
   }
 }
 
-/**
- * The first index of a window cut from a longer stream that surely begins a unit: a
- * non-continuation byte always does; after 3 continuation bytes any earlier sequence
- * has ended, so the 4th byte does too.
- */
-function firstKnownUnitStart(bytes: Uint8Array): number {
-  for (let i = 0; i < SYNC_BYTES && i < bytes.length; i++) {
-    if ((bytes[i]! & 0xc0) !== 0x80) return i;
-  }
-  return Math.min(SYNC_BYTES, bytes.length);
-}
-
-/** Decoded size of the units from `from` to the end (an unfinished last one counts as U+FFFD). */
-function decodedSize(bytes: Uint8Array, from: number): number {
+/** Decoded size of all units (an unfinished last one counts as U+FFFD). */
+function decodedSize(bytes: Uint8Array): number {
   let size = 0;
   const onUnit: OnUnit = (_in, out) => {
     size += out;
   };
   const seg = new Utf8Segmenter();
-  for (let i = from; i < bytes.length; i++) seg.feed(bytes[i]!, onUnit);
+  for (let i = 0; i < bytes.length; i++) seg.feed(bytes[i]!, onUnit);
   seg.end(onUnit);
   return size;
 }
 
 /** Where the longest suffix of whole units decoding to at most `budget` bytes starts. */
-function suffixStart(bytes: Uint8Array, from: number, size: number, budget: number): number {
+function suffixStart(bytes: Uint8Array, size: number, budget: number): number {
   let remaining = size;
-  let at = from;
+  let at = 0;
   if (remaining <= budget) return at;
   let found = false;
   const onUnit: OnUnit = (inBytes, outBytes) => {
@@ -135,7 +125,7 @@ function suffixStart(bytes: Uint8Array, from: number, size: number, budget: numb
     if (remaining <= budget) found = true;
   };
   const seg = new Utf8Segmenter();
-  for (let i = from; i < bytes.length && !found; i++) seg.feed(bytes[i]!, onUnit);
+  for (let i = 0; i < bytes.length && !found; i++) seg.feed(bytes[i]!, onUnit);
   if (!found) seg.end(onUnit);
   return at;
 }
