@@ -49,6 +49,8 @@ const BLOCKS = new Set([
   "ul",
   "caption",
 ]);
+/** Blocks set off by a blank line rather than a single line break. */
+const PARAGRAPHS = new Set(["p", "blockquote", "table", "title"]);
 const HEADINGS: Record<string, string> = {
   h1: "# ",
   h2: "## ",
@@ -198,7 +200,7 @@ export class HtmlTextExtractor {
     } else if (tag === "a") {
       this.link(el);
     } else if (BLOCKS.has(tag)) {
-      const breaks = tag === "p" || tag === "blockquote" || tag === "table" ? 2 : 1;
+      const breaks = PARAGRAPHS.has(tag) ? 2 : 1;
       this.breakLine(breaks);
       el.onEndTag(() => this.breakLine(breaks));
     }
@@ -237,7 +239,8 @@ export class HtmlTextExtractor {
       return;
     }
     const collapsed = text.replace(/[ \t\n\r\f]+/g, " ");
-    const core = collapsed.trim();
+    // Only collapsed spaces are trimmed: `trim()` would also eat non-breaking spaces.
+    const core = collapsed.replace(/^ +| +$/g, "");
     if (collapsed.startsWith(" ")) this.pendingSpace = true;
     if (core !== "") {
       this.raw(core);

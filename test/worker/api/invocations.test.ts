@@ -1,0 +1,287 @@
+import { describe, expect, it } from "vitest";
+import { call, create, expectError, freshId, ORIGIN, postJson } from "./helpers.ts";
+
+interface View {
+  id: string;
+  toolCallId: string;
+  tool: string;
+  args: unknown;
+  status: string;
+  state: {
+    content: { type: string; text?: string; data?: string; mimeType?: string }[];
+    details: unknown;
+    usage?: Record<string, number>;
+    addedTools?: string[];
+    terminate: boolean;
+  };
+  isError?: boolean;
+  cancelled?: boolean;
+}
+
+async function view(id: string): Promise<View> {
+  const res = await call(`/v1/invocations/${id}`);
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+describe("POST /v1/invocations", () => {
+  it("creates an invocation and returns absolute URLs that carry the subscribe token", async () => {
+    const toolCallId = freshId("create");
+    const res = await postJson("/v1/invocations", {
+      tool: "external",
+      args: { name: "lookup", input: { q: 1 } },
+      toolCallId,
+      runId: "run-1",
+      turnId: "turn-1",
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Record<string, string>;
+    expect(Object.keys(body).sort()).toEqual(
+      ["eventsUrl", "id", "socketUrl", "status", "subscribeToken", "toolCallId", "viewUrl"].sort(),
+    );
+    const token = encodeURIComponent(body.subscribeToken ?? "");
+    expect(body).toMatchObject({
+      id: toolCallId,
+      toolCallId,
+      status: "running",
+      socketUrl: `ws://toolwire.test/v1/invocations/${toolCallId}/socket?token=${token}`,
+      eventsUrl: `${ORIGIN}/v1/invocations/${toolCallId}/events?token=${token}`,
+      viewUrl: `${ORIGIN}/view/${toolCallId}?token=${token}`,
+    });
+
+    const seen = await view(toolCallId);
+    expect(seen).toMatchObject({
+      id: toolCallId,
+      tool: "external",
+      args: { name: "lookup", input: { q: 1 } },
+    });
+    expect(seen).toMatchObject({ runId: "run-1", turnId: "turn-1", status: "running" });
+
+    const byToken = await call(`/v1/invocations/${toolCallId}?token=${token}`, {}, false);
+    expect(byToken.status).toBe(200);
+  });
+
+  it("generates a toolCallId when none is given", async () => {
+    const created = await create({ tool: "external", args: { name: "x" } });
+    expect(created.toolCallId).toMatch(/^call_[0-9a-f]{32}$/);
+    expect(created.id).toBe(created.toolCallId);
+    expect((await view(created.id)).tool).toBe("external");
+  });
+
+  it("is idempotent per toolCallId: the same call again is the same invocation (200)", async () => {
+    const toolCallId = freshId("idem");
+    const body = { tool: "emit", args: { lines: 2, intervalMs: 10 }, toolCallId };
+    const first = await create(body);
+    const again = await postJson("/v1/invocations", {
+      ...body,
+      args: { intervalMs: 10, lines: 2 },
+    });
+    expect(again.status).toBe(200);
+    const second = (await again.json()) as Record<string, string>;
+    expect(second.id).toBe(first.id);
+    const result = await call(`/v1/invocations/${toolCallId}/result?wait=10`);
+    expect(result.status).toBe(200);
+    const text = ((await result.json()) as { content: { text: string }[] }).content[0]?.text;
+    expect(text).toBe("1 line\n2 line\n");
+  });
+
+  it("refuses a known toolCallId with another tool or other args (409), changing nothing", async () => {
+    const toolCallId = freshId("conflict");
+    await create({ tool: "external", args: { name: "a" }, toolCallId });
+    const before = await view(toolCallId);
+    const otherArgs = await postJson("/v1/invocations", {
+      tool: "external",
+      args: { name: "b" },
+      toolCallId,
+    });
+    expect(await expectError(otherArgs, 409, "conflict")).toContain(toolCallId);
+    const otherTool = await postJson("/v1/invocations", {
+      tool: "emit",
+      args: { lines: 1 },
+      toolCallId,
+    });
+    await expectError(otherTool, 409, "conflict");
+    expect(await view(toolCallId)).toEqual(before);
+  });
+});
+
+describe("GET /v1/invocations/:id/result", () => {
+  it("answers 202 while running and 200 with the settled result, waking the long-poll on settle", async () => {
+    const created = await create({
+      tool: "external",
+      args: { name: "slow" },
+      toolCallId: freshId("poll"),
+    });
+    const now = await call(`/v1/invocations/${created.id}/result`);
+    expect(now.status).toBe(202);
+    expect(await now.json()).toEqual({ status: "running" });
+
+    const poll = call(`/v1/invocations/${created.id}/result?wait=30`);
+    const ended = await postJson(`/v1/invocations/${created.id}/output`, {
+      calls: [{ write: "done" }],
+      end: { isError: false },
+    });
+    expect(ended.status).toBe(200);
+    const settled = await poll;
+    expect(settled.status).toBe(200);
+    expect(await settled.json()).toMatchObject({
+      content: [{ type: "text", text: "done" }],
+      isError: false,
+      terminate: false,
+    });
+  });
+
+  it("accepts waits above the cap (clamped to 30 s) and answers with the subscribe token", async () => {
+    const created = await create({ tool: "emit", args: { lines: 1 }, toolCallId: freshId("cap") });
+    const res = await call(
+      `/v1/invocations/${created.id}/result?wait=3600&token=${created.subscribeToken}`,
+      {},
+      false,
+    );
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("POST /v1/invocations/:id/cancel", () => {
+  it("aborts a running tool; the result keeps the partial output and says it was cancelled", async () => {
+    const created = await create({
+      tool: "emit",
+      args: { lines: 10_000, intervalMs: 50 },
+      toolCallId: freshId("cancel"),
+    });
+    const res = await call(`/v1/invocations/${created.id}/cancel`, { method: "POST" });
+    expect(res.status).toBe(200);
+    const result = await call(`/v1/invocations/${created.id}/result?wait=10`);
+    expect(result.status).toBe(200);
+    const settled = (await result.json()) as { isError: boolean; content: { text: string }[] };
+    expect(settled.isError).toBe(true);
+    expect(settled.content[0]?.text).toMatch(/cancel/i);
+    expect((await view(created.id)).cancelled).toBe(true);
+  });
+});
+
+describe("producer API", () => {
+  it("applies write, replace, image, details, usage, addTools and terminate, then end; later calls are 409", async () => {
+    const { id } = await create({
+      tool: "external",
+      args: { name: "agent_tool" },
+      toolCallId: freshId("produce"),
+    });
+    const out = (body: unknown) => postJson(`/v1/invocations/${id}/output`, body);
+
+    const first = await out({
+      calls: [
+        { write: "hello " },
+        { write: "world" },
+        {
+          details: [
+            ["r", { step: 1 }],
+            ["s", ["files"], ["a.txt"]],
+          ],
+        },
+        { usage: { input: 3 } },
+        { usage: { input: 2, output: 1 } },
+        { addTools: ["grep"] },
+        { terminate: true },
+      ],
+    });
+    expect(first.status).toBe(200);
+    let state = (await view(id)).state;
+    expect(state.content).toEqual([{ type: "text", text: "hello world" }]);
+    expect(state.details).toEqual({ step: 1, files: ["a.txt"] });
+    expect(state.usage).toEqual({ input: 5, output: 1 });
+    expect(state.addedTools).toEqual(["grep"]);
+    expect(state.terminate).toBe(true);
+
+    const second = await out({
+      calls: [
+        { replace: "fresh" },
+        { image: { data: "iVBORw0KGgo=", mimeType: "image/png" } },
+        {
+          details: [
+            ["p", ["files"], 1, 0, ["b.txt"]],
+            ["d", ["step"]],
+          ],
+        },
+        { addTools: [] },
+      ],
+    });
+    expect(second.status).toBe(200);
+    state = (await view(id)).state;
+    expect(state.content).toEqual([
+      { type: "text", text: "fresh" },
+      { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+    ]);
+    expect(state.details).toEqual({ files: ["a.txt", "b.txt"] });
+
+    const end = await out({
+      calls: [{ write: "!" }],
+      end: { isError: true, error: "agent gave up" },
+    });
+    expect(end.status).toBe(200);
+    const result = await call(`/v1/invocations/${id}/result`);
+    expect(result.status).toBe(200);
+    const settled = (await result.json()) as { isError: boolean; content: { text?: string }[] };
+    expect(settled.isError).toBe(true);
+    expect(settled.content[0]?.text).toContain("fresh!");
+    expect(settled.content[0]?.text).toContain("agent gave up");
+
+    const before = await view(id);
+    const late = await out({ calls: [{ write: "late" }] });
+    await expectError(late, 409, "conflict");
+    expect(await view(id)).toEqual(before);
+  });
+});
+
+describe("subscriptions", () => {
+  it("forwards SSE to the invocation: the first event is tool_start", async () => {
+    const created = await create({
+      tool: "external",
+      args: { name: "s" },
+      toolCallId: freshId("sse"),
+    });
+    const res = await fetchEvents(created.eventsUrl);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toContain("text/event-stream");
+    const reader = (res.body as ReadableStream<Uint8Array>)
+      .pipeThrough(new TextDecoderStream())
+      .getReader();
+    let text = "";
+    while (!text.includes("\n\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    await reader.cancel();
+    const data = text.split("\n").find((line) => line.startsWith("data:"));
+    expect(JSON.parse(data?.slice(5) ?? "null")).toMatchObject({
+      type: "tool_start",
+      toolCallId: created.id,
+    });
+  });
+
+  it("forwards WebSocket upgrades; a plain GET is 426", async () => {
+    const created = await create({
+      tool: "external",
+      args: { name: "w" },
+      toolCallId: freshId("ws"),
+    });
+    const path = new URL(created.socketUrl).pathname + new URL(created.socketUrl).search;
+    await expectError(await call(path, {}, false), 426, "upgrade_required");
+
+    const res = await call(path, { headers: { Upgrade: "websocket" } }, false);
+    expect(res.status).toBe(101);
+    const socket = res.webSocket as WebSocket;
+    const first = new Promise<string>((resolve) => {
+      socket.addEventListener("message", (e) => resolve(e.data as string), { once: true });
+    });
+    socket.accept();
+    expect(JSON.parse(await first)).toMatchObject({ type: "tool_start", toolCallId: created.id });
+    socket.close();
+  });
+});
+
+function fetchEvents(eventsUrl: string): Promise<Response> {
+  const url = new URL(eventsUrl);
+  return call(url.pathname + url.search, {}, false);
+}
