@@ -70,7 +70,7 @@ export function unreachable(url: string, cause: unknown): ToolwireError {
   const detail = cause instanceof Error ? (causeMessage(cause) ?? cause.message) : String(cause);
   return new ToolwireError(
     "unreachable",
-    `Could not reach Toolwire at ${url} (${detail}). Check the URL and that the server is running.`,
+    `Could not reach Toolwire at ${url} (${detail}). Is the server running at that address?`,
     0,
   );
 }

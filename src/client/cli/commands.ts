@@ -1,0 +1,263 @@
+import type { JsonValue } from "../../chord/types.ts";
+import { ToolwireError } from "../errors.ts";
+import { type ToolInfo, ToolwireClient } from "../http-client.ts";
+import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
+import { describeTruncation, formatBytes } from "../truncation-notice.ts";
+import { helpText } from "./help.ts";
+import { LivePrinter, type Terminal } from "./live-printer.ts";
+import {
+  type CliCommand,
+  type Connection,
+  parseArgs,
+  type RunCommand,
+  UsageError,
+} from "./parse-args.ts";
+import { toolArgs } from "./tool-args.ts";
+
+export const EXIT = {
+  ok: 0,
+  toolError: 1,
+  usage: 2,
+  connection: 3,
+  running: 4,
+  interrupted: 130,
+} as const;
+
+export const DEFAULT_URL = "http://127.0.0.1:8787";
+
+/** What the CLI needs from its process: output streams, environment, Ctrl-C. */
+export interface CliProcess extends Terminal {
+  env: Record<string, string | undefined>;
+  /** Registers a Ctrl-C handler; returns a function that removes it. */
+  onInterrupt(handler: () => void): () => void;
+  version: string;
+}
+
+/**
+ * Runs one `toolwire` command line and returns its exit status.
+ *
+ * @example
+ * process.exitCode = await runCli(process.argv.slice(2), nodeProcess);
+ */
+export async function runCli(argv: readonly string[], proc: CliProcess): Promise<number> {
+  let command: CliCommand;
+  let connection: Connection;
+  try {
+    ({ command, connection } = parseArgs(argv));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return usage(proc, error);
+  }
+  if (command.kind === "help") {
+    proc.stdout.write(`${helpText(command.topic)}\n`);
+    return EXIT.ok;
+  }
+  if (command.kind === "version") {
+    proc.stdout.write(`toolwire ${proc.version}\n`);
+    return EXIT.ok;
+  }
+  try {
+    const client = clientFor(connection, proc.env);
+    switch (command.kind) {
+      case "run":
+        return await run(client, command, proc);
+      case "watch":
+        return await follow(
+          client.subscribe(command.id, { transport: command.transport }),
+          proc,
+          null,
+        );
+      case "result":
+        return await result(client, command.id, command.waitSeconds, command.json, proc);
+      case "tools":
+        return await tools(client, command.json, proc);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) return usage(proc, error);
+    if (error instanceof ToolwireError) return failure(proc, error);
+    throw error;
+  }
+}
+
+function clientFor(
+  connection: Connection,
+  env: Record<string, string | undefined>,
+): ToolwireClient {
+  const baseUrl = connection.url ?? env.TOOLWIRE_URL ?? DEFAULT_URL;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UsageError(
+      `"${baseUrl}" is not a URL; set TOOLWIRE_URL or --url to e.g. ${DEFAULT_URL}.`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(
+      `"${baseUrl}" is not an http(s) URL; set TOOLWIRE_URL or --url to e.g. ${DEFAULT_URL}.`,
+    );
+  }
+  const token = connection.token ?? env.TOOLWIRE_TOKEN;
+  if (!token) {
+    throw new ToolwireError(
+      "unauthorized",
+      "No API token: set TOOLWIRE_TOKEN (for a local Worker, the API_TOKEN in .dev.vars) or pass --token.",
+      401,
+    );
+  }
+  return new ToolwireClient({ baseUrl, token });
+}
+
+async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess): Promise<number> {
+  let schema: JsonValue | undefined;
+  if (Object.keys(command.args).length > 0) {
+    const known = await client.tools();
+    const tool = known.find((t) => t.name === command.tool);
+    if (!tool) {
+      throw new UsageError(
+        `Unknown tool "${command.tool}". Tools: ${known.map((t) => t.name).join(", ")}.`,
+        "run",
+      );
+    }
+    schema = tool.parameters;
+  }
+  const args = toolArgs(command.args, command.argsJson, schema);
+  const created = await client.createInvocation({
+    tool: command.tool,
+    args,
+    ...(command.toolCallId ? { toolCallId: command.toolCallId } : {}),
+    ...(command.sandbox ? { sandbox: command.sandbox } : {}),
+  });
+  if (command.detach) {
+    proc.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (proc.stderr.isTTY) proc.stderr.write(`Viewer: ${created.viewUrl}\n`);
+  const sub = client.subscribe(created, { transport: command.transport });
+  return follow(sub, proc, () => client.cancel(created.id));
+}
+
+/** Prints a subscription until it ends; the first Ctrl-C calls `cancel` (if any), the second leaves. */
+async function follow(
+  sub: Subscription,
+  proc: CliProcess,
+  cancel: (() => Promise<unknown>) | null,
+): Promise<number> {
+  const printer = new LivePrinter(proc, Date.now());
+  sub.onChange((s) => printer.update(s));
+  let interrupts = 0;
+  let leave: () => void = () => {};
+  const interrupted = new Promise<"interrupted">((resolve) => {
+    leave = () => resolve("interrupted");
+  });
+  const stopListening = proc.onInterrupt(() => {
+    interrupts++;
+    if (cancel && interrupts === 1) {
+      proc.stderr.write("\n[toolwire] cancelling… (Ctrl-C again to leave it running)\n");
+      cancel().catch((error: unknown) => {
+        proc.stderr.write(`[toolwire] could not cancel: ${(error as Error).message}\n`);
+      });
+      return;
+    }
+    leave();
+  });
+  const outcome: SubscriptionOutcome | "interrupted" = await Promise.race([
+    sub.finished,
+    interrupted,
+  ]);
+  stopListening();
+  if (outcome === "interrupted") {
+    sub.close();
+    printer.finish(await sub.finished);
+    return EXIT.interrupted;
+  }
+  printer.finish(outcome);
+  if (outcome.status === "failed" && outcome.error) return failure(proc, outcome.error);
+  return outcome.end?.isError ? EXIT.toolError : EXIT.ok;
+}
+
+async function result(
+  client: ToolwireClient,
+  id: string,
+  waitSeconds: number | undefined,
+  json: boolean,
+  proc: CliProcess,
+): Promise<number> {
+  const deadline =
+    waitSeconds === undefined ? Number.POSITIVE_INFINITY : Date.now() + waitSeconds * 1000;
+  for (;;) {
+    const left = Math.max(0, (deadline - Date.now()) / 1000);
+    const poll = await client.result(id, { wait: Math.min(30, Math.ceil(left)) });
+    if (poll.status === "settled") {
+      const r = poll.result;
+      if (json) proc.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+      else {
+        for (const block of r.content) {
+          if (block.type === "text")
+            proc.stdout.write(
+              block.text.endsWith("\n") || block.text === "" ? block.text : `${block.text}\n`,
+            );
+          else
+            proc.stderr.write(
+              `[toolwire] image (${block.mimeType}, ${formatBytes(block.data.length)} of base64)\n`,
+            );
+        }
+        const banner = describeTruncation(r.truncation);
+        if (banner) proc.stderr.write(`[toolwire] ${banner}\n`);
+      }
+      return r.isError ? EXIT.toolError : EXIT.ok;
+    }
+    if (Date.now() >= deadline) {
+      proc.stderr.write(
+        `toolwire: ${id} is still running; try again later or run: toolwire watch ${id}\n`,
+      );
+      return EXIT.running;
+    }
+  }
+}
+
+async function tools(client: ToolwireClient, json: boolean, proc: CliProcess): Promise<number> {
+  const list = await client.tools();
+  if (json) {
+    proc.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  for (const tool of list) proc.stdout.write(describeTool(tool));
+  return EXIT.ok;
+}
+
+/** One tool for people: name, first line of its description, its parameters. */
+export function describeTool(tool: ToolInfo): string {
+  const schema = tool.parameters as {
+    properties?: Record<string, { type?: string; description?: string }>;
+    required?: string[];
+  };
+  const lines = [`${tool.name}  ${(tool.description ?? "").split("\n")[0]}`];
+  for (const [name, prop] of Object.entries(schema?.properties ?? {})) {
+    const required = schema.required?.includes(name) ? "" : " (optional)";
+    const type = prop.type ? ` <${prop.type}>` : "";
+    lines.push(`    --${name}${type}${required}${prop.description ? `  ${prop.description}` : ""}`);
+  }
+  return `${lines.join("\n")}\n\n`;
+}
+
+function usage(proc: CliProcess, error: UsageError): number {
+  const more = error.topic ? `toolwire ${error.topic} --help` : "toolwire --help";
+  proc.stderr.write(`toolwire: ${error.message}\nRun "${more}" for usage.\n`);
+  return EXIT.usage;
+}
+
+/** Server answers that mean the command line named something wrong, not that the connection failed. */
+const USAGE_CODES = new Set(["bad_request", "not_found", "conflict", "too_large"]);
+
+function failure(proc: CliProcess, error: ToolwireError): number {
+  const hint = error.message.includes("TOOLWIRE_")
+    ? ""
+    : error.code === "unauthorized" || error.code === "forbidden"
+      ? " Check TOOLWIRE_TOKEN (or --token)."
+      : error.code === "unreachable" || error.code === "bad_response"
+        ? " Check TOOLWIRE_URL (or --url)."
+        : "";
+  proc.stderr.write(`toolwire: ${error.message}${hint}\n`);
+  return USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.connection;
+}

@@ -1,0 +1,76 @@
+import type { CommandName } from "./parse-args.ts";
+
+const CONNECTION = `Connection (every command):
+  --url URL       the Toolwire Worker (default: $TOOLWIRE_URL, else http://127.0.0.1:8787)
+  --token TOKEN   the API token (default: $TOOLWIRE_TOKEN)`;
+
+const EXIT = `Exit status: 0 done, 1 the tool failed or was cancelled, 2 usage error
+(bad option, unknown tool or invocation), 3 connection or auth error, 4 still running.`;
+
+const TOPICS: Record<CommandName | "main", string> = {
+  main: `toolwire: run tools on a Toolwire Worker and follow their output live.
+
+Usage: toolwire [--url URL] [--token TOKEN] <command> [options]
+
+Commands:
+  run <tool> [--name value]...   start an invocation and print its output live
+  watch <id>                     follow a running invocation's output
+  result <id>                    print an invocation's result (waits for it)
+  tools                          list the tools the Worker offers
+
+Run "toolwire <command> --help" for a command's options.
+
+${CONNECTION}
+
+${EXIT}`,
+  run: `Usage: toolwire run [--id ID] [--sandbox NAME] [--detach] [--sse] <tool> [--name value]... [--args JSON]
+
+Starts an invocation of <tool> and prints its output as it arrives; on a terminal,
+a progress line (bytes, lines, elapsed) is kept on stderr. Ctrl-C cancels the
+invocation (and shows what it printed); a second Ctrl-C leaves at once.
+
+Tool arguments come after the tool name: --name value, --name=value, a bare --flag,
+or --args '<json object>' (pairs override it). Values take the type the tool's
+schema gives them. Example:
+  toolwire run bash --command "npm test" --timeout 600
+
+Options (before the tool name):
+  --id ID          the toolCallId (the same id again re-attaches to that invocation)
+  --sandbox NAME   the sandbox to run in (default: default)
+  --detach         print the new invocation (id, viewUrl, …) as JSON and exit
+  --sse            follow over Server-Sent Events instead of a WebSocket
+
+${CONNECTION}
+
+${EXIT}`,
+  watch: `Usage: toolwire watch <id> [--sse]
+
+Follows an invocation's output until it ends, printing only new text, and exits
+with its status.
+
+${CONNECTION}
+
+${EXIT}`,
+  result: `Usage: toolwire result <id> [--wait SECONDS] [--json]
+
+Prints the invocation's final text (waiting for it to settle), or with --json the
+whole result: { content, details, usage, addedTools, terminate, isError, truncation }.
+
+  --wait SECONDS   give up after this long (exit 4); default: wait until it settles
+  --json           print the result as JSON
+
+${CONNECTION}
+
+${EXIT}`,
+  tools: `Usage: toolwire tools [--json]
+
+Lists the Worker's tools and their parameters; --json prints names, descriptions
+and JSON Schemas.
+
+${CONNECTION}`,
+};
+
+/** The help text for a command, or the overview. */
+export function helpText(topic?: CommandName): string {
+  return TOPICS[topic ?? "main"];
+}

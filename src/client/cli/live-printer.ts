@@ -1,0 +1,121 @@
+import { OutputFollower } from "../output-follower.ts";
+import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
+import { describeTruncation, formatBytes, formatCount } from "../truncation-notice.ts";
+
+/** Where the CLI writes. `isTTY` decides the progress line and the line-start bookkeeping. */
+export interface Terminal {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
+}
+
+const CLEAR_LINE = "\r\u001b[2K";
+
+/**
+ * Prints a live subscription to a terminal: only the new text of each state on stdout
+ * (a sliding window never prints a line twice), notices on stderr, and a progress line
+ * (bytes, lines, elapsed) on stderr when stderr is a terminal.
+ *
+ * @example
+ * const printer = new LivePrinter(process, Date.now());
+ * sub.onChange((s) => printer.update(s));
+ * printer.finish(await sub.finished);
+ */
+export class LivePrinter {
+  private readonly follower = new OutputFollower();
+  private readonly term: Terminal;
+  private readonly startedAt: number;
+  private readonly progress: boolean;
+  private atLineStart = true;
+  private progressShown = false;
+  private lastStatus = "connecting";
+  private totals = { bytes: 0, lines: 0 };
+  private ticker: ReturnType<typeof setInterval> | null = null;
+
+  constructor(term: Terminal, startedAt: number) {
+    this.term = term;
+    this.startedAt = startedAt;
+    this.progress = term.stderr.isTTY === true;
+    if (this.progress) {
+      this.ticker = setInterval(() => this.drawProgress(), 250);
+      this.ticker.unref?.();
+    }
+  }
+
+  update(sub: Subscription): void {
+    if (sub.state) {
+      const step = this.follower.next(sub.state);
+      if (step.restarted) this.notice("the output was replaced; showing it again from the start");
+      if (step.skippedBytes > 0) {
+        this.notice(
+          `${formatBytes(step.skippedBytes)} of earlier output not shown (it left the window)`,
+        );
+      }
+      if (step.text) this.print(step.text);
+      this.totals = {
+        bytes: sub.state.truncation.totalBytes,
+        lines: sub.state.truncation.totalLines,
+      };
+    }
+    if (sub.status !== this.lastStatus) {
+      if (!this.progress && sub.status === "reconnecting")
+        this.notice("connection lost; reconnecting…");
+      if (!this.progress && sub.status === "live" && this.lastStatus === "reconnecting") {
+        this.notice("reconnected");
+      }
+      this.lastStatus = sub.status;
+    }
+    this.drawProgress();
+  }
+
+  /** Clears the progress line, then says how it ended: truncation in words, and a summary on a terminal. */
+  finish(outcome: SubscriptionOutcome): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.clearProgress();
+    if (!this.atLineStart && this.term.stdout.isTTY) this.print("\n");
+    const banner = outcome.state ? describeTruncation(outcome.state.truncation) : null;
+    if (banner) this.notice(banner);
+    if (outcome.status === "settled" && this.progress) {
+      const how = outcome.end?.isError ? "✘ failed" : "✔ done";
+      this.term.stderr.write(`${how} in ${elapsed(Date.now() - this.startedAt)}\n`);
+    }
+  }
+
+  private print(text: string): void {
+    if (this.term.stdout.isTTY) this.clearProgress();
+    this.term.stdout.write(text);
+    this.atLineStart = text.endsWith("\n");
+  }
+
+  private notice(text: string): void {
+    this.clearProgress();
+    const gap = !this.atLineStart && this.term.stdout.isTTY ? "\n" : "";
+    this.term.stderr.write(`${gap}[toolwire] ${text}\n`);
+    if (gap) this.atLineStart = true;
+  }
+
+  private drawProgress(): void {
+    if (!this.progress || (this.term.stdout.isTTY && !this.atLineStart)) return;
+    const parts = [
+      formatBytes(this.totals.bytes),
+      `${formatCount(this.totals.lines)} ${this.totals.lines === 1 ? "line" : "lines"}`,
+      elapsed(Date.now() - this.startedAt),
+    ];
+    if (this.lastStatus === "reconnecting") parts.push("reconnecting…");
+    if (this.lastStatus === "connecting") parts.push("connecting…");
+    const width = Math.max(20, (this.term.stderr.columns ?? 80) - 1);
+    this.term.stderr.write(`${CLEAR_LINE}${parts.join(" · ").slice(0, width)}`);
+    this.progressShown = true;
+  }
+
+  private clearProgress(): void {
+    if (!this.progressShown) return;
+    this.term.stderr.write(CLEAR_LINE);
+    this.progressShown = false;
+  }
+}
+
+function elapsed(ms: number): string {
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  return `${Math.floor(s / 60)}m ${String(Math.floor(s % 60)).padStart(2, "0")}s`;
+}

@@ -1,0 +1,23 @@
+/**
+ * The `toolwire` command (bin/toolwire runs this file with Node 22).
+ * Usage: `toolwire run bash --command "npm test"`; see `toolwire --help`.
+ */
+import { readFileSync } from "node:fs";
+import { runCli } from "./commands.ts";
+
+const { version } = JSON.parse(
+  readFileSync(new URL("../../../package.json", import.meta.url), "utf8"),
+) as { version: string };
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  version,
+  onInterrupt(handler) {
+    process.on("SIGINT", handler);
+    return () => process.off("SIGINT", handler);
+  },
+});
+// Exit once everything written has reached the terminal or pipe.
+process.stdout.write("", () => process.exit(code));
