@@ -1,4 +1,4 @@
-import { type OnUnit, Utf8Segmenter } from "./utf8-segmenter.ts";
+import { type OnUnit, Utf8Segmenter, validRunEnd } from "./utf8-segmenter.ts";
 
 const INITIAL_CAPACITY = 1024;
 
@@ -53,6 +53,17 @@ export class HeadBuffer {
   write(chunk: Uint8Array): number {
     let i = 0;
     while (i < chunk.length && !this.#closed) {
+      if (this.#seg.pending === 0) {
+        // Fast path: a run of valid characters that fits is kept as is.
+        const j = validRunEnd(chunk, i, this.maxOut - this.#out);
+        if (j > i) {
+          this.#appendRun(chunk.subarray(i, j));
+          this.#out += j - i;
+          this.#kept += j - i;
+          i = j;
+          continue;
+        }
+      }
       const b = chunk[i++]!;
       this.#append(b);
       this.#seg.feed(b, this.#onUnit);
@@ -86,11 +97,22 @@ export class HeadBuffer {
   }
 
   #append(b: number): void {
-    if (this.#len === this.#buf.length) {
-      const grown = new Uint8Array(Math.min(this.maxOut + 4, this.#buf.length * 2));
-      grown.set(this.#buf);
-      this.#buf = grown;
-    }
+    this.#reserve(1);
     this.#buf[this.#len++] = b;
+  }
+
+  #appendRun(run: Uint8Array): void {
+    this.#reserve(run.length);
+    this.#buf.set(run, this.#len);
+    this.#len += run.length;
+  }
+
+  /** Grow by doubling, never past `maxOut + 4` (kept units, a 3-byte partial and one more byte). */
+  #reserve(n: number): void {
+    if (this.#len + n <= this.#buf.length) return;
+    const size = Math.min(this.maxOut + 4, Math.max(this.#buf.length * 2, this.#len + n));
+    const grown = new Uint8Array(size);
+    grown.set(this.#buf.subarray(0, this.#len));
+    this.#buf = grown;
   }
 }

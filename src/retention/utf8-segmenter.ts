@@ -76,3 +76,42 @@ export class Utf8Segmenter {
     this.#upper = 0xbf;
   }
 }
+
+/**
+ * End of the longest run of complete, valid characters in `bytes` starting at `from`
+ * (a unit boundary) that fits in `maxBytes`. Valid characters decode to themselves, so
+ * such a run can be kept without per-unit bookkeeping; the run stops before anything
+ * invalid, unfinished or too big.
+ * @example validRunEnd(new TextEncoder().encode("aé€"), 0, 4) // 3: "aé" fits, "€" does not
+ */
+export function validRunEnd(bytes: Uint8Array, from: number, maxBytes: number): number {
+  const limit = Math.min(bytes.length, from + maxBytes);
+  let i = from;
+  while (i < limit) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let width: number;
+    let lower = 0x80;
+    let upper = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) width = 2;
+    else if (b >= 0xe0 && b <= 0xef) {
+      width = 3;
+      if (b === 0xe0) lower = 0xa0;
+      else if (b === 0xed) upper = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      width = 4;
+      if (b === 0xf0) lower = 0x90;
+      else if (b === 0xf4) upper = 0x8f;
+    } else break;
+    if (i + width > limit) break;
+    const second = bytes[i + 1]!;
+    if (second < lower || second > upper) break;
+    if (width > 2 && (bytes[i + 2]! & 0xc0) !== 0x80) break;
+    if (width > 3 && (bytes[i + 3]! & 0xc0) !== 0x80) break;
+    i += width;
+  }
+  return i;
+}

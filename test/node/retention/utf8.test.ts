@@ -7,6 +7,7 @@ import {
   utf8HeadIndex,
   utf8TailIndex,
 } from "../../../src/retention/index.ts";
+import { validRunEnd } from "../../../src/retention/utf8-segmenter.ts";
 import { decode, encode } from "./reference.ts";
 
 /** Strings rich in what goes wrong: pairs, lone halves of both kinds, 1- to 3-byte units. */
@@ -122,6 +123,32 @@ describe("Utf8Segmenter", () => {
         expect(at).toBe(bytes.length);
       }),
       { seed: 4, numRuns: 3000 },
+    );
+  });
+
+  it("finds the longest run of valid characters that fits, for the fast path", () => {
+    expect(validRunEnd(encode("aé€"), 0, 4)).toBe(3);
+    expect(validRunEnd(encode("aé€"), 1, 5)).toBe(6);
+    expect(validRunEnd(Uint8Array.of(0x61, 0xe2, 0x82), 0, 10)).toBe(1);
+    const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 24 }), fc.nat(30), (bytes, max) => {
+        const end = validRunEnd(bytes, 0, max);
+        expect(end).toBeLessThanOrEqual(max);
+        expect(() => strict.decode(bytes.subarray(0, end))).not.toThrow();
+        // Maximal: the next unit is invalid, unfinished or does not fit.
+        const next = units(bytes.subarray(end))[0];
+        if (next) {
+          let valid = true;
+          try {
+            strict.decode(bytes.subarray(end, end + next[0]));
+          } catch {
+            valid = false;
+          }
+          expect(valid && end + next[0] <= max).toBe(false);
+        }
+      }),
+      { seed: 5, numRuns: 3000 },
     );
   });
 });
