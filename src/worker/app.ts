@@ -63,7 +63,10 @@ app.get("/view/:id", async (c) => {
   await authorizeReader(c.req.raw, c.env, id, false);
   const page = await c.env.ASSETS.fetch(new Request(new URL(VIEWER_ASSET, c.req.url)));
   if (!page.ok)
-    fail("not_configured", `the viewer page ${VIEWER_ASSET} is missing from the assets`);
+    fail(
+      "not_configured",
+      `the viewer page ${VIEWER_ASSET} is missing from the assets; build it with node scripts/build-client.ts`,
+    );
   const headers = new Headers(page.headers);
   // The URL carries a token: keep it out of caches and of Referer headers.
   headers.set("Cache-Control", "no-store");

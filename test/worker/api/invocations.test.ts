@@ -121,7 +121,7 @@ describe("GET /v1/invocations/:id/result", () => {
       calls: [{ write: "done" }],
       end: { isError: false },
     });
-    expect(ended.status).toBe(200);
+    expect(ended.status, await ended.clone().text()).toBe(200);
     const settled = await poll;
     expect(settled.status).toBe(200);
     expect(await settled.json()).toMatchObject({
@@ -185,7 +185,7 @@ describe("producer API", () => {
         { terminate: true },
       ],
     });
-    expect(first.status).toBe(200);
+    expect(first.status, await first.clone().text()).toBe(200);
     let state = (await view(id)).state;
     expect(state.content).toEqual([{ type: "text", text: "hello world" }]);
     expect(state.details).toEqual({ step: 1, files: ["a.txt"] });

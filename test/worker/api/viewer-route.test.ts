@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { mintSubscribeToken } from "../../../src/worker/index.ts";
+import { call, expectError, SUBSCRIBE_SECRET } from "./helpers.ts";
+
+describe("GET /view/:id", () => {
+  it("serves the viewer page for a valid subscribe token, uncached and without referrers", async () => {
+    const token = await mintSubscribeToken(SUBSCRIBE_SECRET, "call_view_1", Date.now());
+    const res = await call(`/view/call_view_1?token=${token}`, {}, false);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toContain("text/html");
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    expect(res.headers.get("Referrer-Policy")).toBe("no-referrer");
+    expect(await res.text()).toContain("<html");
+  });
+
+  it("needs a token: none is 401, the agent's bearer token does not open it either", async () => {
+    const message = await expectError(
+      await call("/view/call_view_1", {}, false),
+      401,
+      "unauthorized",
+    );
+    expect(message).toContain("?token=");
+    await expectError(await call("/view/call_view_1"), 401, "unauthorized");
+  });
+});
