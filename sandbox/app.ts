@@ -3,6 +3,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
+import { EXEC_ID_PATTERN } from "../src/execenv/exec-id.ts";
 import { bearerAuth } from "./auth.ts";
 import type { SandboxConfig } from "./config.ts";
 import { errorBody, SandboxError } from "./errors.ts";
@@ -11,7 +12,6 @@ import { execUpdateStream } from "./exec/update-stream.ts";
 import { readLines } from "./files/read-file.ts";
 import { glob, grep } from "./files/search.ts";
 import {
-  EXEC_ID,
   execRequestSchema,
   globRequestSchema,
   grepRequestSchema,
@@ -144,7 +144,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
 }
 
 function findRun(registry: ExecRegistry, execId: string) {
-  const run = EXEC_ID.test(execId) ? registry.get(execId) : undefined;
+  const run = EXEC_ID_PATTERN.test(execId) ? registry.get(execId) : undefined;
   if (!run) {
     throw new SandboxError(
       404,

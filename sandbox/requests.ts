@@ -1,7 +1,6 @@
 import { z } from "zod";
 
-/** Exec ids name spill files and URLs: letters, digits, `_` and `-` only. */
-export const EXEC_ID = /^[A-Za-z0-9_-]{1,128}$/;
+import { EXEC_ID_PATTERN } from "../src/execenv/exec-id.ts";
 
 const relPath = z.string().max(4096);
 const lineCount = (max: number) => z.number().int().min(1).max(max);
@@ -14,7 +13,7 @@ export const LIMIT_BOUNDS = {
 } as const;
 
 export const execRequestSchema = z.object({
-  execId: z.string().regex(EXEC_ID, "execId must be 1-128 letters, digits, '_' or '-'"),
+  execId: z.string().regex(EXEC_ID_PATTERN, "execId must be 1-128 letters, digits, '_' or '-'"),
   command: z
     .string()
     .min(1)

@@ -44,7 +44,7 @@ export async function grep(
   if (opts.rgPath) await grepWithRipgrep(opts.rgPath, opts.workspace, start, req, push);
   else await grepWithWalker(opts.workspace, start, req, push);
   const done = retainer.finish();
-  return { matches: done.items, truncated: done.truncated, engine };
+  return { matches: done.items, truncated: done.truncated, omitted: done.omitted, engine };
 }
 
 /**
@@ -83,7 +83,7 @@ export async function glob(
     }
   }
   const done = retainer.finish();
-  return { paths: done.items, truncated: done.truncated, engine };
+  return { paths: done.items, truncated: done.truncated, omitted: done.omitted, engine };
 }
 
 async function grepWithRipgrep(

@@ -1,4 +1,5 @@
 import type { ShellOutputMetadata } from "../output/types.ts";
+import type { Omitted } from "../retention/omitted.ts";
 
 /** Limits for one exec: which end survives and the caps (defaults tail, 50 KiB, 2000 lines). */
 export interface ExecLimits {
@@ -74,6 +75,8 @@ export type SearchEngine = "ripgrep" | "walker";
 export interface GrepResult {
   matches: GrepMatch[];
   truncated: boolean;
+  /** `atLeast(1)` when the search stopped at the probe: more may exist, how many is unknown. */
+  omitted: Omitted;
   engine: SearchEngine;
 }
 
@@ -89,5 +92,7 @@ export interface GlobRequest {
 export interface GlobResult {
   paths: string[];
   truncated: boolean;
+  /** `atLeast(1)` when the listing stopped at the probe. */
+  omitted: Omitted;
   engine: SearchEngine;
 }

@@ -1,0 +1,16 @@
+/** Exec ids name spill files and URLs: 1-128 letters, digits, `_` or `-`. */
+export const EXEC_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * The exec id for a tool call: the call id itself when it is a valid exec id, else a
+ * stable hash of it (so a Durable Object that lost its memory derives the same id and
+ * can reattach).
+ * @example await execIdFor("call_01J9") // "call_01J9"
+ * @example await execIdFor("call/with spaces") // "x-3f1c…" (32 hex digits)
+ */
+export async function execIdFor(toolCallId: string): Promise<string> {
+  if (EXEC_ID_PATTERN.test(toolCallId)) return toolCallId;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(toolCallId));
+  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return `x-${hex.slice(0, 32)}`;
+}

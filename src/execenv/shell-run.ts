@@ -1,0 +1,158 @@
+import { formatTruncationFooter } from "../output/footer.ts";
+import type { ShellOutputMetadata, ToolOutput } from "../output/types.ts";
+import { SandboxHttpError, SandboxStreamError, SandboxUnreachableError } from "./errors.ts";
+import type { SandboxClient } from "./sandbox-client.ts";
+import type { ExecRequest, ShellUpdate } from "./types.ts";
+
+export type ExitUpdate = Extract<ShellUpdate, { kind: "exit" }>;
+
+/** A sink that can also drop from the front of its text (what a tail window's slide needs). */
+export type ShellSink = ToolOutput & { slide(drop: number, text: string): void };
+
+export interface ShellRunOptions {
+  /** Join `req.execId`, already running (or recently finished), instead of starting it. */
+  reattach: boolean;
+  /** After a cancel, how long to wait for the exit before giving up on the stream. Default 10 s. */
+  cancelGraceMs?: number;
+  /** How long to keep reattaching after the stream breaks mid-run. Default 30 s. */
+  reconnectBudgetMs?: number;
+}
+
+export interface ShellRunResult {
+  exit: ExitUpdate;
+  /** The last source-owned totals (null only if the exec printed no update at all). */
+  metadata: ShellOutputMetadata | null;
+  /** Whether the folded text ends with "\n" (or is empty), so a footer starts on its own line. */
+  endsWithNewline: boolean;
+}
+
+/**
+ * Runs (or rejoins) one sandbox exec and folds its Shell updates into `out`:
+ * `replace` → `out.replace` + `capture`, `append` → `out.write` + `capture`,
+ * `slide` → `out.slide` + `capture`, `metadata` → `capture`. A stream that breaks
+ * mid-run is rejoined with backoff (each rejoin starts from a `replace` base, so
+ * nothing is applied twice). On `signal` abort the exec is killed and the stream is
+ * read to its exit so the final output is kept.
+ * @example
+ * const result = await runShell(client, { execId, command: "make" }, out, signal, { reattach: false });
+ */
+export async function runShell(
+  client: SandboxClient,
+  req: ExecRequest,
+  out: ShellSink,
+  signal: AbortSignal,
+  options: ShellRunOptions,
+): Promise<ShellRunResult> {
+  signal.throwIfAborted();
+  const stream = new AbortController();
+  let giveUp: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = () => {
+    client.kill(req.execId).catch(() => {});
+    giveUp = setTimeout(() => stream.abort(signal.reason), options.cancelGraceMs ?? 10_000);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  const state: ShellRunResult = {
+    exit: { kind: "exit", exitCode: null },
+    metadata: null,
+    endsWithNewline: true,
+  };
+  const budget = options.reconnectBudgetMs ?? 30_000;
+  let rejoin = options.reattach;
+  let brokeAt: number | null = null;
+  let backoff = 250;
+  try {
+    for (;;) {
+      const updates = rejoin
+        ? client.reattach(req.execId, stream.signal)
+        : client.exec(req, stream.signal);
+      try {
+        for await (const update of updates) {
+          brokeAt = null;
+          backoff = 250;
+          if (update.kind === "exit") {
+            state.exit = update;
+            return state;
+          }
+          applyShellUpdate(update, out, state);
+        }
+      } catch (err) {
+        const retryable =
+          err instanceof SandboxStreamError || (rejoin && err instanceof SandboxUnreachableError);
+        if (!retryable || stream.signal.aborted) throw err;
+        brokeAt ??= Date.now();
+        if (Date.now() - brokeAt + backoff > budget) {
+          throw new Error(
+            `lost the sandbox stream of exec ${req.execId} and could not rejoin it within ${budget / 1000} s: ${(err as Error).message}`,
+          );
+        }
+        await sleep(backoff);
+        backoff = Math.min(backoff * 2, 4000);
+      }
+      rejoin = true;
+    }
+  } catch (err) {
+    if (err instanceof SandboxHttpError && err.status === 404 && rejoin) {
+      throw new Error(
+        `the sandbox no longer knows exec ${req.execId} (it finished more than 10 minutes ago, or the sandbox host restarted); the output up to here is kept`,
+      );
+    }
+    throw err;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    clearTimeout(giveUp);
+  }
+}
+
+function applyShellUpdate(
+  update: Exclude<ShellUpdate, ExitUpdate>,
+  out: ShellSink,
+  state: ShellRunResult,
+): void {
+  switch (update.kind) {
+    case "replace": {
+      const { text, ...metadata } = update.output;
+      out.replace(text);
+      out.capture(metadata);
+      state.metadata = metadata;
+      state.endsWithNewline = text === "" || text.endsWith("\n");
+      return;
+    }
+    case "append":
+      out.write(update.text);
+      out.capture(update.metadata);
+      state.metadata = update.metadata;
+      if (update.text !== "") state.endsWithNewline = update.text.endsWith("\n");
+      return;
+    case "slide":
+      out.slide(update.drop, update.text);
+      out.capture(update.metadata);
+      state.metadata = update.metadata;
+      if (update.text !== "") state.endsWithNewline = update.text.endsWith("\n");
+      else if (update.metadata.outputBytes === 0) state.endsWithNewline = true;
+      return;
+    case "metadata":
+      out.capture(update.metadata);
+      state.metadata = update.metadata;
+      return;
+  }
+}
+
+/**
+ * What `bash` appends once the command is done: the truncation footer (line range,
+ * totals, spill path) when the output was cut, and the error to throw when the command
+ * failed, timed out or was killed (the sink appends a thrown error's text).
+ * @example bashEnding(result) // { footer: "\n[Showing lines 1,001–3,000 of 3,000. Full output: …]", error: "Command exited with code 2" }
+ */
+export function bashEnding(result: ShellRunResult): { footer: string; error: string | null } {
+  const notice = result.metadata ? formatTruncationFooter(result.metadata, { retain: "tail" }) : "";
+  const footer = notice === "" ? "" : `${result.endsWithNewline ? "" : "\n"}\n${notice}`;
+  const { exitCode, signal, error } = result.exit;
+  if (error) return { footer, error };
+  if (signal) return { footer, error: `Command was terminated by ${signal}` };
+  if (exitCode !== 0) return { footer, error: `Command exited with code ${exitCode}` };
+  return { footer, error: null };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

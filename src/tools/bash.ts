@@ -1,0 +1,120 @@
+/**
+ * `bash { command, timeout?, cwd? }`: runs a shell command in the sandbox. The sandbox
+ * bounds the output at the source (tail, 50 KiB / 2000 lines) and spills the complete
+ * output to a file; the sink mirrors the sandbox's view. The result ends with a footer
+ * (line range, totals, spill path) when output was cut; a non-zero exit, a timeout or a
+ * cancel fails the call with the output kept.
+ */
+import { z } from "zod";
+import {
+  bashEnding,
+  type ExecLimits,
+  execIdFor,
+  runShell,
+  type SandboxClient,
+  type ShellSink,
+} from "../execenv/index.ts";
+import { DEFAULT_OUTPUT_POLICY, type ToolOutput } from "../output/index.ts";
+import { defineTool } from "./registry.ts";
+import { sandboxClientFor } from "./sandbox.ts";
+import type { ToolContext } from "./types.ts";
+
+/** Longest timeout a call may ask for: one day. */
+export const MAX_BASH_TIMEOUT_SECONDS = 86_400;
+
+export const bashParams = z.strictObject({
+  command: z
+    .string()
+    .min(1)
+    .max(256 * 1024)
+    .describe("Shell command, run with /bin/sh -c"),
+  timeout: z
+    .number()
+    .positive()
+    .max(MAX_BASH_TIMEOUT_SECONDS)
+    .optional()
+    .describe("Seconds before the whole process group is killed"),
+  cwd: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe("Working directory, relative to the workspace root"),
+});
+
+export type BashParams = z.output<typeof bashParams>;
+
+export interface RunBashOptions {
+  /** True when the DO resumes after eviction: rejoin the running exec instead of starting it. */
+  reattach: boolean;
+}
+
+/**
+ * Runs (or, with `reattach`, rejoins) the command as exec `execId` and writes its
+ * bounded output, footer and exit status to `out`. Throws when the command failed.
+ * @example await runBash(client, await execIdFor(toolCallId), { command: "ls" }, out, signal, { reattach: false });
+ */
+export async function runBash(
+  client: SandboxClient,
+  execId: string,
+  params: BashParams,
+  out: ToolOutput,
+  signal: AbortSignal,
+  options: RunBashOptions,
+): Promise<void> {
+  const limits: ExecLimits = {
+    retain: bashTool.output.retain,
+    maxBytes: bashTool.output.maxBytes,
+    maxLines: bashTool.output.maxLines,
+  };
+  const result = await runShell(
+    client,
+    { execId, command: params.command, cwd: params.cwd, timeoutSec: params.timeout, limits },
+    shellSink(out),
+    signal,
+    { reattach: options.reattach },
+  );
+  const ending = bashEnding(result);
+  if (ending.footer !== "") out.write(ending.footer);
+  else if (result.metadata?.totalBytes === 0 && !ending.error) out.write("(no output)");
+  if (signal.aborted) throw new Error("Command cancelled; its process group was terminated");
+  if (ending.error) throw new Error(ending.error);
+}
+
+/**
+ * Resumes a `bash` call after the Durable Object lost its runner (eviction, restart):
+ * rejoins the same exec, whose id derives from the call id.
+ * @example await resumeBash(toolCallId, params, signal, out, context);
+ */
+export async function resumeBash(
+  toolCallId: string,
+  params: BashParams,
+  signal: AbortSignal,
+  out: ToolOutput,
+  context: ToolContext,
+): Promise<void> {
+  await runBash(sandboxClientFor(context), await execIdFor(toolCallId), params, out, signal, {
+    reattach: true,
+  });
+}
+
+export const bashTool = defineTool({
+  name: "bash",
+  description:
+    "Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last 2000 lines or 50 KB; the complete output is then saved to a file named in the footer, which read and grep can open. Non-zero exit codes, timeouts and cancels fail the call with the output kept.",
+  params: bashParams,
+  output: DEFAULT_OUTPUT_POLICY,
+  replaySafe: false,
+  async execute(toolCallId, params, signal, out, context) {
+    await runBash(sandboxClientFor(context), await execIdFor(toolCallId), params, out, signal, {
+      reattach: false,
+    });
+  },
+});
+
+function shellSink(out: ToolOutput): ShellSink {
+  const slide = (out as Partial<ShellSink>).slide;
+  if (typeof slide !== "function") {
+    throw new Error("bash needs a sink with slide(drop, text) to mirror the sandbox's tail window");
+  }
+  return out as ShellSink;
+}
