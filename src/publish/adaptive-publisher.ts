@@ -58,6 +58,8 @@ export class AdaptivePublisher<D, S = never> {
   readonly #clock: Clock;
   #dirty = false;
   #notBefore = Number.NEGATIVE_INFINITY;
+  /** Spacing owed after the last publication, in ms. */
+  #spacing = 0;
   #timer: unknown;
   #timerArmed = false;
   #publishing = false;
@@ -141,7 +143,8 @@ export class AdaptivePublisher<D, S = never> {
 
   #schedule(): void {
     if (this.#timerArmed) return;
-    const wait = this.#notBefore - this.#clock.now();
+    // Never wait longer than the spacing owed, even if the clock was set back meanwhile.
+    const wait = Math.min(this.#notBefore - this.#clock.now(), this.#spacing);
     if (wait <= 0 && !this.#publishing) {
       this.#publishNow();
       return;
@@ -194,8 +197,8 @@ export class AdaptivePublisher<D, S = never> {
         onError(error, delta);
       }
     }
-    const spacing = Math.max(this.minIntervalMs, (bytes * 1000) / this.targetBytesPerSecond);
-    this.#notBefore = this.#clock.now() + spacing;
+    this.#spacing = Math.max(this.minIntervalMs, (bytes * 1000) / this.targetBytesPerSecond);
+    this.#notBefore = this.#clock.now() + this.#spacing;
     this.#count++;
     this.#publishing = true;
     try {

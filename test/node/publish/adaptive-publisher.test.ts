@@ -305,6 +305,23 @@ describe("AdaptivePublisher", () => {
     ]);
   });
 
+  it("waits no longer than the spacing owed when the clock is set back", () => {
+    const fake = new FakeClock();
+    let offset = 0;
+    const clock = {
+      now: () => fake.now() + offset,
+      setTimeout: (fn: () => void, ms: number) => fake.setTimeout(fn, ms),
+      clearTimeout: (handle: unknown) => fake.clearTimeout(handle),
+    };
+    const h = appendLog({ clock });
+    h.write("a");
+    offset = -3_600_000;
+    h.write("b");
+    expect(fake.nextTimerAt).toBe(100);
+    fake.advance(100);
+    expect(h.delivered).toBe("ab");
+  });
+
   it("refuses bad pacing options with a clear error", () => {
     const base = appendLog();
     const make = (o: Partial<AdaptivePublisherOptions<string, string>>) => () =>
