@@ -72,6 +72,11 @@ export interface ToolOutput<D extends JsonValue = JsonValue> {
   image(img: { data: string; mimeType: string }): void;
   /** Replace the retained text. */
   replace(text: string): void;
+  /**
+   * Drop `drop` UTF-16 units from the start of the retained text, then append `text`: how a
+   * source that windows at its end (a sandbox's `slide` update) reports a moving window.
+   */
+  slide(drop: number, text: string): void;
   /** Adopt source-owned totals and spill path (the text was already windowed at the source). */
   capture(meta: ShellOutputMetadata): void;
   /** Mutate directly; tracked. At most 64 KiB serialized. */

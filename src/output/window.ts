@@ -261,6 +261,11 @@ export class TextWindow {
   private headEndsWithNewline = false;
   private cutBy: "lines" | "bytes" | null = null;
 
+  // After `resume`: what was appended before the resumed text, and whether it was cut.
+  private priorLines = 0;
+  private priorBytes = 0;
+  private priorCut = false;
+
   constructor(policy: OutputPolicy) {
     assertOutputPolicy(policy);
     this.policy = { retain: policy.retain, maxBytes: policy.maxBytes, maxLines: policy.maxLines };
@@ -301,7 +306,27 @@ export class TextWindow {
     this.headUnits = this.headBytes = this.headNewlines = 0;
     this.headEndsWithNewline = false;
     this.cutBy = null;
+    this.priorLines = this.priorBytes = 0;
+    this.priorCut = false;
     return { drop, append: this.append(text).append };
+  }
+
+  /**
+   * Continues from a retained `text` and the truncation recorded with it (after a restart):
+   * later appends add to those totals, and a cut stays a cut.
+   * @example w.resume(state.content[0].text, state.truncation)
+   */
+  resume(text: string, truncation: Truncation): void {
+    this.replace(text);
+    const own = this.truncation();
+    this.priorLines = Math.max(0, truncation.totalLines - own.totalLines);
+    this.priorBytes = Math.max(0, truncation.totalBytes - own.totalBytes);
+    if (!truncation.truncated || own.truncated) return;
+    if (this.policy.retain === "head") this.cutBy = truncation.truncatedBy ?? "bytes";
+    else {
+      this.priorCut = true;
+      this.midLine = truncation.lastLinePartial;
+    }
   }
 
   /**
@@ -343,8 +368,10 @@ export class TextWindow {
     const { maxBytes, maxLines } = this.policy;
     const endsWithNewline = this.end > 0 && this.lastBreak === this.end;
     const totalLines =
-      this.newlines + (this.pending !== "" || (this.end > 0 && !endsWithNewline) ? 1 : 0);
-    const totalBytes = this.endByte + (this.pending !== "" ? 3 : 0);
+      this.priorLines +
+      this.newlines +
+      (this.pending !== "" || (this.end > 0 && !endsWithNewline) ? 1 : 0);
+    const totalBytes = this.priorBytes + this.endByte + (this.pending !== "" ? 3 : 0);
     if (this.policy.retain === "head") {
       const truncated = this.cutBy !== null;
       const partial = this.headUnits > 0 && !this.headEndsWithNewline;
@@ -362,7 +389,7 @@ export class TextWindow {
       };
     }
     const outputLines = this.starts.size + (this.start < this.end && !endsWithNewline ? 1 : 0);
-    const truncated = this.start > 0;
+    const truncated = this.start > 0 || this.priorCut;
     let truncatedBy: Truncation["truncatedBy"] = null;
     if (truncated) truncatedBy = !this.midLine && outputLines >= maxLines ? "lines" : "bytes";
     return {

@@ -1,0 +1,116 @@
+/**
+ * The sink's bounds (SPEC §5, decision 021) and the checks that enforce them. Every check
+ * throws before anything changes, with what was wrong, the limit, and what to do.
+ */
+import type { ImageContent, Truncation, Usage } from "./types.ts";
+
+/** At most this many images per result. */
+export const MAX_IMAGES = 8;
+/** At most this many base64 characters per image (1 MiB). */
+export const MAX_IMAGE_BASE64 = 1_048_576;
+/** `details` serialized as JSON may be at most this many UTF-8 bytes (64 KiB). */
+export const MAX_DETAILS_BYTES = 65_536;
+/** An error or notice appended by the sink is cut to this many UTF-8 bytes. */
+export const MAX_NOTICE_BYTES = 4_096;
+
+/** A sink bound was exceeded. `limit` and `size` are in the unit the message names. */
+export class OutputLimitError extends RangeError {
+  readonly limit: number;
+  readonly size: number;
+  constructor(message: string, limit: number, size: number) {
+    super(message);
+    this.name = "OutputLimitError";
+    this.limit = limit;
+    this.size = size;
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const IMAGE_MIME = /^image\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
+
+/** Throws unless `img` is `{ data: base64 ≤ 1 MiB, mimeType: "image/…" }` and fits in the count. */
+export function assertImage(img: unknown, imagesSoFar: number): asserts img is ImageContent {
+  if (img === null || typeof img !== "object") {
+    throw new TypeError("image() takes { data: <base64 string>, mimeType: <image/...> }.");
+  }
+  const { data, mimeType } = img as { data?: unknown; mimeType?: unknown };
+  if (typeof mimeType !== "string" || !IMAGE_MIME.test(mimeType)) {
+    throw new TypeError(
+      `image mimeType must be an image type such as "image/png", got ${JSON.stringify(mimeType)}.`,
+    );
+  }
+  if (typeof data !== "string") {
+    throw new TypeError("image data must be a base64 string.");
+  }
+  if (imagesSoFar >= MAX_IMAGES) {
+    throw new OutputLimitError(
+      `A result holds at most ${MAX_IMAGES} images; this would be image ${imagesSoFar + 1}. Combine or drop images.`,
+      MAX_IMAGES,
+      imagesSoFar + 1,
+    );
+  }
+  if (data.length > MAX_IMAGE_BASE64) {
+    throw new OutputLimitError(
+      `An image may hold at most ${MAX_IMAGE_BASE64} base64 characters (1 MiB); got ${data.length}. Scale it down or compress it.`,
+      MAX_IMAGE_BASE64,
+      data.length,
+    );
+  }
+  if (!BASE64.test(data)) {
+    throw new TypeError("image data must be base64 (A-Z, a-z, 0-9, +, / and = padding).");
+  }
+}
+
+/** Throws unless `u` is an object whose fields are non-negative finite numbers (or undefined). */
+export function assertUsage(u: unknown): asserts u is Usage {
+  if (u === null || typeof u !== "object" || Array.isArray(u)) {
+    throw new TypeError("usage() takes an object of non-negative numbers, e.g. { input: 120 }.");
+  }
+  for (const [field, value] of Object.entries(u)) {
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+      throw new RangeError(
+        `usage.${field} must be a non-negative finite number, got ${String(value)}.`,
+      );
+    }
+  }
+}
+
+/** Throws unless `names` is an array of non-empty strings. */
+export function assertToolNames(names: unknown): asserts names is string[] {
+  if (!Array.isArray(names) || names.some((n) => typeof n !== "string" || n === "")) {
+    throw new TypeError("addTools() takes an array of non-empty tool names.");
+  }
+}
+
+/** Throws unless `t` has every `Truncation` field with the right type. */
+export function assertTruncation(t: unknown, what: string): asserts t is Truncation {
+  if (t === null || typeof t !== "object") {
+    throw new TypeError(`${what} must be an object of truncation fields.`);
+  }
+  const r = t as Record<string, unknown>;
+  for (const key of [
+    "totalLines",
+    "totalBytes",
+    "outputLines",
+    "outputBytes",
+    "maxLines",
+    "maxBytes",
+  ]) {
+    const v = r[key];
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+      throw new TypeError(`${what}.${key} must be a non-negative integer, got ${String(v)}.`);
+    }
+  }
+  for (const key of ["truncated", "lastLinePartial", "firstLineExceedsLimit"]) {
+    if (typeof r[key] !== "boolean") {
+      throw new TypeError(`${what}.${key} must be a boolean, got ${String(r[key])}.`);
+    }
+  }
+  if (r.truncatedBy !== null && r.truncatedBy !== "lines" && r.truncatedBy !== "bytes") {
+    throw new TypeError(`${what}.truncatedBy must be "lines", "bytes" or null.`);
+  }
+  if (r.spillPath !== undefined && typeof r.spillPath !== "string") {
+    throw new TypeError(`${what}.spillPath must be a string when present.`);
+  }
+}
