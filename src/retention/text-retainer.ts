@@ -108,7 +108,16 @@ export class TextRetainer {
   push(chunk: string | Uint8Array): TextPush {
     if (this.#result) throw new Error("TextRetainer: push() after finish().");
     if (typeof chunk === "string") this.#pushString(chunk);
-    else this.#pushBytes(chunk);
+    else if (chunk instanceof Uint8Array) this.#pushBytes(chunk);
+    else {
+      const got =
+        chunk === null
+          ? "null"
+          : typeof chunk === "object"
+            ? Object.prototype.toString.call(chunk)
+            : typeof chunk;
+      throw new TypeError(`TextRetainer: push() takes a string or a Uint8Array, got ${got}.`);
+    }
     return { shouldStop: this.#stopWhenFull && this.#head!.closed };
   }
 
@@ -158,13 +167,14 @@ export class TextRetainer {
   }
 
   #compute(): TextRetention {
+    // ignoreBOM keeps a leading U+FEFF as text: at a cut it is content, not a marker.
     const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
     const head = this.#head;
     const ring = this.#ring;
     let headText = "";
     let kept = 0;
     // Only a producer that was asked to stop leaves an unknown amount unread.
-    const stopped = this.#stopWhenFull && head!.closed;
+    const stopped = this.#stopWhenFull && head?.closed === true;
     if (head) {
       const wasClosed = head.closed;
       head.end();

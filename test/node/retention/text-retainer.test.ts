@@ -232,6 +232,19 @@ describe("TextRetainer budgets", () => {
     );
   });
 
+  it("refuses chunks that are neither strings nor bytes, and keeps its state", () => {
+    const r = new TextRetainer({ kind: "tail", maxBytes: 8 });
+    r.push("ok");
+    expect(() => r.push(new ArrayBuffer(4) as never)).toThrow(
+      new TypeError(
+        "TextRetainer: push() takes a string or a Uint8Array, got [object ArrayBuffer].",
+      ),
+    );
+    expect(() => r.push(42 as never)).toThrow(/got number/);
+    expect(() => r.push(null as never)).toThrow(/got null/);
+    expect(r.finish()).toMatchObject({ text: "ok", totalBytes: 2, truncated: false });
+  });
+
   it("refuses pushes after finish() and returns the same result again", () => {
     const r = new TextRetainer({ kind: "tail", maxBytes: 2 });
     r.push("abc");
