@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import type { ToolOutput } from "../../../src/output/index.ts";
 import {
+  WEB_FETCH_MAX_DOWNLOAD_BYTES,
   WEB_FETCH_MAX_REDIRECTS,
   WEB_FETCH_MAX_TEXT_BYTES,
   webFetchTool,
@@ -69,6 +70,23 @@ describe("web_fetch against a real local server", () => {
     expect(stats.closed).toBe(1);
     // Far below the 10 MiB download limit and the server's own 64 MiB stop: the probe aborted it.
     expect(stats.sent).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it("reads at most 10 MiB of markup: one byte less and exactly are complete, one more is cut", async () => {
+    expect(WEB_FETCH_MAX_DOWNLOAD_BYTES).toBe(10 * 1024 * 1024);
+    for (const size of [WEB_FETCH_MAX_DOWNLOAD_BYTES - 1, WEB_FETCH_MAX_DOWNLOAD_BYTES]) {
+      const { text, isError } = await fetchThroughApi(`${origin}/markup?bytes=${size}`);
+      expect(isError).toBe(false);
+      expect(text).toMatch(/^start\n\nend\n\n\[web_fetch .*: 10 bytes of text, complete\.\]\n$/);
+    }
+    const { text, isError } = await fetchThroughApi(
+      `${origin}/markup?bytes=${WEB_FETCH_MAX_DOWNLOAD_BYTES + 1}`,
+    );
+    expect(isError).toBe(false);
+    expect(text.startsWith("start\n\nen\n\n[web_fetch")).toBe(true);
+    expect(text).toContain(
+      "stopped downloading after 10 MB of markup, so the end of the page is missing",
+    );
   });
 
   it(`follows ${WEB_FETCH_MAX_REDIRECTS} redirects and refuses the sixth`, async () => {

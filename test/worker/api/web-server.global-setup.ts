@@ -52,6 +52,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
         res.writeHead(200, { "Content-Type": "text/plain" });
         return void res.end("a".repeat(bytes));
       }
+      case "/markup": {
+        // HTML of exactly `bytes` bytes: almost all script, with text at both ends.
+        const bytes = Number(url.searchParams.get("bytes"));
+        const open = "<p>start</p><script>";
+        const close = "</script>end";
+        res.writeHead(200, { "Content-Type": "text/html" });
+        return void res.end(open + "x".repeat(bytes - open.length - close.length) + close);
+      }
       case "/endless":
         return endless(res);
       case "/endless-stats":
