@@ -65,7 +65,6 @@ export class AdaptivePublisher<D, S = never> {
   #publishing = false;
   #disposed = false;
   #published: S | undefined;
-  #count = 0;
 
   constructor(options: AdaptivePublisherOptions<D, S>) {
     const minIntervalMs = options.minIntervalMs ?? 100;
@@ -89,11 +88,6 @@ export class AdaptivePublisher<D, S = never> {
   /** The snapshot taken at the last publication (`undefined` before it or without `snapshot`). */
   get published(): S | undefined {
     return this.#published;
-  }
-
-  /** Number of publications so far (deltas handed to `publish`). */
-  get publications(): number {
-    return this.#count;
   }
 
   /** True while a change is waiting for its trailing publication. */
@@ -125,11 +119,7 @@ export class AdaptivePublisher<D, S = never> {
       this.markDirty();
       return false;
     }
-    if (!force) {
-      if (!this.#dirty || this.#clock.now() < this.#notBefore) return false;
-      this.#cancelTimer();
-      return this.#publishNow();
-    }
+    if (!force && (!this.#dirty || this.#clock.now() < this.#notBefore)) return false;
     this.#cancelTimer();
     return this.#publishNow();
   }
@@ -199,7 +189,6 @@ export class AdaptivePublisher<D, S = never> {
     }
     this.#spacing = Math.max(this.minIntervalMs, (bytes * 1000) / this.targetBytesPerSecond);
     this.#notBefore = this.#clock.now() + this.#spacing;
-    this.#count++;
     this.#publishing = true;
     try {
       const result = publish(delta);
