@@ -108,7 +108,11 @@ function isNode(v: unknown): v is Node {
  * t.state.items.push("x");
  * t.flush();                 // [["a", ["text"], "hello"], ["p", ["items"], 0, 0, ["x"]]]
  */
-export function track<T>(value: T & JsonShape<T>): Tracker<T> {
+export function track<T>(
+  value: T,
+  // Only JSON-shaped types take one argument; a Map, Date or function asks for a second.
+  ..._valueMustBeJson: [T] extends [JsonShape<T>] ? [] : [valueMustBeJson: never]
+): Tracker<T> {
   const metas = new WeakMap<Node, Meta>();
   let root: JsonValue = importJson(value, () => []);
   let rootMeta: Meta | null = null;
@@ -448,8 +452,13 @@ export function track<T>(value: T & JsonShape<T>): Tracker<T> {
         const limit = meta.appendFrom >= 0 ? meta.appendFrom : Number.POSITIVE_INFINITY;
         for (const child of meta.dirtyChildren) {
           flushWork.entries++;
+          if (!child.queued) continue;
+          if (meta.isArray && node[child.key] !== child.node) {
+            // The index went stale (the element moved in a batch that ended in a base).
+            const i = (meta.node as JsonValue[]).indexOf(child.node);
+            if (i >= 0) child.key = i;
+          }
           const inPlace =
-            child.queued &&
             node[child.key] === child.node &&
             !meta.changed?.has(child.key) &&
             !(meta.isArray && (child.key as number) >= limit);
@@ -489,8 +498,12 @@ export function track<T>(value: T & JsonShape<T>): Tracker<T> {
     for (let i = 0; i < head; i++) visitChild(next[i], i, path, ops);
     if (removed === inserted && removed <= PAIRWISE_LIMIT) {
       for (let i = head; i < head + removed; i++) {
-        slotOps(path.concat(i), prev[i] as JsonValue, next[i] as JsonValue, ops);
-        rekey(next[i], i);
+        if (prev[i] === next[i]) {
+          visitChild(next[i], i, path, ops);
+        } else {
+          slotOps(path.concat(i), prev[i] as JsonValue, next[i] as JsonValue, ops);
+          rekey(next[i], i);
+        }
       }
     } else if (removed > 0 || inserted > 0) {
       ops.push(["p", path, head, removed, cloneJson(next.slice(head, head + inserted))]);

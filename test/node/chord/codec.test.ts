@@ -1,0 +1,197 @@
+import { describe, expect, it } from "vitest";
+import {
+  apply,
+  CodecError,
+  decoder,
+  encoder,
+  InvalidOpError,
+  type JsonValue,
+  type Op,
+  track,
+  UnsafePathError,
+  type WireOp,
+} from "../../../src/chord/index.ts";
+
+describe("encoder", () => {
+  it("interns a path on its second use, then sends its id", () => {
+    const enc = encoder();
+    expect(enc.encode([["a", ["out", "text"], "a"]])).toEqual([["a", ["out", "text"], "a"]]);
+    expect(enc.encode([["a", ["out", "text"], "b"]])).toEqual([
+      ["a", ["#", 0, ["out", "text"]], "b"],
+    ]);
+    expect(enc.encode([["a", ["out", "text"], "c"]])).toEqual([["a", 0, "c"]]);
+    expect(enc.encode([["s", ["n"], 1]])).toEqual([["s", ["n"], 1]]);
+    expect(
+      enc.encode([
+        ["s", ["n"], 2],
+        ["a", ["out", "text"], "d"],
+      ]),
+    ).toEqual([
+      ["s", ["#", 1, ["n"]], 2],
+      ["a", 0, "d"],
+    ]);
+  });
+
+  it("omits a path that repeats the previous op's path in the same batch", () => {
+    const enc = encoder();
+    const ops: Op[] = [
+      ["t", ["text"], 3],
+      ["a", ["text"], "xyz"],
+      ["s", ["list", 0], 1],
+      ["d", ["list", 0]],
+      ["p", ["list"], 0, 0, [1]],
+      ["p", ["list"], 1, 0, [2]],
+    ];
+    expect(enc.encode(ops)).toEqual([
+      ["t", ["text"], 3],
+      ["a", "xyz"],
+      ["s", ["list", 0], 1],
+      ["d"],
+      ["p", ["list"], 0, 0, [1]],
+      ["p", 1, 0, [2]],
+    ]);
+  });
+
+  it("never omits across batches", () => {
+    const enc = encoder();
+    enc.encode([["a", ["text"], "x"]]);
+    expect(enc.encode([["a", ["text"], "y"]])[0]?.length).toBe(3);
+  });
+
+  it("resets both tables on a base batch", () => {
+    const enc = encoder();
+    enc.encode([["a", ["text"], "x"]]);
+    enc.encode([["a", ["text"], "y"]]);
+    expect(enc.encode([["a", ["text"], "z"]])).toEqual([["a", 0, "z"]]);
+    expect(
+      enc.encode([
+        ["r", { text: "" }],
+        ["a", ["text"], "1"],
+      ]),
+    ).toEqual([
+      ["r", { text: "" }],
+      ["a", ["text"], "1"],
+    ]);
+    expect(enc.encode([["a", ["text"], "2"]])).toEqual([["a", ["#", 0, ["text"]], "2"]]);
+  });
+
+  it("refuses an r that is not first", () => {
+    expect(() =>
+      encoder().encode([
+        ["s", ["a"], 1],
+        ["r", {}],
+      ]),
+    ).toThrow(InvalidOpError);
+  });
+});
+
+describe("decoder", () => {
+  it("round-trips what the encoder produced", () => {
+    const enc = encoder();
+    const dec = decoder();
+    const batches: Op[][] = [
+      [["r", { text: "", list: [] }]],
+      [
+        ["a", ["text"], "ab"],
+        ["p", ["list"], 0, 0, [1]],
+      ],
+      [
+        ["t", ["text"], 1],
+        ["a", ["text"], "c"],
+        ["p", ["list"], 1, 0, [2]],
+      ],
+      [
+        ["a", ["text"], "d"],
+        ["p", [], 0, 0, []],
+      ],
+    ];
+    for (const ops of batches) {
+      expect(dec.decode(JSON.parse(JSON.stringify(enc.encode(ops))))).toEqual(ops);
+    }
+  });
+
+  it("refuses a short form with no previous path", () => {
+    const dec = decoder();
+    expect(() => dec.decode([["a", "x"]])).toThrow(CodecError);
+    expect(() =>
+      dec.decode([
+        ["r", {}],
+        ["a", "x"],
+      ]),
+    ).toThrow(/omits its path/);
+  });
+
+  it("refuses an unknown id and an id interned out of order", () => {
+    const dec = decoder();
+    expect(() => dec.decode([["a", 0, "x"]])).toThrow(/never interned/);
+    expect(() => dec.decode([["a", ["#", 1, ["text"]], "x"]])).toThrow(/out of order/);
+  });
+
+  it("refuses unsafe segments, including through an interned id", () => {
+    const dec = decoder();
+    expect(() => dec.decode([["s", ["#", 0, ["__proto__"]], 1]])).toThrow(UnsafePathError);
+    expect(() => dec.decode([["s", 0, 1]])).toThrow(CodecError);
+    expect(() => dec.decode([["s", ["a", "constructor"], 1]])).toThrow(UnsafePathError);
+    expect(() => dec.decode([["s", ["prototype"], 1]])).toThrow(UnsafePathError);
+  });
+
+  it("refuses an id that names the root for a verb that needs a path", () => {
+    const dec = decoder();
+    dec.decode([["p", ["#", 0, []], 0, 0, []]]);
+    expect(() => dec.decode([["s", 0, 1]])).toThrow(/root/);
+  });
+
+  it("leaves its tables alone when a batch fails", () => {
+    const dec = decoder();
+    expect(() =>
+      dec.decode([
+        ["a", ["#", 0, ["text"]], "x"],
+        ["a", 9, "y"],
+      ]),
+    ).toThrow(CodecError);
+    expect(() => dec.decode([["a", 0, "x"]])).toThrow(/never interned/);
+    expect(dec.decode([["a", ["#", 0, ["text"]], "x"]])).toEqual([["a", ["text"], "x"]]);
+  });
+
+  it("resets on a base batch", () => {
+    const dec = decoder();
+    dec.decode([["a", ["#", 0, ["text"]], "x"]]);
+    dec.decode([["r", {}]]);
+    expect(() => dec.decode([["a", 0, "x"]])).toThrow(/never interned/);
+  });
+
+  it("refuses malformed batches", () => {
+    const dec = decoder();
+    expect(() => dec.decode("nope" as unknown as unknown[])).toThrow(InvalidOpError);
+    expect(() =>
+      dec.decode([
+        ["s", ["a"], 1],
+        ["r", {}],
+      ]),
+    ).toThrow(/only come first/);
+    expect(() => dec.decode([["q", ["a"]]])).toThrow(/unknown verb/);
+    expect(() => dec.decode([["p", ["a"], 0, 0, 5]])).toThrow(/must be an array/);
+  });
+});
+
+describe("recovery", () => {
+  it("a fresh decoder rebuilds the state from the last base batch of a log", () => {
+    const t = track({ text: "", list: [] as number[] });
+    const enc = encoder();
+    const log: WireOp[][] = [];
+    for (let i = 0; i < 40; i++) {
+      if (i % 15 === 14) t.rebase();
+      t.state.text = `${t.state.text.slice(i % 3)}step ${i};`;
+      t.state.list.push(i);
+      if (i % 4 === 0) t.state.list.shift();
+      log.push(JSON.parse(JSON.stringify(enc.encode(t.flush()))));
+    }
+    let start = log.length - 1;
+    while (log[start]?.[0]?.[0] !== "r") start--;
+    expect(start).toBeGreaterThan(0);
+    const dec = decoder();
+    let replica: JsonValue = null;
+    for (const wire of log.slice(start)) replica = apply(replica, dec.decode(wire));
+    expect(replica).toEqual(JSON.parse(JSON.stringify(t.state)));
+  });
+});

@@ -1,0 +1,254 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  apply,
+  decoder,
+  encoder,
+  isBase,
+  type JsonObject,
+  type JsonValue,
+  type Op,
+  track,
+} from "../../../src/chord/index.ts";
+
+/** Small keys (no unsafe ones), a small alphabet so strings overlap often. */
+const key = fc.constantFrom("a", "b", "c", "d", "0", "x y", "é");
+const text = fc.string({ unit: fc.constantFrom("a", "b", "c", "\n", "é", "😀"), maxLength: 24 });
+const { json } = fc.letrec<{ json: JsonValue }>((tie) => ({
+  json: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer({ min: -5, max: 5 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    text,
+    fc.array(tie("json"), { maxLength: 4 }),
+    fc.dictionary(key, tie("json"), { maxKeys: 4 }),
+  ),
+}));
+const container = fc.oneof(
+  fc.array(json, { maxLength: 5 }),
+  fc.dictionary(key, json, { maxKeys: 5 }),
+);
+
+const plain = (v: unknown): JsonValue => JSON.parse(JSON.stringify(v));
+const isObject = (v: unknown): v is JsonObject =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** One producer stream: tracker → encoder → JSON → decoder → apply on a replica. */
+function stream<T>(initial: T & JsonValue) {
+  const tracker = track<JsonValue>(initial);
+  const enc = encoder();
+  const dec = decoder();
+  let replica: JsonValue = null;
+  const sync = (): Op[] => {
+    const ops = tracker.flush();
+    const wire = JSON.parse(JSON.stringify(enc.encode(ops)));
+    replica = apply(replica, dec.decode(wire));
+    expect(replica).toEqual(plain(tracker.state));
+    return ops;
+  };
+  return { tracker, sync, replica: () => replica };
+}
+
+/** Mutates `draft` in place, the way a program would, until it equals `target`. */
+function morph(draft: JsonValue, target: JsonValue): void {
+  if (Array.isArray(draft) && Array.isArray(target)) {
+    if (draft.length > target.length) draft.length = target.length;
+    for (let i = 0; i < draft.length; i++) morphSlot(draft, i, target[i] as JsonValue);
+    if (target.length > draft.length) draft.push(...target.slice(draft.length));
+    return;
+  }
+  const d = draft as JsonObject;
+  const t = target as JsonObject;
+  for (const k of Object.keys(d)) if (!Object.hasOwn(t, k)) delete d[k];
+  for (const k of Object.keys(t)) morphSlot(d, k, t[k] as JsonValue);
+}
+
+function morphSlot(parent: JsonValue, k: string | number, next: JsonValue): void {
+  const p = parent as Record<string | number, JsonValue>;
+  const cur = p[k];
+  const sameKind = (Array.isArray(cur) && Array.isArray(next)) || (isObject(cur) && isObject(next));
+  if (sameKind) morph(cur as JsonValue, next);
+  else p[k] = next;
+}
+
+describe("replica equals producer", () => {
+  it("for random JSON before/after pairs", () => {
+    fc.assert(
+      fc.property(container, container, (before, after) => {
+        const s = stream(plain(before));
+        s.sync();
+        if (Array.isArray(before) === Array.isArray(after)) morph(s.tracker.state, plain(after));
+        else s.tracker.state = plain(after);
+        const ops = s.sync();
+        expect(s.replica()).toEqual(plain(after));
+        expect(isBase(ops)).toBe(
+          Array.isArray(before) !== Array.isArray(after) || ops[0]?.[0] === "r",
+        );
+      }),
+      { seed: 20261129, numRuns: 3000 },
+    );
+  });
+
+  it("for random text before/after pairs, related and unrelated", () => {
+    const pair = fc.oneof(
+      fc.tuple(text, text),
+      fc.tuple(text, fc.nat(30), text).map(([s, k, x]) => [s, s.slice(k) + x] as const),
+      fc.tuple(text, text).map(([s, x]) => [s, s + x] as const),
+    );
+    fc.assert(
+      fc.property(pair, ([before, after]) => {
+        const s = stream({ text: before });
+        s.sync();
+        (s.tracker.state as { text: string }).text = after;
+        const ops = s.sync();
+        expect(ops.length).toBeLessThanOrEqual(2);
+        if (after.startsWith(before) && after !== before)
+          expect(ops).toEqual([["a", ["text"], after.slice(before.length)]]);
+      }),
+      { seed: 7, numRuns: 3000 },
+    );
+  });
+});
+
+/** One random step, applied to the tracked draft and to a plain model alike. */
+type Step = {
+  kind: number;
+  pick: number;
+  n: number;
+  m: number;
+  value: JsonValue;
+  items: JsonValue[];
+  str: string;
+  key: string;
+  flush: boolean;
+};
+
+const step: fc.Arbitrary<Step> = fc.record({
+  kind: fc.nat(99),
+  pick: fc.nat(),
+  n: fc.integer({ min: -3, max: 8 }),
+  m: fc.nat(6),
+  value: json,
+  items: fc.array(json, { maxLength: 3 }),
+  str: text,
+  key,
+  flush: fc.nat(3).map((n) => n === 0),
+});
+
+/** Every container in `root`, as paths. */
+function containers(
+  root: JsonValue,
+  path: (string | number)[] = [],
+  out: (string | number)[][] = [],
+) {
+  if (typeof root !== "object" || root === null) return out;
+  out.push(path);
+  if (Array.isArray(root))
+    for (let i = 0; i < root.length; i++) containers(root[i] as JsonValue, [...path, i], out);
+  else for (const k of Object.keys(root)) containers(root[k] as JsonValue, [...path, k], out);
+  return out;
+}
+
+function at(root: JsonValue, path: (string | number)[]): JsonValue {
+  let cur = root;
+  for (const seg of path) cur = (cur as Record<string | number, JsonValue>)[seg] as JsonValue;
+  return cur;
+}
+
+/** Applies `s` to one container (a draft or a model); both see the same step. */
+function mutate(target: JsonValue, s: Step, isModel: boolean): void {
+  if (Array.isArray(target)) {
+    const len = target.length;
+    const i = len === 0 ? 0 : Math.abs(s.n) % (len + 1);
+    const sub = s.kind % 14;
+    const strings = target.map((v, j) => [v, j] as const).filter(([v]) => typeof v === "string");
+    if (sub === 0) target.push(...structuredClone(s.items));
+    else if (sub === 1) target.unshift(...structuredClone(s.items));
+    else if (sub === 2) target.splice(s.n, s.m, ...structuredClone(s.items));
+    else if (sub === 3) target.pop();
+    else if (sub === 4) target.shift();
+    else if (sub === 5) target.sort();
+    else if (sub === 6) target.reverse();
+    else if (sub === 7 && isModel)
+      while (target.length !== s.m) target.length < s.m ? target.push(null) : target.pop();
+    else if (sub === 7) target.length = s.m;
+    else if (sub === 8) target[i] = structuredClone(s.value);
+    else if (sub === 9) target.fill(structuredClone(s.value), s.n, s.n + s.m);
+    else if (sub === 10) target.copyWithin(s.n, s.m);
+    else if (strings.length > 0) {
+      const [v, j] = strings[s.pick % strings.length] as readonly [string, number];
+      target[j] = editText(v, s);
+    } else target.push(s.str);
+    return;
+  }
+  const obj = target as JsonObject;
+  const sub = s.kind % 6;
+  const strings = Object.keys(obj)
+    .filter((k) => typeof obj[k] === "string")
+    .sort();
+  if (sub === 0) obj[s.key] = structuredClone(s.value);
+  else if (sub === 1) delete obj[s.key];
+  else if (sub === 2) (obj as Record<string, JsonValue | undefined>)[s.key] = undefined;
+  else if (strings.length > 0) {
+    const k = strings[s.pick % strings.length] as string;
+    obj[k] = editText(obj[k] as string, s);
+  } else obj[s.key] = s.str;
+}
+
+function editText(v: string, s: Step): string {
+  switch (s.m % 4) {
+    case 0:
+      return v + s.str;
+    case 1:
+      return v.slice(Math.abs(s.n)) + s.str;
+    case 2:
+      return v.slice(Math.abs(s.n));
+    default:
+      return s.str;
+  }
+}
+
+describe("random mutation sequences", () => {
+  it("keep the replica equal to the producer at every flush", () => {
+    fc.assert(
+      fc.property(container, fc.array(step, { minLength: 60, maxLength: 90 }), (start, steps) => {
+        const initial = plain(start);
+        const s = stream(initial);
+        let model = plain(initial);
+        let baseline = plain(initial);
+        const sync = () => {
+          s.sync();
+          expect(plain(s.tracker.state)).toEqual(model);
+          baseline = plain(model);
+        };
+        sync();
+        for (const st of steps) {
+          if (st.kind >= 97) {
+            const next = plain(
+              Array.isArray(st.items) && st.kind === 97 ? st.items : { v: st.value },
+            );
+            s.tracker.state = next;
+            model = plain(next);
+          } else if (st.kind === 96) {
+            s.tracker.rebase();
+          } else if (st.kind === 95) {
+            s.tracker.discard();
+            model = plain(baseline);
+          } else {
+            const paths = containers(model);
+            const path = paths[st.pick % paths.length] as (string | number)[];
+            mutate(at(s.tracker.state, path), st, false);
+            mutate(at(model, path), st, true);
+            // fill and copyWithin share references in a plain array; the tracker copies.
+            model = plain(model);
+          }
+          if (st.flush) sync();
+        }
+        sync();
+      }),
+      { seed: 424242, numRuns: 120 },
+    );
+  });
+});
