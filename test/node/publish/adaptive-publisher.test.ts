@@ -108,6 +108,29 @@ describe("AdaptivePublisher", () => {
     expect(h.clock.pendingTimers).toBe(0);
   });
 
+  it("publishes a write at, but not just before, the minimum interval", () => {
+    const h = appendLog();
+    h.write("a");
+    h.clock.advance(100);
+    h.write("b"); // exactly at the deadline: immediate
+    h.clock.advance(99);
+    h.write("c"); // 1 ms early: waits for the deadline
+    expect(h.events.map((e) => [e.at, e.delta])).toEqual([
+      [0, "a"],
+      [100, "b"],
+    ]);
+    expect(h.clock.nextTimerAt).toBe(200);
+    h.clock.advance(1);
+    h.clock.advance(101);
+    h.write("d"); // 101 ms after the last: immediate
+    expect(h.events.map((e) => [e.at, e.delta])).toEqual([
+      [0, "a"],
+      [100, "b"],
+      [200, "c"],
+      [301, "d"],
+    ]);
+  });
+
   it("holds a firehose into a rolling window to the target rate over 60 s", () => {
     const window = 50 * 1024;
     const clock = new FakeClock();
