@@ -10,8 +10,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { encoder } from "../src/chord/index.ts";
 import type { ToolStartEvent } from "../src/events/types.ts";
-import { DEFAULT_OUTPUT_POLICY, ToolOutputSink } from "../src/output/index.ts";
-import type { OutputPolicy, SettledResult, ToolOutputState } from "../src/output/types.ts";
+import {
+  DEFAULT_OUTPUT_POLICY,
+  type OutputPolicy,
+  type SettledResult,
+  ToolOutputSink,
+  type ToolOutputState,
+} from "../src/output/index.ts";
+import { resumeBash } from "../src/tools/bash.ts";
 import { type AnyTool, EXTERNAL_TOOL, getTool } from "../src/tools/index.ts";
 import type { ToolContext } from "../src/tools/types.ts";
 import { BatchLog } from "./batch-log.ts";
@@ -51,6 +57,31 @@ export const INTERRUPTED_NOTICE =
 interface Runner {
   abort: AbortController;
 }
+
+/** One way to run a tool's code on a sink: `execute`, or a resumer after a restart. */
+type Execution = (
+  signal: AbortSignal,
+  out: ToolOutputSink["output"],
+  context: ToolContext,
+) => Promise<void>;
+
+/** How a run ended; decides the notice, `isError` and `cancelled` of the result. */
+type Ending =
+  | { kind: "completed" }
+  /** The tool threw (or the producer ended with an error text): the text is appended. */
+  | { kind: "failed"; error: unknown }
+  /** The producer ended with `isError` and no text. */
+  | { kind: "failedQuietly" }
+  | { kind: "cancelled" }
+  | { kind: "interrupted" };
+
+/**
+ * Tools that run outside the Durable Object and can be rejoined after a restart instead
+ * of re-executed: `bash` reattaches to its still-running sandbox process.
+ */
+const RESUMERS: Record<string, AnyTool["execute"]> = {
+  bash: resumeBash as AnyTool["execute"],
+};
 
 export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   readonly #store: InvocationStore;
@@ -114,7 +145,9 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     // The start base: every subscriber's first state and where a replay-safe tool resumes.
     output.checkpoint();
     if (def.name !== EXTERNAL_TOOL) {
-      this.#run(def, params);
+      this.#run((signal, out, context) =>
+        def.execute(req.toolCallId, params, signal, out, context),
+      );
       await this.#heartbeat();
     }
     return ok({ created: true, view: this.#view() });
@@ -122,7 +155,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
 
   // ── run ───────────────────────────────────────────────────────────────────────
 
-  #run(def: AnyTool, params: unknown): void {
+  /**
+   * Runs tool code on the attached sink with a fresh abort signal and settles when it
+   * returns or throws, unless it was cancelled or settled meanwhile.
+   */
+  #run(execution: Execution): void {
     const record = this.#required();
     const sink = this.#sink;
     if (!sink) throw new Error("No sink attached to run the tool on.");
@@ -144,19 +181,16 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
         this.#output.checkpoint({ name, value });
       },
     };
-    const execution = (async () => {
-      try {
-        await def.execute(record.toolCallId, params, runner.abort.signal, sink.output, context);
-        return { failed: false as const };
-      } catch (error) {
-        return { failed: true as const, error };
-      }
-    })();
-    execution.then(async (outcome) => {
-      if (this.#runner !== runner) return; // cancelled or settled meanwhile
-      this.#runner = null;
-      await this.#settle(outcome.failed ? { error: outcome.error } : {});
-    });
+    execution(runner.abort.signal, sink.output, context).then(
+      () => this.#finish(runner, { kind: "completed" }),
+      (error: unknown) => this.#finish(runner, { kind: "failed", error }),
+    );
+  }
+
+  async #finish(runner: Runner, ending: Ending): Promise<void> {
+    if (this.#runner !== runner) return; // cancelled or settled meanwhile
+    this.#runner = null;
+    await this.#settle(ending);
   }
 
   /** Keeps the object alive while a tool runs, and lets the alarm notice a crash. */
@@ -226,10 +260,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const problem = checkCalls(calls, sink.snapshot());
     if (problem) return { ok: false, error: problem };
     for (const call of calls) applyCall(sink, call);
-    if (end)
-      await this.#settle(
-        end.isError ? { error: end.error ?? "", failedWithoutText: !end.error } : {},
-      );
+    if (end) {
+      if (!end.isError) await this.#settle({ kind: "completed" });
+      else if (end.error) await this.#settle({ kind: "failed", error: end.error });
+      else await this.#settle({ kind: "failedQuietly" });
+    }
     return ok(this.#view());
   }
 
@@ -244,7 +279,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const runner = this.#runner;
     this.#runner = null;
     runner?.abort.abort(new Error("cancelled"));
-    await this.#settle({ cancelled: true });
+    await this.#settle({ kind: "cancelled" });
     return ok(this.#view());
   }
 
@@ -253,31 +288,26 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
    * as one record, the batch log and memos deleted, `tool_end` to every subscriber,
    * and the retention alarm set.
    */
-  async #settle(how: {
-    error?: unknown;
-    failedWithoutText?: boolean;
-    cancelled?: boolean;
-    interrupted?: boolean;
-  }): Promise<void> {
+  async #settle(ending: Ending): Promise<void> {
     const record = this.#record;
     const output = this.#output;
     if (!record || record.status === "settled" || !output) return;
-    const failed = "error" in how;
-    if ((failed && !how.failedWithoutText) || how.cancelled || how.interrupted) {
-      const sink = this.#liveSink();
-      if (failed && !how.failedWithoutText) sink.fail(how.error);
-      if (how.cancelled) sink.appendNotice(CANCELLED_NOTICE);
-      if (how.interrupted) sink.appendNotice(INTERRUPTED_NOTICE);
-    }
+    // A tool that grew `details` past its bound completed with that error.
+    const limit = this.#sink?.limitError;
+    if (ending.kind === "completed" && limit) ending = { kind: "failed", error: limit };
+    if (ending.kind === "failed") this.#liveSink().fail(ending.error);
+    if (ending.kind === "cancelled") this.#liveSink().appendNotice(CANCELLED_NOTICE);
+    if (ending.kind === "interrupted") this.#liveSink().appendNotice(INTERRUPTED_NOTICE);
     output.flushNow();
     output.dispose();
-    const isError = failed || how.cancelled === true || how.interrupted === true;
+    const isError = ending.kind !== "completed";
+    const cancelled = ending.kind === "cancelled";
     const result = resultOf(output.state, isError);
     const settledAt = Date.now();
     const deleteAt = settledAt + this.#retentionDays() * DAY_MS;
     this.ctx.storage.transactionSync(() => {
       this.#store.writeResult(result);
-      this.#store.markSettled({ isError, cancelled: how.cancelled === true, settledAt, deleteAt });
+      this.#store.markSettled({ isError, cancelled, settledAt, deleteAt });
       this.#log.clear();
       this.#store.clearMemos();
     });
@@ -285,7 +315,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       ...record,
       status: "settled",
       isError,
-      cancelled: how.cancelled === true,
+      cancelled,
       settledAt,
       deleteAt,
       checkpointSeq: null,
@@ -329,12 +359,23 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
 
   async #resume(record: InvocationRecord): Promise<void> {
     const def = getTool(record.tool);
-    if (!def?.replaySafe || record.checkpointSeq === null) {
-      await this.#settle({ interrupted: true });
+    const resumer = RESUMERS[record.tool];
+    if (def && resumer) {
+      // Rejoin the process: continue from what subscribers saw; the source re-sends its view.
+      this.#attachSink(def.output, this.#state());
+      const params = def.parse(record.args);
+      this.#run((signal, out, context) => resumer(record.toolCallId, params, signal, out, context));
+    } else if (def?.replaySafe && record.checkpointSeq !== null) {
+      // Re-execute from the last memo checkpoint: memoised output once, the rest redone.
+      this.#attachSink(def.output, readCheckpoint(this.#log, record.checkpointSeq));
+      const params = def.parse(record.args);
+      this.#run((signal, out, context) =>
+        def.execute(record.toolCallId, params, signal, out, context),
+      );
+    } else {
+      await this.#settle({ kind: "interrupted" });
       return;
     }
-    this.#attachSink(def.output, readCheckpoint(this.#log, record.checkpointSeq));
-    this.#run(def, def.parse(record.args));
     await this.#heartbeat();
   }
 

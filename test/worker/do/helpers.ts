@@ -2,6 +2,7 @@
  * Helpers for the InvocationDO tests: stubs by name, start requests, and a real
  * WebSocket / SSE subscriber that folds what it receives the way a client does.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import type {
@@ -25,6 +26,17 @@ export function stubFor(name: string): InvocationStub {
 
 export function startRequest(toolCallId: string, tool: string, args: JsonValue): StartRequest {
   return { tool, args, toolCallId, runId: "run-1", turnId: "turn-1", sandbox: "default" };
+}
+
+/**
+ * Crashes the invocation's object (`ctx.abort()`): its memory, running tool and sockets
+ * are gone, its storage stays. Eviction is no substitute while a tool runs: it waits
+ * for the running work to drain first.
+ */
+export async function crash(name: string): Promise<void> {
+  await runInDurableObject(stubFor(name), (_instance, state) =>
+    state.abort("simulated crash"),
+  ).catch(() => {});
 }
 
 /** Unwraps an outcome the test expects to succeed. */
