@@ -1,13 +1,27 @@
 /**
- * The tools' public face: the registry, with every built-in registered — `web_fetch`,
- * the agent-side `external` tool, the examples and the sandbox tools. Import tools from
- * here (not from registry.ts) so the built-ins are present.
+ * The tools' public face: the registry, with every built-in registered — the sandbox
+ * tools (`bash`, `read`, `grep`, `glob`), `web_fetch`, the agent-side `external` tool and
+ * the examples. Import tools from here (not from registry.ts) so the built-ins are present.
  */
+import { bashTool } from "./bash.ts";
 import { exampleTools } from "./examples.ts";
+import { globTool } from "./glob.ts";
+import { grepTool } from "./grep.ts";
+import { readTool } from "./read.ts";
 import { externalTool, registerTool } from "./registry.ts";
 import { webFetchTool } from "./web-fetch.ts";
 
-for (const tool of [webFetchTool, externalTool, ...exampleTools]) registerTool(tool);
+for (const tool of [
+  bashTool,
+  readTool,
+  grepTool,
+  globTool,
+  webFetchTool,
+  externalTool,
+  ...exampleTools,
+]) {
+  registerTool(tool);
+}
 
 export {
   type AnyTool,

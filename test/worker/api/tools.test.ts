@@ -26,7 +26,17 @@ describe("GET /v1/tools", () => {
     const tools = await listed();
     const names = tools.map((t) => t.name);
     expect(names).toEqual(
-      expect.arrayContaining(["web_fetch", "external", "emit", "steps", "report"]),
+      expect.arrayContaining([
+        "bash",
+        "read",
+        "grep",
+        "glob",
+        "web_fetch",
+        "external",
+        "emit",
+        "steps",
+        "report",
+      ]),
     );
     for (const tool of tools) {
       expect(tool.description.length).toBeGreaterThan(20);
