@@ -1,0 +1,2 @@
+export { createLaneView, reduceLaneSnapshot } from "./lane.ts";
+export type * from "./types.ts";
