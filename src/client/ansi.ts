@@ -89,7 +89,14 @@ function escapeEnd(text: string, i: number): number {
     if (kind === "[") j = i + 2;
     else if (kind === "]" || kind === "P" || kind === "X" || kind === "^" || kind === "_") {
       return stringEnd(text, i + 2);
-    } else return i + 2;
+    } else {
+      // Other escapes: intermediate bytes (e.g. "(" of a charset choice), then one final byte.
+      for (j = i + 1; j < text.length; j++) {
+        const c = text.charCodeAt(j);
+        if (c < 0x20 || c > 0x2f) return j + 1;
+      }
+      return -1;
+    }
   }
   // CSI: parameter and intermediate bytes, then one final byte 0x40–0x7e.
   for (; j < text.length; j++) {

@@ -154,7 +154,7 @@ function parseRun(rest: string[], connection: Connection): CliCommand {
         "run",
       );
     }
-    const option = takeOption(rest);
+    const option = takeOption(rest, true);
     if (option.name === "help") return { kind: "help", topic: "run" };
     if (option.name === "args") command.argsJson = needValue(option, "run");
     else command.args[camelCase(option.name)] = option.value;
@@ -162,13 +162,16 @@ function parseRun(rest: string[], connection: Connection): CliCommand {
   return command;
 }
 
-function takeOption(rest: string[]): Token {
+/** CLI options that never take a value (tool arguments may: they follow the tool name). */
+const FLAGS = new Set(["help", "h", "version", "detach", "sse", "json"]);
+
+function takeOption(rest: string[], toolArg = false): Token {
   const raw = rest.shift() ?? "";
   const body = raw.replace(/^--?/, "");
   const eq = body.indexOf("=");
   if (eq !== -1) return { name: body.slice(0, eq), value: body.slice(eq + 1) };
   const next = rest[0];
-  if (next !== undefined && !next.startsWith("--")) {
+  if (next !== undefined && !next.startsWith("--") && (toolArg || !FLAGS.has(body))) {
     rest.shift();
     return { name: body, value: next };
   }
@@ -186,12 +189,7 @@ function split(rest: string[]): { positional: string[]; options: Map<string, Raw
       continue;
     }
     const option = takeOption(rest);
-    const name = option.name === "h" ? "help" : option.name;
-    // Flags never take a value: "--json 42" is the flag, then a positional.
-    if ((name === "json" || name === "sse" || name === "help") && option.value !== true) {
-      positional.push(option.value);
-      options.set(name, true);
-    } else options.set(name, option.value);
+    options.set(option.name === "h" ? "help" : option.name, option.value);
   }
   return { positional, options };
 }

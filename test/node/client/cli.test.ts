@@ -1,0 +1,241 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliProcess, EXIT, runCli } from "../../../src/client/cli/commands.ts";
+import { LivePrinter } from "../../../src/client/cli/live-printer.ts";
+import { parseArgs, UsageError } from "../../../src/client/cli/parse-args.ts";
+import { toolArgs } from "../../../src/client/cli/tool-args.ts";
+import type { Subscription } from "../../../src/client/index.ts";
+import { emptyState } from "./fake-producer.ts";
+
+function fakeProcess(env: Record<string, string> = {}, tty = false) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const proc: CliProcess = {
+    stdout: { write: (t: string) => out.push(t), isTTY: tty },
+    stderr: { write: (t: string) => err.push(t), isTTY: tty, columns: 80 },
+    env,
+    version: "9.9.9",
+    onInterrupt: () => () => {},
+  };
+  return { proc, out: () => out.join(""), err: () => err.join("") };
+}
+
+describe("parseArgs", () => {
+  it("reads run options before the tool and tool arguments after it", () => {
+    const { command, connection } = parseArgs([
+      "--url",
+      "http://x",
+      "run",
+      "--id",
+      "call_1",
+      "--detach",
+      "web_fetch",
+      "--url",
+      "https://example.com",
+      "--ignore-case",
+      "--limit=5",
+      "--args",
+      '{"a":1}',
+    ]);
+    expect(connection).toEqual({ url: "http://x" });
+    expect(command).toEqual({
+      kind: "run",
+      tool: "web_fetch",
+      toolCallId: "call_1",
+      detach: true,
+      transport: "socket",
+      args: { url: "https://example.com", ignoreCase: true, limit: "5" },
+      argsJson: '{"a":1}',
+    });
+  });
+
+  it("has --help for every command, before or after it", () => {
+    for (const name of ["run", "watch", "result", "tools"] as const) {
+      expect(parseArgs([name, "--help"]).command).toEqual({ kind: "help", topic: name });
+      expect(parseArgs(["--help", name]).command).toEqual({ kind: "help", topic: name });
+    }
+    expect(parseArgs([]).command).toEqual({ kind: "help" });
+    expect(parseArgs(["run", "bash", "--help"]).command).toEqual({ kind: "help", topic: "run" });
+  });
+
+  it("reads watch, result and tools", () => {
+    expect(parseArgs(["watch", "c1", "--sse"]).command).toEqual({
+      kind: "watch",
+      id: "c1",
+      transport: "sse",
+    });
+    expect(parseArgs(["result", "c1", "--wait", "2.5", "--json"]).command).toEqual({
+      kind: "result",
+      id: "c1",
+      waitSeconds: 2.5,
+      json: true,
+    });
+    expect(parseArgs(["tools", "--token", "t"])).toEqual({
+      connection: { token: "t" },
+      command: { kind: "tools", json: false },
+    });
+  });
+
+  it("refuses mistakes with a message naming the problem", () => {
+    const cases: [string[], RegExp][] = [
+      [["frobnicate"], /Unknown command "frobnicate"/],
+      [["run"], /needs a tool name/],
+      [["run", "bash", "stray"], /Unexpected "stray"/],
+      [["watch"], /watch needs an invocation id/],
+      [["watch", "a", "b"], /takes one argument/],
+      [["result", "a", "--wait", "-1"], /--wait must be a number of seconds/],
+      [["tools", "--bogus", "1"], /Unknown option --bogus/],
+      [["run", "--id", "bash"], /needs a tool name/],
+      [["--token"], /--token needs a value/],
+    ];
+    for (const [argv, message] of cases) {
+      expect(() => parseArgs(argv), argv.join(" ")).toThrow(UsageError);
+      expect(() => parseArgs(argv), argv.join(" ")).toThrow(message);
+    }
+  });
+});
+
+describe("toolArgs", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      command: { type: "string" },
+      timeout: { type: "integer" },
+      literal: { type: "boolean" },
+      items: { type: "array" },
+    },
+  };
+
+  it("gives each value its parameter's type and lets pairs override --args", () => {
+    expect(
+      toolArgs(
+        { command: "42", timeout: "30", literal: "true", items: '["a"]' },
+        '{"command":"x","cwd":"sub"}',
+        schema,
+      ),
+    ).toEqual({ command: "42", timeout: 30, literal: true, items: ["a"], cwd: "sub" });
+  });
+
+  it("guesses numbers and booleans only without a schema", () => {
+    expect(
+      toolArgs({ lines: "5", fail: "true", text: "hi", flag: true }, undefined, undefined),
+    ).toEqual({
+      lines: 5,
+      fail: true,
+      text: "hi",
+      flag: true,
+    });
+  });
+
+  it("refuses values that do not fit, and --args that is not a JSON object", () => {
+    expect(() => toolArgs({ timeout: "soon" }, undefined, schema)).toThrow(
+      /--timeout must be a number, got "soon"/,
+    );
+    expect(() => toolArgs({ literal: "yes" }, undefined, schema)).toThrow(
+      /--literal must be true or false/,
+    );
+    expect(() => toolArgs({ command: true }, undefined, schema)).toThrow(/--command needs a value/);
+    expect(() => toolArgs({}, "[1]", schema)).toThrow(/--args must be a JSON object/);
+    expect(() => toolArgs({}, "{", schema)).toThrow(/--args is not valid JSON/);
+  });
+});
+
+describe("LivePrinter", () => {
+  function sub(
+    text: string,
+    totalBytes: number,
+    status: Subscription["status"] = "live",
+  ): Subscription {
+    const state = emptyState();
+    state.content[0] = { type: "text", text };
+    state.truncation.totalBytes = totalBytes;
+    state.truncation.totalLines = text.split("\n").length - 1;
+    return { state, status } as Subscription;
+  }
+
+  it("prints each piece of a sliding window once, with no progress line when stderr is not a terminal", () => {
+    const { proc, out, err } = fakeProcess();
+    const printer = new LivePrinter(proc, Date.now());
+    printer.update(sub("a\nb\n", 4));
+    printer.update(sub("b\nc\n", 6));
+    printer.update(sub("c\nd\n", 8, "reconnecting"));
+    printer.update(sub("d\ne\n", 10));
+    printer.finish({ status: "settled", state: sub("d\ne\n", 10).state, end: null, error: null });
+    expect(out()).toBe("a\nb\nc\nd\ne\n");
+    expect(err()).toBe("[toolwire] connection lost; reconnecting…\n[toolwire] reconnected\n");
+  });
+
+  it("keeps a progress line on a terminal stderr and clears it before output", () => {
+    const { proc, out, err } = fakeProcess({}, true);
+    const printer = new LivePrinter(proc, Date.now());
+    printer.update(sub("hello\n", 6));
+    printer.finish({ status: "settled", state: sub("hello\n", 6).state, end: null, error: null });
+    expect(out()).toBe("hello\n");
+    expect(err()).toMatch(/6 bytes · 1 line · \d+\.\d s/);
+    expect(err()).toMatch(/✔ done in \d+\.\d s\n$/);
+  });
+});
+
+describe("runCli without a Worker", () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    // Some other web server: answers everything with an HTML 404.
+    server = createServer((_, res) => {
+      res.writeHead(404, { "content-type": "text/html" });
+      res.end("<h1>Not Found</h1>");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("prints help and the version with exit 0", async () => {
+    const { proc, out } = fakeProcess();
+    expect(await runCli(["run", "--help"], proc)).toBe(EXIT.ok);
+    expect(out()).toContain("Usage: toolwire run");
+    const v = fakeProcess();
+    expect(await runCli(["--version"], v.proc)).toBe(EXIT.ok);
+    expect(v.out()).toBe("toolwire 9.9.9\n");
+  });
+
+  it("exits 2 on a usage error and points to help", async () => {
+    const { proc, err } = fakeProcess();
+    expect(await runCli(["watch"], proc)).toBe(EXIT.usage);
+    expect(err()).toBe(
+      'toolwire: watch needs an invocation id.\nRun "toolwire watch --help" for usage.\n',
+    );
+  });
+
+  it("exits 3 without a token, naming TOOLWIRE_TOKEN", async () => {
+    const { proc, err } = fakeProcess({ TOOLWIRE_URL: url });
+    expect(await runCli(["tools"], proc)).toBe(EXIT.connection);
+    expect(err()).toContain("set TOOLWIRE_TOKEN");
+  });
+
+  it("exits 3 when the URL is another server, saying so", async () => {
+    const { proc, err } = fakeProcess({ TOOLWIRE_URL: url, TOOLWIRE_TOKEN: "t" });
+    expect(await runCli(["tools"], proc)).toBe(EXIT.connection);
+    expect(err()).toContain("answered HTTP 404 without a Toolwire error body");
+    expect(err()).toContain("Check TOOLWIRE_URL");
+  });
+
+  it("exits 3 when nothing listens at the URL", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const { proc, err } = fakeProcess({ TOOLWIRE_TOKEN: "t" });
+    expect(await runCli(["--url", `http://127.0.0.1:${port}`, "result", "c1"], proc)).toBe(
+      EXIT.connection,
+    );
+    expect(err()).toContain(`Could not reach Toolwire at http://127.0.0.1:${port}`);
+  });
+
+  it("exits 2 on a URL that is not http(s)", async () => {
+    const { proc, err } = fakeProcess({ TOOLWIRE_URL: "localhost:8787", TOOLWIRE_TOKEN: "t" });
+    expect(await runCli(["tools"], proc)).toBe(EXIT.usage);
+    expect(err()).toContain('"localhost:8787" is not an http(s) URL');
+  });
+});
