@@ -15,11 +15,13 @@ export interface OverlapProbe {
  * probe can verify, or 0 when there is none. Finds how a rolling window moved:
  * `findOverlap("abcdefgh", "defghxyz") === 5`, so the change is "drop 3, append xyz".
  *
- * The probe (docs/decisions/001): `indexOf` of the first 64 code units of `next`, then
- * of its first code unit for overlaps shorter than that; at most 8 hits each, every hit
- * verified with an exact comparison; only the last 65,536 code units of `prev` are
- * scanned. Work is bounded whatever the input; a repetitive string can make it miss
- * the longest overlap (it then returns a shorter verified one, or 0).
+ * The probe (docs/decisions/001): `indexOf` of the first 64 code units of `next` in
+ * `prev`; then `lastIndexOf` of the last 64 code units of `prev` in `next` (periodic
+ * text such as a run of dots defeats the first); then `indexOf` of the first code unit
+ * of `next` for overlaps shorter than 64. At most 8 hits per probe, every hit verified
+ * with an exact comparison, only the last 65,536 code units of `prev` considered.
+ * Work is bounded whatever the input; a pathological string can make it miss the
+ * longest overlap (it then returns a shorter verified one, or 0).
  *
  * @example
  * const k = findOverlap(prev, next);
@@ -30,13 +32,18 @@ export function findOverlap(prev: string, next: string, probe?: OverlapProbe): n
   if (maxOverlap === 0) return 0;
   const head = Math.min(LONG_HEAD, maxOverlap);
   // Overlaps of `head` code units or more: the hit must start where the overlap starts.
-  const long = scan(prev, next, next.slice(0, head), prev.length - maxOverlap, probe);
+  const long = scanPrev(prev, next, next.slice(0, head), prev.length - maxOverlap, probe);
   if (long > 0 || head === 1) return long;
+  if (head === LONG_HEAD) {
+    const fromEnd = scanNext(prev, next, prev.slice(-LONG_HEAD), maxOverlap - LONG_HEAD, probe);
+    if (fromEnd > 0) return fromEnd;
+  }
   // Shorter overlaps start in the last `head - 1` code units of `prev`.
-  return scan(prev, next, next.charAt(0), prev.length - head + 1, probe);
+  return scanPrev(prev, next, next.charAt(0), prev.length - head + 1, probe);
 }
 
-function scan(
+/** Hits of `needle` (a head of `next`) in `prev`, leftmost (longest overlap) first. */
+function scanPrev(
   prev: string,
   next: string,
   needle: string,
@@ -51,6 +58,26 @@ function scan(
     const tail = prev.slice(hit);
     if (next.startsWith(tail)) return tail.length;
     at = hit + 1;
+  }
+  return 0;
+}
+
+/** Hits of `needle` (the tail of `prev`) in `next`, rightmost (longest overlap) first. */
+function scanNext(
+  prev: string,
+  next: string,
+  needle: string,
+  from: number,
+  probe: OverlapProbe | undefined,
+): number {
+  let at = from;
+  for (let n = 0; n < MAX_CANDIDATES && at >= 0; n++) {
+    const hit = next.lastIndexOf(needle, at);
+    if (hit < 0) return 0;
+    if (probe) probe.candidates++;
+    const overlap = hit + needle.length;
+    if (prev.endsWith(next.slice(0, overlap))) return overlap;
+    at = hit - 1;
   }
   return 0;
 }
