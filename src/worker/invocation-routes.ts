@@ -54,8 +54,12 @@ invocationRoutes.post("/", async (c) => {
   try {
     tool.parse(args);
   } catch (err) {
-    if (err instanceof ToolArgsError) fail("bad_request", `${tool.name} ${err.message}`);
-    throw err;
+    // `parse` throws only for bad input (ToolDefinition's contract), whoever wrote the tool.
+    const message = err instanceof Error ? err.message : String(err);
+    fail(
+      "bad_request",
+      err instanceof ToolArgsError ? `${tool.name} ${message}` : `${tool.name} args: ${message}`,
+    );
   }
   const sandbox = body.sandbox ?? DEFAULT_SANDBOX;
   unwrap(checkSandboxName(c.env, sandbox));

@@ -95,6 +95,24 @@ describe("custom tools", () => {
     expect(body.content[0]?.text).toBe("HEY");
   });
 
+  it("hand-written parse errors are 400s too", async () => {
+    registerTool({
+      ...shout,
+      name: "strict_test",
+      parse(args: unknown) {
+        if (typeof args !== "object" || args === null || !("text" in args)) {
+          throw new Error("text is required");
+        }
+        return args as { text: string };
+      },
+    });
+    const res = await call("/v1/invocations", {
+      method: "POST",
+      body: JSON.stringify({ tool: "strict_test", args: {} }),
+    });
+    expect(await expectError(res, 400, "bad_request")).toBe("strict_test args: text is required");
+  });
+
   it("must have a usable name", () => {
     expect(() => registerTool({ ...shout, name: "has space" })).toThrow("must be 1-64 letters");
   });
