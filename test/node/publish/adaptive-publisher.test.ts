@@ -403,4 +403,42 @@ describe("AdaptivePublisher", () => {
       { seed: 20261129, numRuns: 300 },
     );
   });
+
+  it("never repeats or loses a delta when consumers throw at random", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            wait: fc.integer({ min: 0, max: 250 }),
+            size: fc.integer({ min: 1, max: 5000 }),
+            force: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
+            fails: fc.boolean(),
+          }),
+          { maxLength: 40 },
+        ),
+        (steps) => {
+          const attempts: string[] = [];
+          let failNext = false;
+          const h = appendLog({
+            publish: (delta) => {
+              attempts.push(delta);
+              if (failNext) throw new Error("consumer failed");
+            },
+          });
+          for (const step of steps) {
+            h.clock.advance(step.wait);
+            failNext = step.fails;
+            h.write("w".repeat(step.size));
+            if (step.force) h.publisher.flush(true);
+          }
+          failNext = false;
+          h.publisher.flush(true);
+          expect(attempts.join("")).toBe(h.text);
+          expect(h.errors.every((e) => attempts.includes(e.delta!))).toBe(true);
+          expect(h.clock.pendingTimers).toBe(0);
+        },
+      ),
+      { seed: 7, numRuns: 300 },
+    );
+  });
 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ItemRetainer, Omitted } from "../../../src/retention/index.ts";
 
@@ -96,5 +97,30 @@ describe("ItemRetainer", () => {
     r.push(1);
     expect(r.finish()).toBe(r.finish());
     expect(() => r.push(2)).toThrow(/push\(\) after finish\(\)/);
+  });
+
+  it("keeps the first maxItems and accounts for the rest, for any count", () => {
+    fc.assert(
+      fc.property(
+        fc.nat(20),
+        fc.nat(30),
+        fc.constantFrom("stopWhenFull" as const, "readToEnd" as const),
+        (maxItems, count, stop) => {
+          const { result, seen } = feed(maxItems, stop, count);
+          expect(result.items).toEqual(
+            Array.from({ length: Math.min(maxItems, count) }, (_, i) => i),
+          );
+          expect(result.truncated).toBe(count > maxItems);
+          if (count <= maxItems) expect(result.omitted).toEqual(Omitted.none());
+          else if (stop === "readToEnd")
+            expect(result.omitted).toEqual(Omitted.exact(count - maxItems));
+          else {
+            expect(seen).toBe(maxItems + 1);
+            expect(result.omitted).toEqual(Omitted.atLeast(1));
+          }
+        },
+      ),
+      { seed: 9, numRuns: 1000 },
+    );
   });
 });
