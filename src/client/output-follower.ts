@@ -3,9 +3,9 @@ import type { ToolOutputState } from "../output/types.ts";
 /** What is new since the previous state: print `text` after saying `skippedBytes` were missed. */
 export interface FollowStep {
   text: string;
-  /** Bytes written between the two states that no longer fit in the window (a reconnect after a burst). */
+  /** Bytes the totals count that this text does not show (joining late, a burst between two states, a capped head). */
   skippedBytes: number;
-  /** The text was replaced by something that does not continue it; `text` is the whole new text. */
+  /** The new text does not continue the old one (replaced, or jumped ahead by an unknown amount); `text` is all of it. */
   restarted: boolean;
 }
 
@@ -40,8 +40,8 @@ export class OutputFollower {
 
   private diff(next: string, total: number): FollowStep {
     const prev = this.text;
-    if (prev === null) {
-      // Joining late: everything before the window was missed.
+    if (prev === null || prev === "") {
+      // Joining (or the first text): what the totals count beyond the window was not seen.
       return { text: next, skippedBytes: Math.max(0, total - utf8Length(next)), restarted: false };
     }
     if (next === prev) return { text: "", skippedBytes: 0, restarted: false };
@@ -94,7 +94,8 @@ function longestOverlap(prev: string, next: string): number {
     if (next.startsWith(prev.slice(at))) return prev.length - at;
     from = at + 1;
   }
-  // Overlaps shorter than the probe cannot contain it.
+  // A short overlap is only trusted in a tiny window; in a real one it is a coincidence.
+  if (prev.length >= 64) return 0;
   for (let k = Math.min(probe.length - 1, prev.length); k > 0; k--) {
     if (prev.endsWith(next.slice(0, k))) return k;
   }

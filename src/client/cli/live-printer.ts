@@ -44,10 +44,12 @@ export class LivePrinter {
   update(sub: Subscription): void {
     if (sub.state) {
       const step = this.follower.next(sub.state);
-      if (step.restarted) this.notice("the output was replaced; showing it again from the start");
+      if (step.restarted) {
+        this.notice("the output does not continue where it was; showing the whole current window");
+      }
       if (step.skippedBytes > 0) {
         this.notice(
-          `${formatBytes(step.skippedBytes)} of earlier output not shown (it left the window)`,
+          `${formatBytes(step.skippedBytes)} of output not shown here (outside the window)`,
         );
       }
       if (step.text) this.print(step.text);
