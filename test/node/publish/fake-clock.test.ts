@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../src/publish/index.ts";
+import { AdaptivePublisher, FakeClock, systemClock } from "../../../src/publish/index.ts";
 
 describe("FakeClock", () => {
   it("fires due timers in order, each at its own due time", () => {
@@ -51,5 +51,54 @@ describe("FakeClock", () => {
     const clock = new FakeClock(50);
     expect(() => clock.advance(-1)).toThrow(/ms must be >= 0, got -1/);
     expect(() => clock.advanceTo(10)).toThrow(/10 is before now \(50\)/);
+  });
+});
+
+describe("systemClock", () => {
+  it("runs and cancels real timers", async () => {
+    const fired: string[] = [];
+    const cancelled = systemClock.setTimeout(() => fired.push("cancelled"), 0);
+    systemClock.clearTimeout(cancelled);
+    await new Promise<void>((resolve) =>
+      systemClock.setTimeout(() => {
+        fired.push("ran");
+        resolve();
+      }, 0),
+    );
+    expect(fired).toEqual(["ran"]);
+    expect(systemClock.now()).toBeGreaterThan(0);
+  });
+
+  it("drives a publisher's trailing publication by default", async () => {
+    const published: string[] = [];
+    let text = "";
+    let sent = 0;
+    let done: () => void = () => {};
+    const trailing = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const publisher = new AdaptivePublisher<string>({
+      update: () => {
+        const delta = text.slice(sent);
+        sent = text.length;
+        return delta || null;
+      },
+      measure: (delta) => delta.length,
+      publish: (delta) => {
+        published.push(delta);
+        if (published.length === 2) done();
+      },
+      onError: (error) => {
+        throw error;
+      },
+      minIntervalMs: 1,
+    });
+    text += "a";
+    publisher.markDirty();
+    text += "b";
+    publisher.markDirty();
+    await trailing;
+    expect(published).toEqual(["a", "b"]);
+    publisher.dispose();
   });
 });
