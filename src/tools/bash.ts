@@ -19,6 +19,12 @@ import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 import type { ToolContext } from "./types.ts";
 
+/**
+ * Room the sink keeps above the sandbox's window for what bash appends after the output
+ * (footer, exit status, error text), so appending them never pushes output lines out.
+ */
+export const BASH_ENDING_ROOM = { bytes: 2048, lines: 8 } as const;
+
 /** Longest timeout a call may ask for: one day. */
 export const MAX_BASH_TIMEOUT_SECONDS = 86_400;
 
@@ -61,11 +67,7 @@ export async function runBash(
   signal: AbortSignal,
   options: RunBashOptions,
 ): Promise<void> {
-  const limits: ExecLimits = {
-    retain: bashTool.output.retain,
-    maxBytes: bashTool.output.maxBytes,
-    maxLines: bashTool.output.maxLines,
-  };
+  const limits: ExecLimits = { ...DEFAULT_OUTPUT_POLICY };
   const result = await runShell(
     client,
     { execId, command: params.command, cwd: params.cwd, timeoutSec: params.timeout, limits },
@@ -102,7 +104,11 @@ export const bashTool = defineTool({
   description:
     "Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last 2000 lines or 50 KB; the complete output is then saved to a file named in the footer, which read and grep can open. Non-zero exit codes, timeouts and cancels fail the call with the output kept.",
   params: bashParams,
-  output: DEFAULT_OUTPUT_POLICY,
+  output: {
+    retain: "tail",
+    maxBytes: DEFAULT_OUTPUT_POLICY.maxBytes + BASH_ENDING_ROOM.bytes,
+    maxLines: DEFAULT_OUTPUT_POLICY.maxLines + BASH_ENDING_ROOM.lines,
+  },
   replaySafe: false,
   async execute(toolCallId, params, signal, out, context) {
     await runBash(sandboxClientFor(context), await execIdFor(toolCallId), params, out, signal, {
