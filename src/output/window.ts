@@ -80,6 +80,9 @@ export function assertOutputPolicy(policy: OutputPolicy): void {
   }
 }
 
+/** Dropped units of one chunk after which its kept part is copied out (see `compact`). */
+const RELEASE_AFTER = 65_536;
+
 /** Strings with the front cut lazily: `drop` is proportional to what it removes. */
 class ChunkQueue {
   private chunks: string[] = [];
@@ -174,6 +177,13 @@ class ChunkQueue {
   }
 
   private compact(): void {
+    // A huge write mostly dropped would otherwise stay alive through the slice that keeps
+    // its tail: copy the kept part once the dropped part is large (cost ∝ what was dropped).
+    const head = this.chunks[this.first];
+    if (head !== undefined && this.offset >= RELEASE_AFTER && this.offset * 2 > head.length) {
+      this.chunks[this.first] = JSON.parse(JSON.stringify(head.slice(this.offset))) as string;
+      this.offset = 0;
+    }
     if (this.first > 64 && this.first * 2 > this.chunks.length) {
       this.chunks = this.chunks.slice(this.first);
       this.first = 0;

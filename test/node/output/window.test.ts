@@ -114,6 +114,15 @@ describe("TextWindow tail", () => {
     expect(w.truncation()).toMatchObject({ totalLines: 2, outputLines: 1 });
   });
 
+  it("keeps the right text when most of a huge write is dropped", () => {
+    const big = `${"é".repeat(100_000)}\n${"x".repeat(150_000)}`;
+    const mid = feed(tail(1000, 3), ["start\n", big]);
+    expect(mid.text).toBe("x".repeat(1000));
+    const w = feed(tail(1000, 3), ["start\n", big, "\nend"]);
+    expect(w.text).toBe("end");
+    expect(w.truncation().totalBytes).toBe(6 + 200_001 + 150_000 + 4);
+  });
+
   it("handles zero caps", () => {
     expect(feed(tail(0, 5), ["abc\n", "d"]).text).toBe("");
     expect(feed(tail(5, 0), ["abc\n", "d"]).truncation()).toMatchObject({
