@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { listTools } from "../tools/index.ts";
-import { authorizeAgent, authorizeReader, requireApiConfigured } from "./auth.ts";
+import { authorizeAgent, authorizeSubscriber, requireApiConfigured } from "./auth.ts";
 import { ApiException, errorResponse, fail } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
@@ -54,13 +54,7 @@ app.route("/v1/invocations", invocationRoutes);
 
 app.get("/view/:id", async (c) => {
   const id = parseWith(invocationIdParam, c.req.param("id"), "path.id");
-  if (c.req.query("token") === undefined) {
-    fail(
-      "unauthorized",
-      "the viewer needs ?token=<subscribeToken> (returned by POST /v1/invocations)",
-    );
-  }
-  await authorizeReader(c.req.raw, c.env, id, false);
+  await authorizeSubscriber(c.env, c.req.query("token"), id);
   const page = await c.env.ASSETS.fetch(new Request(new URL(VIEWER_ASSET, c.req.url)));
   if (!page.ok)
     fail(

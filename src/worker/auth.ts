@@ -7,9 +7,6 @@ import { constantTimeEqual } from "./constant-time.ts";
 import { fail } from "./errors.ts";
 import { verifySubscribeToken } from "./subscribe-token.ts";
 
-/** How a request proved itself. */
-export type Caller = { kind: "agent" } | { kind: "subscriber"; invocationId: string };
-
 function configured(value: string | undefined): value is string {
   return typeof value === "string" && value.length > 0;
 }
@@ -43,7 +40,7 @@ export function subscribeSecret(env: Env): string {
  * is refused with 403: it is valid for reading one invocation, never for this.
  * @example await authorizeAgent(c.req.raw, c.env)
  */
-export async function authorizeAgent(req: Request, env: Env): Promise<Caller> {
+export async function authorizeAgent(req: Request, env: Env): Promise<void> {
   requireApiConfigured(env);
   const header = req.headers.get("Authorization");
   if (header === null) {
@@ -62,7 +59,6 @@ export async function authorizeAgent(req: Request, env: Env): Promise<Caller> {
   if (!(await constantTimeEqual(match[1] ?? "", env.API_TOKEN ?? ""))) {
     fail("unauthorized", "the bearer token is not the configured API_TOKEN");
   }
-  return { kind: "agent" };
 }
 
 const TOKEN_FAILURES = {
@@ -75,23 +71,34 @@ const TOKEN_FAILURES = {
 } as const;
 
 /**
- * Requires either the agent's bearer token or a subscribe token for `invocationId`.
- * Bad, forged and expired tokens are 401; a valid token for another invocation is 403.
- * @example await authorizeReader(c.req.raw, c.env, "call_1")
+ * Requires a valid subscribe token for `invocationId`. Bad, forged and expired tokens
+ * are 401; a valid token for another invocation is 403.
+ * @example await authorizeSubscriber(c.env, c.req.query("token"), "call_1")
  */
-export async function authorizeReader(
-  req: Request,
+export async function authorizeSubscriber(
   env: Env,
+  token: string | undefined,
   invocationId: string,
-  checkApiConfigured = true,
-): Promise<Caller> {
-  if (checkApiConfigured) requireApiConfigured(env);
-  const token = new URL(req.url).searchParams.get("token");
-  if (req.headers.has("Authorization") || token === null) return authorizeAgent(req, env);
+): Promise<void> {
+  if (token === undefined) {
+    fail("unauthorized", "missing ?token=<subscribeToken> (returned by POST /v1/invocations)");
+  }
   const check = await verifySubscribeToken(subscribeSecret(env), token, invocationId, Date.now());
-  if (check.ok) return { kind: "subscriber", invocationId };
+  if (check.ok) return;
   if (check.reason === "other_invocation") {
     fail("forbidden", `the subscribe token was issued for another invocation, not ${invocationId}`);
   }
   fail("unauthorized", TOKEN_FAILURES[check.reason]);
+}
+
+/**
+ * Requires the agent's bearer token or a subscribe token for `invocationId` (read routes).
+ * An `Authorization` header, when present, is what gets checked.
+ * @example await authorizeReader(c.req.raw, c.env, "call_1")
+ */
+export async function authorizeReader(req: Request, env: Env, invocationId: string): Promise<void> {
+  requireApiConfigured(env);
+  const token = new URL(req.url).searchParams.get("token");
+  if (req.headers.has("Authorization") || token === null) return authorizeAgent(req, env);
+  return authorizeSubscriber(env, token, invocationId);
 }

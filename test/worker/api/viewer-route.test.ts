@@ -19,7 +19,7 @@ describe("GET /view/:id", () => {
       401,
       "unauthorized",
     );
-    expect(message).toContain("?token=");
+    expect(message).toContain("missing ?token=");
     await expectError(await call("/view/call_view_1"), 401, "unauthorized");
   });
 });

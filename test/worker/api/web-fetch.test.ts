@@ -87,7 +87,7 @@ describe("web_fetch against a real local server", () => {
     expect(text).toContain(
       "stopped downloading after 10 MB of markup, so the end of the page is missing",
     );
-  });
+  }, 60_000);
 
   it(`follows ${WEB_FETCH_MAX_REDIRECTS} redirects and refuses the sixth`, async () => {
     const ok = await fetchThroughApi(`${origin}/redirect/${WEB_FETCH_MAX_REDIRECTS}`);
