@@ -19,11 +19,24 @@ export class OutputPane {
   constructor(pane: HTMLElement, followButton: HTMLButtonElement) {
     this.pane = pane;
     this.followButton = followButton;
-    pane.addEventListener("scroll", () => this.setFollowing(this.atTail()));
+    let lastTop = 0;
+    // Only the reader stops following: scrolling up (or a wheel turn upwards). A pane
+    // that shrinks or a window that slides moves nothing the reader chose.
+    pane.addEventListener("scroll", () => {
+      if (this.atTail()) this.setFollowing(true);
+      else if (pane.scrollTop < lastTop - 1) this.setFollowing(false);
+      lastTop = pane.scrollTop;
+    });
+    pane.addEventListener("wheel", (event) => {
+      if (event.deltaY < 0) this.setFollowing(false);
+    });
     followButton.addEventListener("click", () => {
       this.setFollowing(true);
       this.scrollToTail();
     });
+    new ResizeObserver(() => {
+      if (this.following) this.scrollToTail();
+    }).observe(pane);
   }
 
   render(text: string): void {

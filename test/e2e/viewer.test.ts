@@ -1,0 +1,223 @@
+// The viewer page in a real headless Chromium, against the real Worker, Durable Object
+// and sandbox host started by global-setup.ts.
+import { existsSync, mkdirSync } from "node:fs";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
+import type { JsonObject } from "../../src/chord/types.ts";
+import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
+
+const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  if (!existsSync(VIEWER_PAGE)) await buildViewer();
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function open(created: CreatedInvocation): Promise<Page> {
+  context = await browser.newContext({ viewport: { width: 1200, height: 720 } });
+  const page = await context.newPage();
+  const response = await page.goto(created.viewUrl);
+  expect(response?.status()).toBe(200);
+  return page;
+}
+
+async function start(tool: string, args: JsonObject): Promise<CreatedInvocation> {
+  return api.createInvocation({ tool, args });
+}
+
+const output = (page: Page) => page.locator("#output").innerText();
+const status = (page: Page) => page.locator("body").getAttribute("data-status");
+
+/** Waits until the page's output contains `text` (the page updates on its own). */
+async function waitForOutput(page: Page, text: string): Promise<void> {
+  await page.waitForFunction(
+    (t) => document.getElementById("output")?.textContent?.includes(t) ?? false,
+    text,
+    { timeout: 30_000 },
+  );
+}
+
+async function waitForStatus(page: Page, value: string): Promise<void> {
+  await page.waitForFunction((v) => document.body.dataset.status === v, value, { timeout: 30_000 });
+}
+
+describe("viewer page", () => {
+  it("shows a running bash invocation updating live, then its final state", async () => {
+    const created = await start("bash", {
+      command:
+        'for i in $(seq 1 70); do printf "\\033[32mtick\\033[0m %s\\n" "$i"; sleep 0.1; done; echo finished',
+    });
+    const page = await open(created);
+    await waitForOutput(page, "tick 3");
+    expect(await status(page)).toBe("running");
+    expect(await page.locator("#tool").innerText()).toBe("bash");
+    expect(await page.locator("#connection").innerText()).toBe("live");
+    // Still running, and more output has arrived without a reload.
+    await waitForOutput(page, "tick 10");
+    expect(await status(page)).toBe("running");
+    // ANSI colour became a class on a span, not visible escape codes.
+    expect(await page.locator("#output .fg2").first().innerText()).toBe("tick");
+    expect(await output(page)).not.toContain("\u001b");
+
+    // The pane follows the tail until the reader scrolls up; the button resumes it.
+    const pane = page.locator("#output");
+    const gap = () => pane.evaluate((p) => p.scrollHeight - p.scrollTop - p.clientHeight);
+    await waitForOutput(page, "tick 50");
+    expect(await gap()).toBeLessThanOrEqual(8);
+    expect(await page.locator("#follow").isHidden()).toBe(true);
+    await pane.hover();
+    await page.mouse.wheel(0, -400);
+    await expect.poll(() => page.locator("#follow").isVisible()).toBe(true);
+    const top = await pane.evaluate((p) => p.scrollTop);
+    await waitForOutput(page, "tick 60");
+    expect(await pane.evaluate((p) => p.scrollTop)).toBe(top);
+    await page.locator("#follow").click();
+    expect(await gap()).toBeLessThanOrEqual(8);
+    expect(await page.locator("#follow").isHidden()).toBe(true);
+
+    await waitForStatus(page, "done");
+    const text = await output(page);
+    expect(text).toContain("tick 70\nfinished");
+    const poll = await api.result(created.id, { wait: 10 });
+    expect(poll.status).toBe("settled");
+    if (poll.status === "settled") {
+      const first = poll.result.content[0];
+      expect(first?.type === "text" && first.text.includes("finished")).toBe(true);
+    }
+    expect(await page.locator("#status").textContent()).toBe("done");
+    expect(await gap()).toBeLessThanOrEqual(8);
+    // The clock stopped at the end.
+    const elapsed = await page.locator("#elapsed").innerText();
+    await page.waitForTimeout(300);
+    expect(await page.locator("#elapsed").innerText()).toBe(elapsed);
+    await context.close();
+  });
+
+  it("shows the truncation banner in plain words once the output is cut", async () => {
+    const created = await start("bash", { command: "seq 1 5000" });
+    const page = await open(created);
+    await waitForStatus(page, "done");
+    const banner = page.locator("#banner");
+    await expect.poll(() => banner.isVisible()).toBe(true);
+    expect(await banner.innerText()).toMatch(
+      /^Showing the last 2,000 of 5,000 lines \(2,000-line limit\)\. Full output: \.toolwire\/spill\/\S+\.log$/,
+    );
+    expect(await output(page)).toContain("\n5000");
+    expect(await output(page)).not.toContain("\n2999\n");
+    // Following the tail survived the banner appearing above the pane.
+    expect(await page.locator("#follow").isHidden()).toBe(true);
+    mkdirSync("test-output", { recursive: true });
+    await page.screenshot({ path: "test-output/viewer.png" });
+    await context.close();
+  });
+
+  it("shows error and cancelled endings", async () => {
+    const failing = await start("bash", { command: "echo oops; exit 3" });
+    const page = await open(failing);
+    await waitForStatus(page, "error");
+    expect(await output(page)).toContain("oops");
+    await context.close();
+
+    const slow = await start("bash", { command: "echo waiting; sleep 30" });
+    const page2 = await open(slow);
+    await waitForOutput(page2, "waiting");
+    await api.cancel(slow.id);
+    await waitForStatus(page2, "cancelled");
+    expect(await page2.locator("#status").textContent()).toBe("cancelled");
+    await context.close();
+  });
+
+  it("recovers after the server closes the socket, with a reconnecting indicator meanwhile", async () => {
+    const created = await start("bash", {
+      command: 'for i in $(seq 1 30); do echo "n $i"; sleep 0.1; done',
+    });
+    context = await browser.newContext();
+    const page = await context.newPage();
+    let connections = 0;
+    let releaseSecond: () => void = () => {};
+    const secondMayConnect = new Promise<void>((resolve) => {
+      releaseSecond = resolve;
+    });
+    let closeFirst: () => Promise<void> = async () => {};
+    // Every page socket goes through this proxy to the real Worker; the first one is
+    // then closed from the server's side, as a Worker restart or a deploy would.
+    await page.routeWebSocket(/\/socket\?token=/, async (ws) => {
+      connections++;
+      if (connections === 1) closeFirst = () => ws.close({ code: 1012, reason: "restarting" });
+      else await secondMayConnect;
+      ws.connectToServer();
+    });
+    await page.goto(created.viewUrl);
+    await waitForOutput(page, "n 3");
+    await closeFirst();
+    await page.waitForFunction(() => document.body.dataset.connection === "reconnecting");
+    expect(await page.locator("#connection").innerText()).toMatch(/^reconnecting…/);
+    releaseSecond();
+    await waitForStatus(page, "done");
+    expect(connections).toBe(2);
+    const text = await output(page);
+    const lines = text.split("\n");
+    for (let i = 1; i <= 30; i++) expect(lines).toContain(`n ${i}`);
+    expect(await page.locator("#connection").innerText()).toBe("");
+    await context.close();
+  });
+
+  it("never runs scripts from hostile output", async () => {
+    const hostile = [
+      "<script>window.__pwned = 'script'</script>",
+      "<img src=x onerror=\"window.__pwned = 'img'; alert(1)\">",
+      "<svg onload=\"window.__pwned = 'svg'\"></svg>",
+      "\u001b]8;;javascript:window.__pwned='link'\u0007click\u001b]8;;\u0007",
+    ];
+    const created = await start("bash", {
+      command: `cat <<'EOF'\n${hostile.join("\n")}\nEOF`,
+    });
+    const page = await open(created);
+    let dialogs = 0;
+    page.on("dialog", (d) => {
+      dialogs++;
+      void d.dismiss();
+    });
+    await waitForStatus(page, "done");
+    const text = await output(page);
+    expect(text).toContain(hostile[0]);
+    expect(text).toContain(hostile[1]);
+    expect(text).toContain(hostile[2]);
+    expect(await page.locator("#output script, #output img, #output svg, #output a").count()).toBe(
+      0,
+    );
+    expect(await page.evaluate(() => (window as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(dialogs).toBe(0);
+    await context.close();
+  });
+
+  it("shows details as a tree and usage; the Worker refuses the page to a bad token", async () => {
+    const created = await start("report", {
+      items: ["alpha", "beta"],
+      usage: { input: 1200, output: 300, cost: 0.0125 },
+    });
+    const page = await open(created);
+    await waitForStatus(page, "done");
+    await expect.poll(() => page.locator("#details").innerText()).toContain("alpha");
+    const usage = await page.locator("#usage").innerText();
+    expect(usage).toContain("input");
+    expect(usage).toContain("2,400");
+    await context.close();
+
+    context = await browser.newContext();
+    const bad = await context.newPage();
+    const response = await bad.goto(created.viewUrl.replace(/token=[^&]+/, "token=v1.0.bad.sig"));
+    expect(response?.status()).toBe(401);
+    await context.close();
+  });
+});
