@@ -7,7 +7,7 @@ import type { Op, Path } from "./types.ts";
  */
 export function textOps(path: Path, prev: string, next: string, out: Op[]): void {
   if (prev === next) return;
-  if (next.length > prev.length && next.startsWith(prev)) {
+  if (next.length > prev.length && next.slice(0, prev.length) === prev) {
     out.push(["a", path, next.slice(prev.length)]);
     return;
   }
