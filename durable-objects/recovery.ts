@@ -43,7 +43,7 @@ export function recoverOutput(log: BatchLog): RecoveredOutput | undefined {
  */
 export function readCheckpoint(log: BatchLog, seq: number): ToolOutputState {
   const batch = log.read(seq);
-  if (!batch || batch.tag !== "base") {
+  if (batch?.tag !== "base") {
     throw new Error(
       `Checkpoint batch ${seq} is missing from the batch log; cannot replay from it.`,
     );

@@ -11,12 +11,12 @@
  * Run: `npm run bench:do`. Prints one JSON line per workload; BENCHMARKS.md records them.
  */
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import type { InvocationDO } from "../../durable-objects/invocation.ts";
 import {
   connectSocket,
   startRequest,
+  stubFor,
   textOf,
   value,
   waitFor,
@@ -34,7 +34,7 @@ function logLine(n: number, width: number): string {
 }
 
 async function run(name: string, linesPerPublication: number, lineWidth: number) {
-  const stub = env.INVOCATIONS.getByName(name);
+  const stub = stubFor(name);
   value(
     await stub.start(startRequest(name, "external", { name: "bash", input: { command: "make" } })),
   );

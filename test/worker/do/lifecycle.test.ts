@@ -1,7 +1,11 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CANCELLED_NOTICE, type InvocationDO } from "../../../durable-objects/invocation.ts";
-import { startRequest, stubFor, textOf, value, view, waitFor } from "./helpers.ts";
+import {
+  CANCELLED_NOTICE,
+  HEARTBEAT_MS,
+  type InvocationDO,
+} from "../../../durable-objects/invocation.ts";
+import { crash, startRequest, stubFor, textOf, value, view, waitFor } from "./helpers.ts";
 
 describe("start", () => {
   it("is idempotent per toolCallId: a second start returns the same invocation", async () => {
@@ -78,6 +82,68 @@ describe("settle", () => {
       ok: false,
       error: { code: "conflict", status: 409 },
     });
+  });
+});
+
+describe("example tools", () => {
+  it("report fills details, accumulates usage per item, sets added tools, terminate and an image", async () => {
+    const stub = stubFor("report");
+    const args = {
+      items: ["a", "b", "c"],
+      usage: { input: 2, cost: 0.25 },
+      addTools: ["deploy"],
+      terminate: true,
+      imageBase64: "iVBORw0KGgo=",
+    };
+    value(await stub.start(startRequest("report", "report", args)));
+    const poll = value(await stub.result(10_000));
+    if (poll.status !== "settled") throw new Error("not settled");
+    expect(poll.result).toEqual({
+      content: [
+        { type: "text", text: "- a\n- b\n- c\n" },
+        { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      ],
+      details: { items: ["a", "b", "c"], count: 3 },
+      usage: { input: 6, cost: 0.75 },
+      addedTools: ["deploy"],
+      terminate: true,
+      isError: false,
+      truncation: expect.objectContaining({ truncated: false, totalLines: 3, totalBytes: 12 }),
+    });
+  });
+});
+
+describe("keep-alive", () => {
+  it("arms a heartbeat alarm while a tool runs; an alarm with a live runner only re-arms it", async () => {
+    const stub = stubFor("heartbeat");
+    const startedAt = Date.now();
+    value(await stub.start(startRequest("heartbeat", "emit", { lines: 40, intervalMs: 10 })));
+    const first = await runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
+    expect(first).toBeGreaterThanOrEqual(startedAt + HEARTBEAT_MS);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(
+      await runInDurableObject(stub, (_i, state) => state.storage.getAlarm()),
+    ).toBeGreaterThanOrEqual(startedAt + HEARTBEAT_MS);
+    const poll = value(await stub.result(10_000));
+    if (poll.status !== "settled") throw new Error("not settled");
+    expect(poll.result.isError).toBe(false);
+    expect(poll.result.details).toEqual({ emitted: 40 });
+  });
+
+  it("cancel after a crash settles from the durable output with the cancellation notice", async () => {
+    value(
+      await stubFor("cancel-crashed").start(
+        startRequest("cancel-crashed", "emit", { lines: 10_000, intervalMs: 5 }),
+      ),
+    );
+    await waitFor("some lines", async () =>
+      textOf((await view("cancel-crashed")).state).includes("3 line") ? true : undefined,
+    );
+    await crash("cancel-crashed");
+    const recovered = textOf((await view("cancel-crashed")).state);
+    const cancelled = value(await stubFor("cancel-crashed").cancel());
+    expect(cancelled).toMatchObject({ status: "settled", cancelled: true, isError: true });
+    expect(textOf(cancelled.state)).toBe(`${recovered}${CANCELLED_NOTICE}`);
   });
 });
 
