@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../../src/worker/index.ts";
-import { call, create, expectError, freshId, postJson } from "./helpers.ts";
+import { call, create, expectError, freshId, postJson, viewWhen } from "./helpers.ts";
+
+interface View {
+  state: { content: { text?: string }[] };
+}
 
 async function expectNoInvocation(toolCallId: string): Promise<void> {
   await expectError(await call(`/v1/invocations/${toolCallId}`), 404, "not_found");
@@ -200,7 +204,7 @@ describe("the producer API refuses malformed calls and applies none of them", ()
         toolCallId: freshId("ops"),
       });
       await postJson(`/v1/invocations/${id}/output`, { calls: [{ write: "kept" }] });
-      const before = await stateOf(id);
+      const before = await viewWhen<View>(id, (v) => v.state.content[0]?.text === "kept");
       const res = await postJson(`/v1/invocations/${id}/output`, body);
       expect(await expectError(res, 400, "bad_request")).toContain(message);
       expect(await stateOf(id)).toEqual(before);

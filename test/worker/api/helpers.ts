@@ -58,3 +58,17 @@ export function freshId(label: string): string {
   counter++;
   return `${label}-${counter}-${crypto.randomUUID().slice(0, 8)}`;
 }
+
+/**
+ * GETs the invocation until `ready` holds for it (output reaches GET when the DO's
+ * publisher publishes it, paced at most 100 ms apart), then returns it.
+ */
+export async function viewWhen<V>(id: string, ready: (view: V) => boolean): Promise<V> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await call(`/v1/invocations/${id}`);
+    expect(res.status).toBe(200);
+    const view = (await res.json()) as V;
+    if (ready(view) || attempt === 100) return view;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

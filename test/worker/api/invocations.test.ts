@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, create, expectError, freshId, ORIGIN, postJson } from "./helpers.ts";
+import { call, create, expectError, freshId, ORIGIN, postJson, viewWhen } from "./helpers.ts";
 
 interface View {
   id: string;
@@ -186,7 +186,7 @@ describe("producer API", () => {
       ],
     });
     expect(first.status, await first.clone().text()).toBe(200);
-    let state = (await view(id)).state;
+    let state = (await viewWhen<View>(id, (v) => v.state.terminate)).state;
     expect(state.content).toEqual([{ type: "text", text: "hello world" }]);
     expect(state.details).toEqual({ step: 1, files: ["a.txt"] });
     expect(state.usage).toEqual({ input: 5, output: 1 });
@@ -207,7 +207,7 @@ describe("producer API", () => {
       ],
     });
     expect(second.status).toBe(200);
-    state = (await view(id)).state;
+    state = (await viewWhen<View>(id, (v) => v.state.content.length === 2)).state;
     expect(state.content).toEqual([
       { type: "text", text: "fresh" },
       { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
