@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { resolveSandbox, sandboxTable, sandboxTokenName } from "../../../src/worker/index.ts";
+import { app, resolveSandbox, sandboxTable, sandboxTokenName } from "../../../src/worker/index.ts";
+import { authed, call, expectError, freshId, ORIGIN } from "./helpers.ts";
 
 function withConfig(vars: Partial<Env>): Env {
   return { ...env, SANDBOX_TOKEN: undefined, ...vars } as Env;
@@ -66,5 +67,17 @@ describe("sandbox routing", () => {
         expect(result.error.message).toContain(message);
       }
     }
+  });
+});
+
+describe("POST /v1/invocations and sandbox routing", () => {
+  it("answers 503 naming SANDBOXES when it cannot be parsed, and creates nothing", async () => {
+    const toolCallId = freshId("sbx");
+    const broken = withConfig({ SANDBOXES: "{oops" });
+    const body = JSON.stringify({ tool: "emit", args: { lines: 1 }, toolCallId });
+    const req = new Request(`${ORIGIN}/v1/invocations`, authed({ method: "POST", body }));
+    const message = await expectError(await app.fetch(req, broken), 503, "not_configured");
+    expect(message).toContain("SANDBOXES is not valid JSON");
+    await expectError(await call(`/v1/invocations/${toolCallId}`), 404, "not_found");
   });
 });
