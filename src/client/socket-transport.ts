@@ -68,11 +68,16 @@ export function socketTransport(url: string, options: SocketTransportOptions = {
     socket.addEventListener("message", (event) => {
       if (!done && typeof event.data === "string") handlers.message(event.data);
     });
-    socket.addEventListener("close", () => {
-      if (done) return;
-      if (opened) finish();
-      else void explainRefusal(url, options).then(finish);
-    });
+    let refused = false;
+    const ended = () => {
+      if (done || refused) return;
+      if (opened) return finish();
+      refused = true;
+      void explainRefusal(url, options).then(finish);
+    };
+    socket.addEventListener("close", ended);
+    // Node's WebSocket reports a refused upgrade with "error" alone, never "close".
+    socket.addEventListener("error", ended);
     return {
       resync() {
         if (done || socket.readyState !== OPEN) return false;

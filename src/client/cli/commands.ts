@@ -258,6 +258,7 @@ function failure(proc: CliProcess, error: ToolwireError): number {
       : error.code === "unreachable" || error.code === "bad_response"
         ? " Check TOOLWIRE_URL (or --url)."
         : "";
-  proc.stderr.write(`toolwire: ${error.message}${hint}\n`);
+  const sentence = /[.!?)]$/.test(error.message) ? error.message : `${error.message}.`;
+  proc.stderr.write(`toolwire: ${sentence}${hint}\n`);
   return USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.connection;
 }

@@ -1,0 +1,120 @@
+// The real `toolwire` CLI (bin/toolwire, run by Node 22) against the real Worker,
+// Durable Object and sandbox host started by global-setup.ts.
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { ToolwireClient } from "../../src/client/index.ts";
+
+const BIN = path.resolve(import.meta.dirname, "../../bin/toolwire");
+const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function toolwire(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN, args, {
+      env: {
+        PATH: process.env.PATH ?? "",
+        TOOLWIRE_URL: inject("apiUrl"),
+        TOOLWIRE_TOKEN: inject("apiToken"),
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("toolwire CLI", () => {
+  it("runs bash, prints its output and exits 0", async () => {
+    const run = await toolwire(["run", "bash", "--command", "echo hello; printf 'a\\nb\\n'"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("hello\na\nb\n");
+  });
+
+  it("exits 1 when the tool fails, after printing what it wrote", async () => {
+    const run = await toolwire(["run", "bash", "--command", "echo partial; exit 3"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^partial\n/);
+    expect(run.stdout).toContain("exited with code 3");
+  });
+
+  it("prints a sliding window live without printing any line twice", async () => {
+    // 4,000 lines in bursts of 400 through a 2,000-line window.
+    const command =
+      "for i in $(seq 1 4000); do echo $i; if [ $((i % 400)) -eq 0 ]; then sleep 0.3; fi; done";
+    const run = await toolwire(["run", "bash", "--command", command]);
+    expect(run.code).toBe(0);
+    const numbers = run.stdout.split("\n").filter((l) => /^\d+$/.test(l));
+    expect(numbers).toEqual(Array.from({ length: 4000 }, (_, i) => String(i + 1)));
+    // The end says, in words, what the stored result keeps.
+    expect(run.stderr).toMatch(/Showing 2,000 of 4,000 lines \(2,000-line limit\)\. Full output: /);
+  });
+
+  it("takes typed tool arguments from --key value pairs and --args JSON", async () => {
+    const run = await toolwire(["run", "emit", "--lines", "3", "--args", '{"text":"ok"}']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("1 ok\n2 ok\n3 ok\n");
+  });
+
+  it("watches an invocation started elsewhere and prints its result", async () => {
+    const created = await api.createInvocation({
+      tool: "bash",
+      args: { command: "for i in 1 2 3; do echo step $i; sleep 0.2; done" },
+    });
+    const watch = await toolwire(["watch", created.id]);
+    expect(watch.code).toBe(0);
+    expect(watch.stdout).toBe("step 1\nstep 2\nstep 3\n");
+
+    const result = await toolwire(["result", created.id]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("step 1\nstep 2\nstep 3\n");
+    const json = await toolwire(["result", created.id, "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ isError: false, content: [{ type: "text" }] });
+  });
+
+  it("says when a result is not ready yet (exit 4)", async () => {
+    const created = await api.createInvocation({ tool: "bash", args: { command: "sleep 20" } });
+    const run = await toolwire(["result", created.id, "--wait", "0"]);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain(`${created.id} is still running`);
+    await api.cancel(created.id);
+  });
+
+  it("lists the tools", async () => {
+    const run = await toolwire(["tools"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^bash {2}/m);
+    expect(run.stdout).toContain("    --command <string>");
+  });
+
+  it("explains a wrong token, an unknown tool and an unknown invocation", async () => {
+    const badToken = await toolwire(["tools"], { TOOLWIRE_TOKEN: "not-the-token" });
+    expect(badToken.code).toBe(3);
+    expect(badToken.stderr).toBe(
+      "toolwire: the bearer token is not the configured API_TOKEN. Check TOOLWIRE_TOKEN (or --token).\n",
+    );
+
+    const unknownTool = await toolwire(["run", "nope", "--x", "1"]);
+    expect(unknownTool.code).toBe(2);
+    expect(unknownTool.stderr).toContain('Unknown tool "nope". Tools: ');
+
+    const unknownId = await toolwire(["watch", "call_doesnotexist"]);
+    expect(unknownId.code).toBe(2);
+    expect(unknownId.stderr).toMatch(/^toolwire: .*invocation/i);
+  });
+});
