@@ -3,6 +3,14 @@ import path from "node:path";
 import { finished } from "node:stream/promises";
 
 /**
+ * Bytes the spill file may buffer before `write` asks the caller to pause. Large enough
+ * that reading the pipes and writing the disk overlap (Node's 16 KiB default made every
+ * 64 KiB pipe chunk wait for the disk), small enough to keep memory flat
+ * (decision 032).
+ */
+export const SPILL_BUFFER_BYTES = 1024 * 1024;
+
+/**
  * The complete raw byte stream of one exec, on disk, in arrival order. Opened lazily
  * by the first `write`. `write` returns false when the caller must pause its sources
  * until `onDrain` fires (backpressure); a write error is reported once via `onError`.
@@ -53,7 +61,7 @@ export class SpillFile {
       this.fail(err as Error);
       return null;
     }
-    const stream = createWriteStream(this.path, { flags: "w" });
+    const stream = createWriteStream(this.path, { flags: "w", highWaterMark: SPILL_BUFFER_BYTES });
     stream.on("drain", () => this.onDrain());
     stream.on("error", (err) => this.fail(err));
     this.stream = stream;
