@@ -181,7 +181,8 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
         this.#output.checkpoint({ name, value });
       },
     };
-    execution(runner.abort.signal, sink.output, context).then(
+    // Async wrapper: a tool that throws synchronously fails like one that rejects.
+    (async () => execution(runner.abort.signal, sink.output, context))().then(
       () => this.#finish(runner, { kind: "completed" }),
       (error: unknown) => this.#finish(runner, { kind: "failed", error }),
     );
