@@ -1,8 +1,12 @@
 /**
  * The Toolwire client for browsers and Node 22: follow an invocation live
  * (`subscribe`), call the HTTP API (`ToolwireClient`), and the small pieces a view
- * needs (ANSI spans, truncation words, new-text tracking for terminals).
+ * needs (ANSI spans, truncation words, new-text tracking for terminals), and the lane
+ * fold (`reduceLaneSnapshot`) for views of many invocations of one run.
  */
+
+export type { LaneTool, LaneView } from "../events/index.ts";
+export { createLaneView, reduceLaneSnapshot } from "../events/index.ts";
 export { type AnsiLine, type AnsiSpan, type AnsiStyle, parseAnsi, stripAnsi } from "./ansi.ts";
 export { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff.ts";
 export { type InvocationAddress, type StreamKind, streamUrl } from "./endpoints.ts";

@@ -83,6 +83,10 @@ describe("toolwire CLI", () => {
     const result = await toolwire(["result", created.id]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("step 1\nstep 2\nstep 3\n");
+    // Over SSE too, once settled: the whole output, then the end.
+    const sse = await toolwire(["watch", "--sse", created.id]);
+    expect(sse.code).toBe(0);
+    expect(sse.stdout).toBe("step 1\nstep 2\nstep 3\n");
     const json = await toolwire(["result", created.id, "--json"]);
     expect(JSON.parse(json.stdout)).toMatchObject({ isError: false, content: [{ type: "text" }] });
   });
