@@ -6,7 +6,7 @@ const relPath = z.string().max(4096);
 const lineCount = (max: number) => z.number().int().min(1).max(max);
 
 /** Upper bounds on what a caller may ask for, so no request can make the host buffer unbounded text. */
-export const LIMIT_BOUNDS = {
+const LIMIT_BOUNDS = {
   maxBytes: 4 * 1024 * 1024,
   maxLines: 100_000,
   timeoutSec: 86_400,

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import type { ExecLimits, ShellUpdate } from "../../src/execenv/types.ts";
+import type { ExecLimits, ExitUpdate } from "../../src/execenv/index.ts";
 import {
   DEFAULT_OUTPUT_POLICY,
   type OutputPolicy,
@@ -8,8 +8,6 @@ import {
 import { type ShellProcess, spawnShell, terminateGroup } from "./process-group.ts";
 import { SourceView, type ViewPosition } from "./source-view.ts";
 import { SpillFile } from "./spill-file.ts";
-
-export type ExitUpdate = Extract<ShellUpdate, { kind: "exit" }>;
 
 export interface ExecRunOptions {
   execId: string;
@@ -30,12 +28,11 @@ export interface ExecRunOptions {
 /**
  * One command and its bounded view. stdout and stderr are decoded per pipe (a UTF-8
  * sequence split across chunks stays whole) and fed, in arrival order, into one
- * `OutputWindow`. Raw bytes are kept until the cap is first exceeded; from then on the
+ * `SourceView`. Raw bytes are kept until the cap is first exceeded; from then on the
  * complete raw stream goes to the spill file, pausing the pipes while the file drains.
  */
 export class ExecRun {
   readonly execId: string;
-  readonly startedAt = Date.now();
   private readonly options: ExecRunOptions;
   private readonly policy: OutputPolicy;
   private readonly view: SourceView;
@@ -49,7 +46,6 @@ export class ExecRun {
   private cancelKill: (() => void) | null = null;
   private timeoutTimer: NodeJS.Timeout | null = null;
   private readonly listeners = new Set<() => void>();
-  private finishedAt: number | null = null;
 
   constructor(options: ExecRunOptions) {
     this.execId = options.execId;
@@ -116,11 +112,6 @@ export class ExecRun {
   /** The exit, once the process is gone, its pipes drained and the spill file closed. */
   get exit(): ExitUpdate | null {
     return this.exitUpdate;
-  }
-
-  /** When the run finished (ms since epoch), or null while running. */
-  get finishedTime(): number | null {
-    return this.finishedAt;
   }
 
   /** Calls `listener` after every change, and once more when the run exits. */
@@ -208,7 +199,6 @@ export class ExecRun {
     if (signal) update.signal = signal;
     if (this.failure) update.error = this.failure;
     this.exitUpdate = update;
-    this.finishedAt = Date.now();
     this.notify();
     this.listeners.clear();
   }

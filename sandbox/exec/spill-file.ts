@@ -8,7 +8,7 @@ import { finished } from "node:stream/promises";
  * 64 KiB pipe chunk wait for the disk), small enough to keep memory flat
  * (decision 032).
  */
-export const SPILL_BUFFER_BYTES = 1024 * 1024;
+const SPILL_BUFFER_BYTES = 1024 * 1024;
 
 /**
  * The complete raw byte stream of one exec, on disk, in arrival order. Opened lazily

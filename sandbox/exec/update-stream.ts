@@ -1,4 +1,5 @@
 import type { ShellUpdate } from "../../src/execenv/types.ts";
+import type { Truncation } from "../../src/output/index.ts";
 import { AdaptivePublisher, type Clock } from "../../src/publish/index.ts";
 import type { ExecRun } from "./exec-run.ts";
 import type { ViewPosition } from "./source-view.ts";
@@ -7,6 +8,13 @@ export interface StreamPacing {
   minIntervalMs: number;
   targetBytesPerSecond: number;
   clock?: Clock;
+}
+
+/** What a consumer can be brought up to date with (an `ExecRun`'s view). */
+export interface PublishedView {
+  readonly text: string;
+  readonly viewPosition: ViewPosition;
+  readonly metadata: Truncation;
 }
 
 /** What one consumer has been sent so far. */
@@ -138,7 +146,7 @@ export function execUpdateStream(run: ExecRun, pacing: StreamPacing): ReadableSt
  * or null when nothing changed. When everything the consumer holds is gone, the slide
  * drops all of it and carries the whole current text.
  */
-export function nextUpdate(run: ExecRun, sent: Sent | null): ShellUpdate | null {
+export function nextUpdate(run: PublishedView, sent: Sent | null): ShellUpdate | null {
   const position = run.viewPosition;
   const metadata = run.metadata;
   if (!sent) return { kind: "replace", output: { text: run.text, ...metadata } };

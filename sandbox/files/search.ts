@@ -15,7 +15,7 @@ import { runRipgrep } from "./ripgrep.ts";
 import { fileLines, walkFiles } from "./walker.ts";
 
 /** Longest matched line returned by grep (longer ones are cut and marked with "…"). */
-export const GREP_MAX_LINE_CHARS = 500;
+const GREP_MAX_LINE_CHARS = 500;
 
 /** Which engine searches: ripgrep at `rgPath`, or the built-in walker when null. */
 export interface SearchOptions {

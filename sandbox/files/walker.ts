@@ -35,7 +35,7 @@ function toRel(root: string, abs: string): string {
 }
 
 /** Longest line prefix the walker keeps for matching (memory stays bounded). */
-export const MAX_WALKER_LINE_CHARS = 1 << 20;
+const MAX_WALKER_LINE_CHARS = 1 << 20;
 
 /**
  * Lines of a text file with their 1-based numbers; nothing for a binary file (NUL

@@ -1,8 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SourceView, type ViewPosition } from "../../../sandbox/exec/source-view.ts";
+import { SourceView } from "../../../sandbox/exec/source-view.ts";
 import { countNewlines } from "../../../sandbox/exec/text-backlog.ts";
+import { nextUpdate, type Sent } from "../../../sandbox/exec/update-stream.ts";
 import { type OutputPolicy, TextWindow } from "../../../src/output/index.ts";
+import { applyUpdate, type Folded } from "./harness.ts";
 
 const piece = fc.oneof(
   fc.constantFrom("\n", "a", "é", "€", "😀", "line\n", "x".repeat(40), "y\n".repeat(20)),
@@ -15,17 +17,20 @@ const policy = fc.record({
   maxLines: fc.integer({ min: 0, max: 8 }),
 });
 
-/** A consumer that folds position deltas the way the NDJSON stream derives them. */
+/** A consumer of the real NDJSON delta logic (`nextUpdate`), folded like the DO folds it. */
 class Replica {
-  text = "";
-  private seen: ViewPosition = { dropped: 0, appended: 0 };
+  readonly folded: Folded = { updates: [], text: "", metadata: null, exit: null };
+  private sent: Sent | null = null;
 
   catchUp(view: SourceView): void {
-    const at = view.position;
-    const current = view.text;
-    const drop = Math.min(at.dropped, this.seen.appended) - this.seen.dropped;
-    this.text = this.text.slice(drop) + current.slice(Math.max(0, this.seen.appended - at.dropped));
-    this.seen = at;
+    const published = { text: view.text, viewPosition: view.position, metadata: view.truncation() };
+    const update = nextUpdate(published, this.sent);
+    this.sent = { position: published.viewPosition, metadata: JSON.stringify(published.metadata) };
+    if (update) applyUpdate(this.folded, update);
+  }
+
+  get text(): string {
+    return this.folded.text;
   }
 }
 
@@ -47,6 +52,7 @@ describe("SourceView", () => {
               expect(view.truncation()).toEqual(reference.truncation());
               replica.catchUp(view);
               expect(replica.text).toBe(reference.text);
+              expect(replica.folded.metadata).toEqual(reference.truncation());
             }
           }
           expect(view.truncation()).toEqual(reference.truncation());
