@@ -104,7 +104,7 @@ export class LivePrinter {
     ];
     if (this.lastStatus === "reconnecting") parts.push("reconnecting…");
     if (this.lastStatus === "connecting") parts.push("connecting…");
-    const width = Math.max(20, (this.term.stderr.columns ?? 80) - 1);
+    const width = Math.max(20, (this.term.stderr.columns || 80) - 1);
     this.term.stderr.write(`${CLEAR_LINE}${parts.join(" · ").slice(0, width)}`);
     this.progressShown = true;
   }
