@@ -10,16 +10,17 @@ const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 
 /**
- * Serializes `value` and cuts the bytes into pieces of at most `MAX_ROW_BYTES`.
+ * Serializes `value` and cuts the bytes into pieces of at most `maxBytes` (a cut may
+ * fall inside a multi-byte character; `fromChunks` joins bytes before decoding).
  *
  * @example
  * toChunks({ a: 1 }); // [ArrayBuffer(7)]
  */
-export function toChunks(value: unknown): ArrayBuffer[] {
+export function toChunks(value: unknown, maxBytes = MAX_ROW_BYTES): ArrayBuffer[] {
   const bytes = utf8.encode(JSON.stringify(value));
   const chunks: ArrayBuffer[] = [];
-  for (let at = 0; at < bytes.length || chunks.length === 0; at += MAX_ROW_BYTES) {
-    chunks.push(bytes.slice(at, at + MAX_ROW_BYTES).buffer);
+  for (let at = 0; at < bytes.length || chunks.length === 0; at += maxBytes) {
+    chunks.push(bytes.slice(at, at + maxBytes).buffer);
   }
   return chunks;
 }
