@@ -3,7 +3,7 @@
  *  1. a 50 KB rolling window (slice(32) + 32 new chars, then flush);
  *  2. a 200 KB string plus an 8-char append, and one transcript push;
  *  3. wire bytes for 500 flushes of that window.
- * Time is the median µs of mutation + producing the delta, with and without serialising
+ * Time is the best-round µs of mutation + producing the delta, with and without serialising
  * it as JSON (a delta is only useful once it can be sent or stored); bytes are the UTF-8
  * size of that JSON.
  */
@@ -116,7 +116,10 @@ interface Row {
   bytes: number;
 }
 
-/** Median µs per call over `rounds` rounds of `iterations` calls, after a warm-up. */
+/**
+ * µs per call: the best of `rounds` rounds of `iterations` calls, after a warm-up. The
+ * best round is the least disturbed by other processes on a shared machine.
+ */
 function timeRuns<S extends object>(
   contender: Contender<S>,
   initial: S,
@@ -155,7 +158,7 @@ function measure<S extends object>(
   initial: S,
   steps: ((draft: S) => void)[],
   iterations: number,
-  rounds = 5,
+  rounds = 7,
 ): Row[] {
   return contenders<S>().map((c) => {
     const full = timeRuns(c, initial, steps, iterations, rounds, true);
@@ -222,12 +225,20 @@ function transcriptPush(): void {
     content: makeText(400, 3 + i),
   }));
   const replies = chunks(256, 400);
-  const pushOnly = replies.map((content) => (d: Transcript) => {
+  const push = replies.map((content) => (d: Transcript) => {
     d.messages.push({ role: "assistant", content });
   });
   table(
-    "2b. transcript push: one message object onto 200 messages (~90 KB), then flush",
-    measure({ messages }, pushOnly, 200, 5),
+    "2b. transcript push: one message object onto a transcript of 200 messages (~90 KB; it grows by one per flush), then flush",
+    measure({ messages }, push, 100),
+  );
+  const rolling = replies.map((content) => (d: Transcript) => {
+    d.messages.push({ role: "assistant", content });
+    d.messages.shift();
+  });
+  table(
+    "2c. rolling transcript: push one message and shift the oldest (stays 200 messages), then flush",
+    measure({ messages }, rolling, 300),
   );
 }
 

@@ -1,5 +1,6 @@
 import { NotJsonError } from "./errors.ts";
 import { cloneJson, importJson, registerProxy, targetOfProxy } from "./json.ts";
+import { MAX_CANDIDATES } from "./overlap.ts";
 import { assertSafeKey, describePath, indexOfKey } from "./segments.ts";
 import { textOps } from "./text-ops.ts";
 import type { JsonObject, JsonValue, Op, Path, Seg } from "./types.ts";
@@ -488,6 +489,19 @@ export function track<T>(
     flushWork.entries += head + tail;
     const removed = prev.length - head - tail;
     const inserted = next.length - head - tail;
+    if (head === 0 && removed > 0 && inserted > 0) {
+      const drop = droppedFromFront(prev, next);
+      if (drop > 0) {
+        // A rolling list: items left the front, what stayed moved up, new items follow.
+        const kept = prev.length - drop;
+        flushWork.entries += kept;
+        ops.push(["p", path, 0, drop, []]);
+        for (let i = 0; i < kept; i++) visitChild(next[i], i, path, ops);
+        if (next.length > kept) ops.push(["p", path, kept, 0, cloneJson(next.slice(kept))]);
+        for (let i = kept; i < next.length; i++) rekey(next[i], i);
+        return;
+      }
+    }
     if (removed > 0 && inserted > 0 && removed === prev.length) {
       // The whole array changed: say so with one set (or a base when it is the root).
       if (path.length === 0) ops.push(["r", cloneJson(next)]);
@@ -602,6 +616,27 @@ export function track<T>(
       if (rootMeta !== null) restore(rootMeta);
     },
   };
+}
+
+/**
+ * How many items left the front of `prev` when `next` starts with the rest of it
+ * (`next = prev.slice(drop).concat(newItems)`), or 0. Like the string probe: at most
+ * `MAX_CANDIDATES` positions of `next[0]`, each verified item by item.
+ */
+function droppedFromFront(prev: JsonValue[], next: JsonValue[]): number {
+  let from = 1;
+  for (let n = 0; n < MAX_CANDIDATES; n++) {
+    const drop = prev.indexOf(next[0] as JsonValue, from);
+    if (drop < 0) return 0;
+    const kept = prev.length - drop;
+    if (kept <= next.length) {
+      let i = 0;
+      while (i < kept && prev[drop + i] === next[i]) i++;
+      if (i === kept) return drop;
+    }
+    from = drop + 1;
+  }
+  return 0;
 }
 
 function toInteger(v: unknown): number {

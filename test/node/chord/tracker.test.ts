@@ -453,3 +453,26 @@ describe("detached drafts", () => {
     expect(t.flush()).toEqual([]);
   });
 });
+
+describe("rolling lists", () => {
+  it("shift + push on a list of objects is two splices, not a whole set", () => {
+    const items = Array.from({ length: 50 }, (_, i) => ({ id: i, text: `line ${i}` }));
+    const t = tracked({ items });
+    t.state.items.shift();
+    t.state.items.shift();
+    t.state.items.push({ id: 50, text: "line 50" });
+    (t.state.items[0] as { text: string }).text += "!";
+    expect(t.flush()).toEqual([
+      ["p", ["items"], 0, 2, []],
+      ["a", ["items", 0, "text"], "!"],
+      ["p", ["items"], 48, 0, [{ id: 50, text: "line 50" }]],
+    ]);
+  });
+
+  it("verifies every kept item before using a shift", () => {
+    const t = tracked({ items: [1, 2, 3, 2, 5] });
+    t.state.items.splice(0, 5, 2, 9, 2, 5, 6);
+    const ops = t.flush();
+    expect(apply({ items: [1, 2, 3, 2, 5] }, ops)).toEqual({ items: [2, 9, 2, 5, 6] });
+  });
+});
