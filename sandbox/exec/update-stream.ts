@@ -1,7 +1,6 @@
-import type { ShellUpdate } from "../../src/execenv/types.ts";
+import type { ExitUpdate, ShellUpdate } from "../../src/execenv/index.ts";
 import type { Truncation } from "../../src/output/index.ts";
 import { AdaptivePublisher, type Clock } from "../../src/publish/index.ts";
-import type { ExecRun } from "./exec-run.ts";
 import type { ViewPosition } from "./source-view.ts";
 
 export interface StreamPacing {
@@ -15,6 +14,14 @@ export interface PublishedView {
   readonly text: string;
   readonly viewPosition: ViewPosition;
   readonly metadata: Truncation;
+}
+
+/** A run as its streams see it (`ExecRun` is one). */
+export interface StreamedRun extends PublishedView {
+  /** Set once the run is over. */
+  readonly exit: ExitUpdate | null;
+  /** Calls `listener` after every change and at the exit; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void;
 }
 
 /** What one consumer has been sent so far. */
@@ -36,7 +43,10 @@ const encoder = new TextEncoder();
  * that changed since the last one.
  * @example return new Response(execUpdateStream(run, { minIntervalMs: 100, targetBytesPerSecond: 102400 }));
  */
-export function execUpdateStream(run: ExecRun, pacing: StreamPacing): ReadableStream<Uint8Array> {
+export function execUpdateStream(
+  run: StreamedRun,
+  pacing: StreamPacing,
+): ReadableStream<Uint8Array> {
   let sent: Sent | null = null;
   let wanted = false;
   let stalled = false;
