@@ -7,6 +7,9 @@ import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
 import type { JsonObject } from "../../src/chord/types.ts";
 import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
 
+const ONE_PIXEL_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 let browser: Browser;
 let context: BrowserContext;
@@ -205,6 +208,7 @@ describe("viewer page", () => {
     const created = await start("report", {
       items: ["alpha", "beta"],
       usage: { input: 1200, output: 300, cost: 0.0125 },
+      imageBase64: ONE_PIXEL_PNG,
     });
     const page = await open(created);
     await waitForStatus(page, "done");
@@ -212,6 +216,10 @@ describe("viewer page", () => {
     const usage = await page.locator("#usage").innerText();
     expect(usage).toContain("input");
     expect(usage).toContain("2,400");
+    expect(await page.locator("#images img").getAttribute("src")).toBe(
+      `data:image/png;base64,${ONE_PIXEL_PNG}`,
+    );
+    expect(await page.title()).toBe("report · done — Toolwire");
     await context.close();
 
     context = await browser.newContext();

@@ -94,6 +94,7 @@ function renderHeader(s: Subscription): void {
   page.status.textContent = status;
   page.status.className = `status ${status}`;
   document.body.dataset.status = status;
+  document.title = `${s.start?.toolName ?? "invocation"} · ${status} — Toolwire`;
 }
 
 function renderConnection(s: Subscription): void {
