@@ -255,6 +255,15 @@ class LiveSubscription implements Subscription {
   }
 
   private changed(): void {
-    for (const listener of this.listeners) listener(this);
+    for (const listener of this.listeners) {
+      try {
+        listener(this);
+      } catch (error) {
+        // A failing listener is its owner's bug: report it without breaking the fold.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
   }
 }
