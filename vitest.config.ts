@@ -1,5 +1,23 @@
+import { createServer } from "node:net";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+
+/** A free loopback port, for a host that a project's bindings must name up front. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// The DO tests that need a real sandbox host (bash reattaching after a crash) run in
+// their own project, bound to a host that test/worker/do/sandbox's global setup starts.
+process.env.TOOLWIRE_DO_SANDBOX_PORT ??= String(await freePort());
+process.env.TOOLWIRE_DO_SANDBOX_TOKEN ??= "do-test-sandbox-token-0123456789";
 
 export default defineConfig({
   test: {
@@ -28,7 +46,28 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/worker/**/*.test.ts"],
+          exclude: ["test/worker/do/sandbox/**"],
           globalSetup: ["test/worker/api/web-server.global-setup.ts"],
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                SANDBOXES: JSON.stringify({
+                  default: `http://127.0.0.1:${process.env.TOOLWIRE_DO_SANDBOX_PORT}`,
+                }),
+                SANDBOX_TOKEN: process.env.TOOLWIRE_DO_SANDBOX_TOKEN,
+              },
+            },
+          }),
+        ],
+        test: {
+          name: "workers-sandbox",
+          include: ["test/worker/do/sandbox/**/*.test.ts"],
+          globalSetup: ["test/worker/do/sandbox/sandbox-host.global-setup.ts"],
         },
       },
       {
