@@ -60,7 +60,7 @@ interface Meta {
   proxy: Node;
   isArray: boolean;
   parent: Meta | null;
-  /** Key in the parent; for arrays the index as of the last flush (refreshed there). */
+  /** Key in the parent. For arrays an index, refreshed when flush sees the array move. */
   key: Seg;
   /** Baseline value of every key written since the last flush (objects; arrays outside `old`). */
   changed: Map<Seg, Slot> | null;
@@ -119,7 +119,9 @@ export function track<T>(
   let rootMeta: Meta | null = null;
   /** Root as of the last flush, kept while a `state` assignment is pending (for discard). */
   let replaced: { root: JsonValue; meta: Meta | null } | null = null;
+  /** Base batches are due for the first flush and after `rebase()`. */
   let baseDue = true;
+  let rebaseAsked = false;
 
   const newMeta = (node: Node, parent: Meta | null, key: Seg): Meta => {
     const meta: Meta = {
@@ -576,7 +578,6 @@ export function track<T>(
       (meta.dirtyChildren !== null && meta.dirtyChildren.size > 0));
 
   attach(root);
-  let rebaseAsked = false;
 
   return {
     get state(): T {
