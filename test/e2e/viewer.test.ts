@@ -38,7 +38,11 @@ async function start(tool: string, args: JsonObject): Promise<CreatedInvocation>
   return api.createInvocation({ tool, args });
 }
 
-const output = (page: Page) => page.locator("#output").innerText();
+/** The output pane's text, one line per line element. */
+const output = (page: Page) =>
+  page
+    .locator("#output")
+    .evaluate((pane) => [...pane.children].map((line) => line.textContent).join("\n"));
 const status = (page: Page) => page.locator("body").getAttribute("data-status");
 
 /** Waits until the page's output contains `text` (the page updates on its own). */
@@ -63,13 +67,13 @@ describe("viewer page", () => {
     const page = await open(created);
     await waitForOutput(page, "tick 3");
     expect(await status(page)).toBe("running");
-    expect(await page.locator("#tool").innerText()).toBe("bash");
-    expect(await page.locator("#connection").innerText()).toBe("live");
+    expect(await page.locator("#tool").textContent()).toBe("bash");
+    expect(await page.locator("#connection").textContent()).toBe("live");
     // Still running, and more output has arrived without a reload.
     await waitForOutput(page, "tick 10");
     expect(await status(page)).toBe("running");
     // ANSI colour became a class on a span, not visible escape codes.
-    expect(await page.locator("#output .fg2").first().innerText()).toBe("tick");
+    expect(await page.locator("#output .fg2").first().textContent()).toBe("tick");
     expect(await output(page)).not.toContain("\u001b");
 
     // The pane follows the tail until the reader scrolls up; the button resumes it.
@@ -100,9 +104,9 @@ describe("viewer page", () => {
     expect(await page.locator("#status").textContent()).toBe("done");
     expect(await gap()).toBeLessThanOrEqual(8);
     // The clock stopped at the end.
-    const elapsed = await page.locator("#elapsed").innerText();
+    const elapsed = await page.locator("#elapsed").textContent();
     await page.waitForTimeout(300);
-    expect(await page.locator("#elapsed").innerText()).toBe(elapsed);
+    expect(await page.locator("#elapsed").textContent()).toBe(elapsed);
     await context.close();
   });
 
@@ -112,7 +116,7 @@ describe("viewer page", () => {
     await waitForStatus(page, "done");
     const banner = page.locator("#banner");
     await expect.poll(() => banner.isVisible()).toBe(true);
-    expect(await banner.innerText()).toMatch(
+    expect(await banner.textContent()).toMatch(
       /^Showing the last 2,000 of 5,000 lines \(2,000-line limit\)\. Full output: \.toolwire\/spill\/\S+\.log$/,
     );
     expect(await output(page)).toContain("\n5000");
@@ -164,14 +168,14 @@ describe("viewer page", () => {
     await waitForOutput(page, "n 3");
     await closeFirst();
     await page.waitForFunction(() => document.body.dataset.connection === "reconnecting");
-    expect(await page.locator("#connection").innerText()).toMatch(/^reconnecting…/);
+    expect(await page.locator("#connection").textContent()).toMatch(/^reconnecting…/);
     releaseSecond();
     await waitForStatus(page, "done");
     expect(connections).toBe(2);
     const text = await output(page);
     const lines = text.split("\n");
     for (let i = 1; i <= 30; i++) expect(lines).toContain(`n ${i}`);
-    expect(await page.locator("#connection").innerText()).toBe("");
+    expect(await page.locator("#connection").textContent()).toBe("");
     await context.close();
   });
 
@@ -209,17 +213,23 @@ describe("viewer page", () => {
       items: ["alpha", "beta"],
       usage: { input: 1200, output: 300, cost: 0.0125 },
       imageBase64: ONE_PIXEL_PNG,
+      addTools: ["deploy"],
+      terminate: true,
     });
     const page = await open(created);
     await waitForStatus(page, "done");
-    await expect.poll(() => page.locator("#details").innerText()).toContain("alpha");
-    const usage = await page.locator("#usage").innerText();
+    await expect.poll(() => page.locator("#details").textContent()).toContain("alpha");
+    const usage = await page.locator("#usage").textContent();
     expect(usage).toContain("input");
     expect(usage).toContain("2,400");
     expect(await page.locator("#images img").getAttribute("src")).toBe(
       `data:image/png;base64,${ONE_PIXEL_PNG}`,
     );
     expect(await page.title()).toBe("report · done — Toolwire");
+    expect(await page.locator("#effects-list li").allTextContents()).toEqual([
+      "Adds tools: deploy",
+      "Asks the agent to stop after this call",
+    ]);
     await context.close();
 
     context = await browser.newContext();

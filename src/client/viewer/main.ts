@@ -24,6 +24,8 @@ const page = {
   problem: byId("problem"),
   banner: byId("banner"),
   usage: byId("usage"),
+  effects: byId("effects"),
+  effectsList: byId("effects-list"),
   images: byId("images"),
 };
 const output = new OutputPane(byId("output"), byId<HTMLButtonElement>("follow"));
@@ -124,6 +126,7 @@ function renderState(state: ToolOutputState): void {
   page.banner.textContent = banner ?? "";
   details.render(state.details as JsonValue);
   renderUsage(state.usage);
+  renderEffects(state);
   renderImages(state);
 }
 
@@ -145,6 +148,17 @@ function renderUsage(usage: Usage | undefined): void {
     list.append(row);
   }
   page.usage.replaceChildren(list);
+}
+
+/** What the call asks of the agent loop: tools it adds, and whether to stop. */
+function renderEffects(state: ToolOutputState): void {
+  const items: string[] = [];
+  if (state.addedTools && state.addedTools.length > 0) {
+    items.push(`Adds tools: ${state.addedTools.join(", ")}`);
+  }
+  if (state.terminate) items.push("Asks the agent to stop after this call");
+  page.effects.hidden = items.length === 0;
+  page.effectsList.replaceChildren(...items.map((text) => el("li", undefined, text)));
 }
 
 let shownImages = "";
