@@ -25,6 +25,7 @@ const STREAM = "output";
 export class BatchLog {
   readonly #sql: SqlStorage;
   #lastSeq: number;
+  #bytesAppended = 0;
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -37,11 +38,17 @@ export class BatchLog {
     return this.#lastSeq;
   }
 
+  /** Bytes of encoded batches appended through this instance (for benchmarks). */
+  get bytesAppended(): number {
+    return this.#bytesAppended;
+  }
+
   /** Appends one batch and returns its seq. Call inside the caller's transaction. */
   append(tag: BatchTag, wire: WireOp[]): number {
     const seq = ++this.#lastSeq;
     const chunks = toChunks(wire);
     chunks.forEach((chunk, part) => {
+      this.#bytesAppended += chunk.byteLength;
       this.#sql.exec(
         "INSERT INTO batches (seq, part, parts, stream, tag, wire) VALUES (?, ?, ?, ?, ?, ?)",
         seq,

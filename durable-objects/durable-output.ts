@@ -2,7 +2,7 @@ import { apply, encoder, isBase } from "../src/chord/index.ts";
 import type { JsonValue, Op } from "../src/chord/types.ts";
 import type { ToolStartEvent } from "../src/events/types.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
-import { AdaptivePublisher, type Clock } from "../src/publish/index.ts";
+import { AdaptivePublisher } from "../src/publish/index.ts";
 import type { BatchLog } from "./batch-log.ts";
 import type { InvocationStore } from "./store.ts";
 import type { Subscribers } from "./subscribers.ts";
@@ -27,7 +27,6 @@ export interface DurableOutputOptions {
   /** The sink's flush: ops since the last call, the first after a seed a base. */
   flush(): Op[];
   onError(error: unknown): void;
-  clock?: Clock;
 }
 
 /**
@@ -52,7 +51,6 @@ export class DurableOutput {
   #deltasSinceBase: number;
   #checkpointSeq: number | null;
   #pendingCheckpoint: { memo: { name: string; value: JsonValue } | null } | null = null;
-  #bytesAppended = 0;
   #dirtyQueued = false;
 
   constructor(options: DurableOutputOptions) {
@@ -68,23 +66,12 @@ export class DurableOutput {
       measure: (ops) => utf8.encode(JSON.stringify(ops)).length,
       publish: (ops) => this.#persistAndSend(ops),
       onError: options.onError,
-      ...(options.clock ? { clock: options.clock } : {}),
     });
   }
 
   /** The durable state: what subscribers have folded so far. */
   get state(): ToolOutputState {
     return this.#state;
-  }
-
-  /** Seq of the newest durable batch. */
-  get seq(): number {
-    return this.#o.log.lastSeq;
-  }
-
-  /** Bytes of encoded batches this instance appended to the log. */
-  get bytesAppended(): number {
-    return this.#bytesAppended;
   }
 
   /**
@@ -143,7 +130,6 @@ export class DurableOutput {
       if (base) log.pruneBefore(at, this.#checkpointSeq);
       return at;
     });
-    this.#bytesAppended += utf8.encode(JSON.stringify(wire)).length;
     this.#deltasSinceBase = base ? 0 : this.#deltasSinceBase + 1;
     // The batch is written (synchronously, above); the output gate holds these sends
     // until that write commits, so subscribers never see output that is not durable.

@@ -477,7 +477,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       batchRows: this.#log.storedRows(),
       resultBytes: this.#store.resultBytes(),
       memos: this.#store.memoCount(),
-      bytesAppended: this.#output?.bytesAppended ?? 0,
+      bytesAppended: this.#log.bytesAppended,
     };
   }
 

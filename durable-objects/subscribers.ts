@@ -46,11 +46,6 @@ export class Subscribers {
     this.#newEncoder = newEncoder;
   }
 
-  /** Number of open WebSockets and SSE streams. */
-  get count(): number {
-    return this.#ctx.getWebSockets().length + this.#streams.size;
-  }
-
   /**
    * Accepts a WebSocket (hibernatable) and greets it: `tool_start`, a base
    * `tool_update`, and `tool_end` at once when the invocation already settled.
