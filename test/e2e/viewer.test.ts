@@ -179,6 +179,46 @@ describe("viewer page", () => {
     await context.close();
   });
 
+  it("asks the Durable Object for a fresh base after a frame it cannot decode", async () => {
+    const created = await start("bash", {
+      command: 'for i in $(seq 1 20); do echo "r $i"; sleep 0.1; done',
+    });
+    context = await browser.newContext();
+    const page = await context.newPage();
+    const fromPage: string[] = [];
+    let inject: (frame: string) => void = () => {};
+    let connections = 0;
+    await page.routeWebSocket(/\/socket\?token=/, (ws) => {
+      connections++;
+      const server = ws.connectToServer();
+      server.onMessage((frame) => ws.send(frame));
+      ws.onMessage((frame) => {
+        fromPage.push(String(frame));
+        server.send(frame);
+      });
+      inject = (frame) => ws.send(frame);
+    });
+    await page.goto(created.viewUrl);
+    await waitForOutput(page, "r 3");
+    // An op on an interned path id the stream never defined.
+    inject(
+      JSON.stringify({
+        type: "tool_update",
+        runId: "x",
+        turnId: "x",
+        toolCallId: "x",
+        ops: [["a", 999, "junk"]],
+      }),
+    );
+    await expect.poll(() => fromPage).toContain('{"type":"resync"}');
+    await waitForStatus(page, "done");
+    const lines = (await output(page)).split("\n");
+    for (let i = 1; i <= 20; i++) expect(lines).toContain(`r ${i}`);
+    expect(lines.join("\n")).not.toContain("junk");
+    expect(connections).toBe(1);
+    await context.close();
+  });
+
   it("never runs scripts from hostile output", async () => {
     const hostile = [
       "<script>window.__pwned = 'script'</script>",
