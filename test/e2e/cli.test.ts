@@ -1,6 +1,6 @@
 // The real `toolwire` CLI (bin/toolwire, run by Node 22) against the real Worker,
 // Durable Object and sandbox host started by global-setup.ts.
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
@@ -14,7 +14,11 @@ interface Run {
   stderr: string;
 }
 
-function toolwire(args: string[], env: Record<string, string> = {}): Promise<Run> {
+function toolwire(
+  args: string[],
+  env: Record<string, string> = {},
+  onStdout?: (text: string, child: ChildProcess) => void,
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(BIN, args, {
       env: {
@@ -29,6 +33,7 @@ function toolwire(args: string[], env: Record<string, string> = {}): Promise<Run
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => {
       stdout += c.toString();
+      onStdout?.(stdout, child);
     });
     child.stderr.on("data", (c: Buffer) => {
       stderr += c.toString();
@@ -63,6 +68,26 @@ describe("toolwire CLI", () => {
     expect(numbers).toEqual(Array.from({ length: 4000 }, (_, i) => String(i + 1)));
     // The end says, in words, what the stored result keeps.
     expect(run.stderr).toMatch(/Showing 2,000 of 4,000 lines \(2,000-line limit\)\. Full output: /);
+  });
+
+  it("cancels the invocation on Ctrl-C, keeping what it printed", async () => {
+    let interrupted = false;
+    const id = `call_cli_cancel_${Date.now()}`;
+    const run = await toolwire(
+      ["run", "--id", id, "bash", "--command", "echo started; sleep 30"],
+      {},
+      (text, child) => {
+        if (!interrupted && text.includes("started")) {
+          interrupted = true;
+          child.kill("SIGINT");
+        }
+      },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^started\n/);
+    expect(run.stderr).toContain("[toolwire] cancelling…");
+    const info = await api.get(id);
+    expect(info).toMatchObject({ status: "settled", cancelled: true, isError: true });
   });
 
   it("takes typed tool arguments from --key value pairs and --args JSON", async () => {
