@@ -69,7 +69,11 @@ describe("recovery after eviction", () => {
     const name = "rebase";
     const stub = stubFor(name);
     value(await stub.start(startRequest(name, "external", { name: "t" })));
+    const sub = await connectSocket(name);
     await produceLines(name, 1, 130);
+    await sub.converge((await view(name)).state);
+    // The log's rebases are durable-only: the subscriber got one base, then deltas.
+    expect(sub.bases).toBe(1);
     const rows = await runInDurableObject(stub, (_i, state) =>
       state.storage.sql
         .exec<{ seq: number; tag: string }>("SELECT seq, tag FROM batches ORDER BY seq")
