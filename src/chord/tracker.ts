@@ -51,6 +51,14 @@ const ABSENT: unique symbol = Symbol("absent");
 type Slot = JsonValue | typeof ABSENT;
 type Node = JsonObject | JsonValue[];
 
+/**
+ * Where a node keeps its record: a non-enumerable symbol property on the plain node
+ * (which JSON, `Object.keys` and the copies in ops never see). A property read is a few
+ * times faster than a WeakMap lookup, and reads through the proxy do one per level.
+ */
+const META: unique symbol = Symbol("chord.meta");
+type Held = Node & { [META]?: Meta };
+
 /** Work done by the last flush (nodes visited, entries compared): for tests, not for callers. */
 export const flushWork = { nodes: 0, entries: 0 };
 
@@ -114,7 +122,7 @@ export function track<T>(
   // Only JSON-shaped types take one argument; a Map, Date or function asks for a second.
   ..._valueMustBeJson: [T] extends [JsonShape<T>] ? [] : [valueMustBeJson: never]
 ): Tracker<T> {
-  const metas = new WeakMap<Node, Meta>();
+  const metaOf = (node: Node): Meta | undefined => (node as Held)[META];
   let root: JsonValue = importJson(value, () => []);
   let rootMeta: Meta | null = null;
   /** Root as of the last flush, kept while a `state` assignment is pending (for discard). */
@@ -139,7 +147,8 @@ export function track<T>(
     };
     meta.proxy = new Proxy(node, handlerFor(meta));
     registerProxy(meta.proxy, node);
-    metas.set(node, meta);
+    registerProxy(node, node);
+    Object.defineProperty(node, META, { value: meta });
     return meta;
   };
 
@@ -149,7 +158,7 @@ export function track<T>(
   };
 
   const proxyOf = (node: Node, parent: Meta, key: Seg): Node =>
-    (metas.get(node) ?? newMeta(node, parent, key)).proxy;
+    (metaOf(node) ?? newMeta(node, parent, key)).proxy;
 
   const pathOf = (meta: Meta): Seg[] => {
     const segs: Seg[] = [];
@@ -338,7 +347,7 @@ export function track<T>(
         }
         const v = (target as Record<string, unknown>)[prop];
         if (!isNode(v)) return v;
-        return proxyOf(v, meta, meta.isArray ? Number(prop) : prop);
+        return (metaOf(v) ?? newMeta(v, meta, meta.isArray ? Number(prop) : prop)).proxy;
       },
       set(target, prop, value) {
         if (typeof prop === "symbol") {
@@ -433,7 +442,7 @@ export function track<T>(
   /** Descends into a child node that stayed in place, if it has pending changes. */
   const visitChild = (child: JsonValue | undefined, key: Seg, path: Path, ops: Op[]): void => {
     if (!isNode(child)) return;
-    const meta = metas.get(child);
+    const meta = metaOf(child);
     if (meta === undefined) return;
     meta.key = key;
     if (meta.queued) diffNode(meta, path.concat(key), ops);
@@ -531,7 +540,7 @@ export function track<T>(
   /** A node sent whole (or moved) gets its current index, and its pending changes are moot. */
   const rekey = (v: JsonValue | undefined, i: number): void => {
     if (!isNode(v)) return;
-    const meta = metas.get(v);
+    const meta = metaOf(v);
     if (meta === undefined) return;
     meta.key = i;
     if (meta.queued) settle(meta);
@@ -547,7 +556,7 @@ export function track<T>(
         for (let i = 0; i < meta.old.length; i++) {
           arr.push(meta.old[i] as JsonValue);
           if (isNode(arr[i])) {
-            const m = metas.get(arr[i] as Node);
+            const m = metaOf(arr[i] as Node);
             if (m !== undefined) m.key = i;
           }
         }

@@ -210,6 +210,21 @@ describe("objects", () => {
     const ops = t.flush();
     t.state.a.list.push(6);
     expect(ops).toEqual([["s", ["a"], { list: [5] }]]);
+    const payload = ops[0]?.[2] as object;
+    expect(Object.getOwnPropertySymbols(payload)).toEqual([]);
+    const snapshot = base[0]?.[1] as { a: object };
+    expect(Object.getOwnPropertySymbols(snapshot.a)).toEqual([]);
+  });
+
+  it("copies a plain node that leaked out through a property descriptor", () => {
+    const t = tracked({ a: { n: 1 }, b: null as unknown });
+    const raw = Object.getOwnPropertyDescriptor(t.state, "a")?.value as { n: number };
+    t.state.b = raw;
+    t.state.a.n = 2;
+    expect(t.flush()).toEqual([
+      ["s", ["b"], { n: 1 }],
+      ["s", ["a", "n"], 2],
+    ]);
   });
 });
 
