@@ -23,7 +23,7 @@ export interface SocketTransportOptions {
 const OPEN = 1;
 
 /** The platform WebSocket; Node's (undici) also takes `{ headers }` in place of protocols. */
-export const platformSocket: SocketFactory = (url, headers) => {
+const platformSocket: SocketFactory = (url, headers) => {
   const Ctor = (
     globalThis as unknown as { WebSocket?: new (url: string, init?: unknown) => SocketLike }
   ).WebSocket;
