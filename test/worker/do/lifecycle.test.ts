@@ -117,10 +117,11 @@ describe("keep-alive", () => {
   it("arms a heartbeat alarm while a tool runs; an alarm with a live runner only re-arms it", async () => {
     const stub = stubFor("heartbeat");
     const startedAt = Date.now();
-    value(await stub.start(startRequest("heartbeat", "emit", { lines: 40, intervalMs: 10 })));
+    value(await stub.start(startRequest("heartbeat", "emit", { lines: 40, intervalMs: 25 })));
     const first = await runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
     expect(first).toBeGreaterThanOrEqual(startedAt + HEARTBEAT_MS);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await view("heartbeat")).status).toBe("running");
     expect(
       await runInDurableObject(stub, (_i, state) => state.storage.getAlarm()),
     ).toBeGreaterThanOrEqual(startedAt + HEARTBEAT_MS);

@@ -147,7 +147,7 @@ describe("recovery after eviction", () => {
 describe("memo invariant", () => {
   it("a crash between a memo and the next write neither loses nor duplicates memoised output on replay", async () => {
     const name = "memo-replay";
-    value(await stubFor(name).start(startRequest(name, "steps", { steps: 6, intervalMs: 40 })));
+    value(await stubFor(name).start(startRequest(name, "steps", { steps: 6, intervalMs: 100 })));
     await waitFor("two steps", async () =>
       textOf((await view(name)).state).includes("step 2 done") ? true : undefined,
     );
@@ -175,7 +175,7 @@ describe("memo invariant", () => {
 
   it("the memo and its checkpoint commit together: the checkpoint holds exactly the memoised steps", async () => {
     const name = "memo-checkpoint";
-    value(await stubFor(name).start(startRequest(name, "steps", { steps: 3, intervalMs: 60 })));
+    value(await stubFor(name).start(startRequest(name, "steps", { steps: 3, intervalMs: 150 })));
     await waitFor("step 1", async () =>
       textOf((await view(name)).state).includes("step 1 done") ? true : undefined,
     );
