@@ -359,25 +359,42 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   }
 
   async #resume(record: InvocationRecord): Promise<void> {
-    const def = getTool(record.tool);
-    const resumer = RESUMERS[record.tool];
-    if (def && resumer) {
-      // Rejoin the process: continue from what subscribers saw; the source re-sends its view.
-      this.#attachSink(def.output, this.#state());
-      const params = def.parse(record.args);
-      this.#run((signal, out, context) => resumer(record.toolCallId, params, signal, out, context));
-    } else if (def?.replaySafe && record.checkpointSeq !== null) {
-      // Re-execute from the last memo checkpoint: memoised output once, the rest redone.
-      this.#attachSink(def.output, readCheckpoint(this.#log, record.checkpointSeq));
-      const params = def.parse(record.args);
-      this.#run((signal, out, context) =>
-        def.execute(record.toolCallId, params, signal, out, context),
-      );
-    } else {
+    let execution: Execution | null;
+    try {
+      execution = this.#prepareResume(record);
+    } catch (error) {
+      // Nothing to resume from (a tool renamed, args no longer valid): fail, output kept.
+      await this.#settle({
+        kind: "failed",
+        error: `Could not resume after a restart: ${messageOf(error)}`,
+      });
+      return;
+    }
+    if (!execution) {
       await this.#settle({ kind: "interrupted" });
       return;
     }
+    this.#run(execution);
     await this.#heartbeat();
+  }
+
+  /** Attaches a sink and returns how to continue the tool, or null if it cannot be. */
+  #prepareResume(record: InvocationRecord): Execution | null {
+    const def = getTool(record.tool);
+    if (!def) throw new Error(`tool "${record.tool}" is no longer registered`);
+    const params = def.parse(record.args);
+    const resumer = RESUMERS[record.tool];
+    if (resumer) {
+      // Rejoin the process: continue from what subscribers saw; the source re-sends its view.
+      this.#attachSink(def.output, this.#state());
+      return (signal, out, context) => resumer(record.toolCallId, params, signal, out, context);
+    }
+    if (def.replaySafe && record.checkpointSeq !== null) {
+      // Re-execute from the last memo checkpoint: memoised output once, the rest redone.
+      this.#attachSink(def.output, readCheckpoint(this.#log, record.checkpointSeq));
+      return (signal, out, context) => def.execute(record.toolCallId, params, signal, out, context);
+    }
+    return null;
   }
 
   /** Deletes everything this object stored; it answers `not_found` afterwards. */
