@@ -124,6 +124,7 @@ describe("assertValidOp", () => {
     ["non-JSON payload", ["s", ["a"], () => 1]],
     ["undefined payload", ["s", ["a"], undefined]],
     ["NaN payload", ["r", Number.NaN]],
+    ["trim past the safe integers", ["t", ["a"], Number.MAX_SAFE_INTEGER + 1]],
   ];
   it.each(bad)("refuses %s", (_, op) => {
     expect(() => assertValidOp(op)).toThrow(InvalidOpError);
@@ -136,6 +137,7 @@ describe("assertValidOp", () => {
       ["d", ["a"]],
       ["a", ["a"], ""],
       ["t", ["a"], 0],
+      ["t", ["a"], Number.MAX_SAFE_INTEGER],
       ["p", [], 0, 0, []],
     ];
     for (const op of good) expect(() => assertValidOp(op)).not.toThrow();

@@ -99,3 +99,35 @@ describe("findOverlap", () => {
     expect(doc).toEqual({ text: next });
   });
 });
+
+describe("probe limits", () => {
+  /** 64 distinct characters, so the head occurs only where it was put. */
+  const head = Array.from({ length: LONG_HEAD }, (_, i) => String.fromCharCode(0x100 + i)).join("");
+
+  /** `decoys` copies of the head that fail verification, then the real overlap. */
+  function withDecoys(decoys: number) {
+    const prev = `${`${head}#`.repeat(decoys)}${head}T`;
+    // next is longer than prev, so every decoy is a possible (longer) overlap.
+    return { prev, next: `${head}T${"n".repeat(prev.length)}` };
+  }
+
+  it.each([
+    [6, 7],
+    [7, 8],
+  ])("the head probe verifies %i decoys and finds the overlap at hit %i", (decoys, hits) => {
+    const { prev, next } = withDecoys(decoys);
+    expect(probed(prev, next)).toEqual({ overlap: LONG_HEAD + 1, candidates: hits });
+  });
+
+  it("past 8 hits the head probe gives up and the tail probe finds the overlap", () => {
+    const { prev, next } = withDecoys(MAX_CANDIDATES);
+    expect(probed(prev, next)).toEqual({ overlap: LONG_HEAD + 1, candidates: MAX_CANDIDATES + 1 });
+  });
+
+  it.each([LONG_HEAD - 1, LONG_HEAD, LONG_HEAD + 1])("finds an overlap of %i", (k) => {
+    const text = Array.from({ length: 200 }, (_, i) => String.fromCharCode(0x400 + i)).join("");
+    const prev = text.slice(0, 150);
+    const next = `${prev.slice(prev.length - k)}!`;
+    expect(findOverlap(prev, next)).toBe(k);
+  });
+});

@@ -107,6 +107,18 @@ describe("arrays", () => {
     expect(t.flush()).toEqual([["p", [], 1, 1, [7, 8]]]);
   });
 
+  it.each([
+    [3, 3],
+    [4, 4],
+    [5, 1],
+  ])("rewrites %i same-length positions as %i op(s)", (count, opCount) => {
+    const t = tracked({ list: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] });
+    t.state.list.splice(2, count, ...Array.from({ length: count }, (_, i) => 100 + i));
+    const ops = t.flush();
+    expect(ops).toHaveLength(opCount);
+    expect(apply({ list: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] }, ops)).toEqual({ list: t.state.list });
+  });
+
   it("normalises a whole-target splice to s (nested) or r (root)", () => {
     const t = tracked({ list: [1, 2] });
     t.state.list.splice(0, 2, 3);
@@ -291,6 +303,16 @@ describe("discard", () => {
     expect(t.flush()).toEqual([]);
     first.n = 7;
     expect(t.flush()).toEqual([["s", ["list", 0, "n"], 7]]);
+  });
+
+  it("refuses a non-JSON state assignment and keeps the state", () => {
+    const t = tracked({ a: 1 } as JsonValue);
+    expect(() => {
+      t.state = new Map() as unknown as JsonValue;
+    }).toThrow(NotJsonError);
+    expect(t.state).toEqual({ a: 1 });
+    expect(t.dirty).toBe(false);
+    expect(t.flush()).toEqual([]);
   });
 
   it("undoes a state assignment and keeps a pending rebase", () => {
