@@ -117,3 +117,26 @@ describe("SSE fan-out", () => {
     expect(textOf(sub.state)).toBe("line 1\nline 2\nline 3\nline 4\nline 5\nline 6\n");
   });
 });
+
+describe("subscription requests", () => {
+  it("refuses a socket without Upgrade (426), an unknown path and an unknown invocation (404)", async () => {
+    const stub = stubFor("subs-errors");
+    expect((await stub.fetch("http://do/socket")).status).toBe(404);
+    value(await stub.start(startRequest("subs-errors", "external", { name: "t" })));
+    const plain = await stub.fetch("http://do/socket");
+    expect(plain.status).toBe(426);
+    expect(plain.headers.get("Upgrade")).toBe("websocket");
+    expect((await stub.fetch("http://do/elsewhere")).status).toBe(404);
+  });
+
+  it("an SSE subscriber to a settled invocation gets tool_start, a base and tool_end, then the stream ends", async () => {
+    const stub = stubFor("sse-late");
+    value(await stub.start(startRequest("sse-late", "external", { name: "t" })));
+    value(await stub.produce([{ write: "done\n" }], { isError: true }));
+    const { sub, finished } = await openEvents("sse-late");
+    await finished;
+    expect(sub.events.map((e) => e.type)).toEqual(["tool_start", "tool_update", "tool_end"]);
+    expect(sub.events.at(-1)).toMatchObject({ isError: true });
+    expect(textOf(sub.state)).toBe("done\n");
+  });
+});
