@@ -49,6 +49,11 @@ export function encoder(): Encoder {
   let seen = new Set<string>();
   return {
     encode(ops) {
+      for (let i = 1; i < ops.length; i++) {
+        if ((ops[i] as Op)[0] === "r") {
+          throw new InvalidOpError(`Invalid batch: "r" at index ${i}; it may only come first.`);
+        }
+      }
       if (isBase(ops)) {
         ids = new Map();
         seen = new Set();
@@ -58,9 +63,6 @@ export function encoder(): Encoder {
       for (let i = 0; i < ops.length; i++) {
         const op = ops[i] as Op;
         if (op[0] === "r") {
-          if (i > 0) {
-            throw new InvalidOpError(`Invalid batch: "r" at index ${i}; it may only come first.`);
-          }
           out.push(["r", op[1]]);
           previous = null;
           continue;
@@ -110,7 +112,11 @@ export function decoder(): Decoder {
         throw new InvalidOpError("Invalid batch: a wire batch must be an array of wire ops.");
       }
       const base = wire.length > 0 && Array.isArray(wire[0]) && wire[0][0] === "r";
-      const paths = base ? [] : table.slice();
+      const known = base ? [] : table;
+      // Ids interned by this batch; they join the table only if the whole batch decodes.
+      const added: Path[] = [];
+      const lookup = (id: number): Path | undefined =>
+        id < known.length ? known[id] : added[id - known.length];
       const out: Op[] = [];
       let previous: Path | null = null;
       for (let i = 0; i < wire.length; i++) {
@@ -136,21 +142,22 @@ export function decoder(): Decoder {
         } else {
           const wirePath = w[1] as WirePath;
           if (typeof wirePath === "number") {
-            const known = paths[wirePath];
-            if (known === undefined) {
+            const interned = lookup(wirePath);
+            if (interned === undefined) {
               throw new CodecError(
-                `Cannot decode op ${i}: path id ${wirePath} was never interned on this stream (${paths.length} known); resync from a base batch.`,
+                `Cannot decode op ${i}: path id ${wirePath} was never interned on this stream (${known.length + added.length} known); resync from a base batch.`,
               );
             }
-            path = known;
+            path = interned;
           } else if (isInternForm(wirePath)) {
-            if (wirePath[1] !== paths.length) {
+            const expected = known.length + added.length;
+            if (wirePath[1] !== expected) {
               throw new CodecError(
-                `Cannot decode op ${i}: path id ${wirePath[1]} interned out of order (expected ${paths.length}); resync from a base batch.`,
+                `Cannot decode op ${i}: path id ${wirePath[1]} interned out of order (expected ${expected}); resync from a base batch.`,
               );
             }
             path = wirePath[2];
-            paths.push(path);
+            added.push(path);
           } else {
             path = wirePath;
           }
@@ -163,7 +170,8 @@ export function decoder(): Decoder {
         out.push(toOp(w, path.slice(), full ? 2 : 1));
         previous = path;
       }
-      table = paths;
+      table = known;
+      for (const path of added) table.push(path);
       return out;
     },
   };
