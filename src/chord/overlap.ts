@@ -2,7 +2,7 @@
 export const OVERLAP_WINDOW = 65_536;
 /** The long probe: the first this many code units of `next`. */
 export const LONG_HEAD = 64;
-/** At most this many `indexOf` hits are verified per probe length. */
+/** At most this many hits are verified per probe. */
 export const MAX_CANDIDATES = 8;
 
 /** Counts the candidates verified, for tests that check the probe stays bounded. */
