@@ -6,7 +6,7 @@ import {
   type Truncation,
 } from "../../src/output/index.ts";
 import { type ShellProcess, spawnShell, terminateGroup } from "./process-group.ts";
-import { SourceView, type ViewPosition } from "./source-view.ts";
+import { type Pipe, SourceView, type ViewPosition } from "./source-view.ts";
 import { SpillFile } from "./spill-file.ts";
 
 export interface ExecRunOptions {
@@ -26,9 +26,9 @@ export interface ExecRunOptions {
 }
 
 /**
- * One command and its bounded view. stdout and stderr are decoded per pipe (a UTF-8
- * sequence split across chunks stays whole) and fed, in arrival order, into one
- * `SourceView`. Raw bytes are kept until the cap is first exceeded; from then on the
+ * One command and its bounded view. stdout and stderr chunks go, in arrival order, to
+ * one `SourceView` (which decodes each pipe on its own, so a UTF-8 sequence split
+ * across chunks stays whole). Raw bytes are kept until the cap is first exceeded; from then on the
  * complete raw stream goes to the spill file, pausing the pipes while the file drains.
  */
 export class ExecRun {
@@ -70,12 +70,10 @@ export class ExecRun {
       env: this.options.env,
     });
     this.child = child;
-    const stdout = new TextDecoder("utf-8");
-    const stderr = new TextDecoder("utf-8");
-    child.stdout.on("data", (chunk: Buffer) => this.onChunk(chunk, stdout));
-    child.stderr.on("data", (chunk: Buffer) => this.onChunk(chunk, stderr));
-    child.stdout.on("end", () => this.appendText(stdout.decode()));
-    child.stderr.on("end", () => this.appendText(stderr.decode()));
+    child.stdout.on("data", (chunk: Buffer) => this.onChunk(chunk, 0));
+    child.stderr.on("data", (chunk: Buffer) => this.onChunk(chunk, 1));
+    child.stdout.on("end", () => this.onEnd(0));
+    child.stderr.on("end", () => this.onEnd(1));
     child.on("error", (err) => this.fail(`could not start the command: ${err.message}`));
     child.on("close", (code, signal) => void this.onClose(code, signal));
     const timeoutSec = this.options.timeoutSec;
@@ -120,9 +118,10 @@ export class ExecRun {
     return () => this.listeners.delete(listener);
   }
 
-  private onChunk(chunk: Buffer, decoder: TextDecoder): void {
+  private onChunk(chunk: Buffer, pipe: Pipe): void {
     this.keepRaw(chunk);
-    this.appendText(decoder.decode(chunk, { stream: true }));
+    this.view.push(pipe, chunk);
+    this.notify();
     if (!this.spillOpened && (this.view.truncated || this.rawPrefixBytes > this.policy.maxBytes)) {
       this.openSpill();
     }
@@ -147,9 +146,8 @@ export class ExecRun {
     this.notify();
   }
 
-  private appendText(text: string): void {
-    if (text === "") return;
-    this.view.append(text);
+  private onEnd(pipe: Pipe): void {
+    this.view.end(pipe);
     this.notify();
   }
 

@@ -1,5 +1,5 @@
 import { type OutputPolicy, TextWindow, type Truncation } from "../../src/output/index.ts";
-import { TextBacklog } from "./text-backlog.ts";
+import { countNewlines } from "./newlines.ts";
 
 /**
  * The position of a view's text in the stream of everything ever appended to it:
@@ -11,46 +11,99 @@ export interface ViewPosition {
   appended: number;
 }
 
+/** Which pipe a chunk came from: each has its own UTF-8 decoder. */
+export type Pipe = 0 | 1;
+
+/** A raw chunk waiting to be decoded, or the end of its pipe (`bytes: null`). */
+interface Pending {
+  pipe: Pipe;
+  bytes: Uint8Array | null;
+}
+
 /**
- * A command's bounded view: a `TextWindow` plus, once the window is past its cap, a
- * `TextBacklog` that holds new text until someone reads the view. Reading (`text`,
- * `position`, `truncation`) gives exactly what a window fed every append would give.
+ * Raw bytes of the tail kept beyond `maxBytes` once the window is full: enough that,
+ * with up to 3 bytes of an unfinished character held back per pipe, the window still
+ * receives more than `maxBytes` bytes and so cuts where it would have.
+ */
+const TAIL_SLACK_BYTES = 16;
+
+/**
+ * A command's bounded view over its raw output (stdout and stderr, in arrival order).
+ *
+ * Totals (`totalBytes`, `totalLines`) count the raw stream exactly, as the spill file
+ * holds it. The retained text is a `TextWindow` fed each pipe's text through its own
+ * streaming UTF-8 decoder, so a character split across chunks stays whole.
+ *
+ * Once the window is past its cap, chunks are no longer decoded as they arrive: they
+ * wait, raw, and only the last `maxBytes + 16` bytes are kept (head mode keeps none:
+ * a full head window never changes). Reading the view decodes what is kept. This turns
+ * per-character work on text that would be dropped at once into a `memchr` for
+ * newlines (decision 032); a property test checks the view equals a window fed
+ * everything.
  * @example
  * const view = new SourceView({ retain: "tail", maxBytes: 51200, maxLines: 2000 });
- * view.append("hello\n");
+ * view.push(0, Buffer.from("hello\n"));
  * view.text; // "hello\n"
  */
 export class SourceView {
   private readonly policy: OutputPolicy;
   private readonly window: TextWindow;
   private readonly at: ViewPosition = { dropped: 0, appended: 0 };
-  private backlog: TextBacklog | null = null;
+  private decoders: [TextDecoder, TextDecoder] = [new TextDecoder(), new TextDecoder()];
+  /** Last bytes (at most 3) each decoder was fed: what it may hold of an unfinished character. */
+  private readonly fedTail: [Uint8Array, Uint8Array] = [EMPTY, EMPTY];
+  /**
+   * Per pipe, once chunks were skipped: the bytes of a character the skipped chunks left
+   * unfinished. The decoder restarts with them, so that character still appears where
+   * its last byte arrives.
+   */
+  private readonly carry: [Uint8Array | null, Uint8Array | null] = [null, null];
+  private full = false;
+  private pending: Pending[] = [];
+  private pendingBytes = 0;
+  private totalBytes = 0;
+  private newlines = 0;
+  private lastByte = -1;
 
   constructor(policy: OutputPolicy) {
     this.policy = policy;
     this.window = new TextWindow(policy);
   }
 
-  /** Adds text (already decoded). */
-  append(text: string): void {
-    if (text === "") return;
-    if (this.backlog) {
-      this.backlog.push(text);
+  /** Adds a raw chunk read from `pipe`. */
+  push(pipe: Pipe, bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    this.totalBytes += bytes.length;
+    this.newlines += countNewlines(bytes);
+    this.lastByte = bytes[bytes.length - 1]!;
+    if (!this.full) {
+      this.decode(pipe, bytes);
+      this.full = this.window.truncation().truncated;
       return;
     }
-    this.feed(text);
-    if (this.window.truncation().truncated) {
-      // A full head window only counts from now on, but must see the last character
-      // to know whether the last line is complete; a tail window needs at most a
-      // suffix longer than maxBytes (each UTF-16 unit is at least one byte).
-      const keep = this.policy.retain === "head" ? 1 : this.policy.maxBytes + 1;
-      this.backlog = new TextBacklog(keep);
+    if (this.policy.retain === "head") return;
+    this.pending.push({ pipe, bytes });
+    this.pendingBytes += bytes.length;
+    const keep = this.policy.maxBytes + TAIL_SLACK_BYTES;
+    while (this.pending.length > 1 && this.pendingBytes - sizeOf(this.pending[0]!) >= keep) {
+      const skipped = this.pending.shift()!;
+      this.pendingBytes -= sizeOf(skipped);
+      const before = this.carry[skipped.pipe] ?? this.fedTail[skipped.pipe];
+      this.carry[skipped.pipe] = skipped.bytes
+        ? unfinishedTail(concat(before, skipped.bytes))
+        : EMPTY;
     }
+  }
+
+  /** The pipe closed: a sequence cut short at its end decodes as U+FFFD. */
+  end(pipe: Pipe): void {
+    if (!this.full) this.decode(pipe, null);
+    else if (this.policy.retain === "tail") this.pending.push({ pipe, bytes: null });
   }
 
   /** True once the cap has been exceeded. */
   get truncated(): boolean {
-    return this.backlog !== null;
+    return this.full;
   }
 
   /** The retained text. */
@@ -65,24 +118,72 @@ export class SourceView {
     return { ...this.at };
   }
 
-  /** Exact totals of everything appended, and measures of the retained text. */
+  /** Exact totals of the raw stream, and measures of the retained text. */
   truncation(): Truncation {
     this.sync();
     const t = this.window.truncation();
-    if (this.backlog) {
-      t.totalBytes += this.backlog.skippedBytes;
-      t.totalLines += this.backlog.skippedNewlines;
-    }
+    t.totalBytes = this.totalBytes;
+    t.totalLines = this.newlines + (this.totalBytes > 0 && this.lastByte !== 10 ? 1 : 0);
     return t;
   }
 
   private feed(text: string): void {
+    if (text === "") return;
     const change = this.window.append(text);
     this.at.dropped += change.drop;
     this.at.appended += change.append.length;
   }
 
   private sync(): void {
-    if (this.backlog?.pending) this.feed(this.backlog.take());
+    if (this.pending.length === 0) return;
+    const pending = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    for (const { pipe, bytes } of pending) this.decode(pipe, bytes);
   }
+
+  /** Decodes a chunk (or, for null, the end) of `pipe` into the window. */
+  private decode(pipe: Pipe, bytes: Uint8Array | null): void {
+    const carry = this.carry[pipe];
+    if (carry) {
+      this.carry[pipe] = null;
+      this.decoders[pipe] = new TextDecoder();
+      if (carry.length > 0) this.feed(this.decoders[pipe].decode(carry, { stream: true }));
+    }
+    if (!bytes) {
+      this.feed(this.decoders[pipe].decode());
+      return;
+    }
+    this.fedTail[pipe] =
+      bytes.length >= 3 ? bytes.subarray(-3) : concat(this.fedTail[pipe], bytes).subarray(-3);
+    this.feed(this.decoders[pipe].decode(bytes, { stream: true }));
+  }
+}
+
+function sizeOf(p: Pending): number {
+  return p.bytes?.length ?? 0;
+}
+
+const EMPTY = new Uint8Array(0);
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/**
+ * The bytes at the end of `bytes` that start a UTF-8 character without finishing it
+ * (at most 3), or an empty array when the last character is complete.
+ */
+function unfinishedTail(bytes: Uint8Array): Uint8Array {
+  for (let back = 1; back <= 3 && back <= bytes.length; back++) {
+    const b = bytes[bytes.length - back]!;
+    if ((b & 0xc0) === 0x80) continue;
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? bytes.subarray(bytes.length - back) : EMPTY;
+  }
+  return EMPTY;
 }

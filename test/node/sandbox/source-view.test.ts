@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { countNewlines } from "../../../sandbox/exec/newlines.ts";
 import { SourceView } from "../../../sandbox/exec/source-view.ts";
-import { countNewlines } from "../../../sandbox/exec/text-backlog.ts";
 import { nextUpdate, type Sent } from "../../../sandbox/exec/update-stream.ts";
 import { type OutputPolicy, TextWindow } from "../../../src/output/index.ts";
 import { applyUpdate, type Folded } from "./harness.ts";
@@ -34,33 +34,72 @@ class Replica {
   }
 }
 
+/** Splits `bytes` into chunks of the given sizes (cycled), the last one taking the rest. */
+function chunked(bytes: Uint8Array, sizes: number[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let at = 0;
+  for (let k = 0; at < bytes.length; k++) {
+    const size = sizes[k % sizes.length]!;
+    out.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return out;
+}
+
+const encoder = new TextEncoder();
+
 describe("SourceView", () => {
-  it("reads exactly like a window fed every append, whenever it is read", () => {
+  it("reads like a window fed each pipe's decoded text, whenever it is read", () => {
     fc.assert(
       fc.property(
         policy,
-        fc.array(fc.tuple(piece, fc.boolean()), { maxLength: 60 }),
-        (p: OutputPolicy, steps) => {
+        fc.array(piece, { maxLength: 30 }),
+        fc.array(piece, { maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 200 }),
+        (p: OutputPolicy, out, err, sizes, schedule) => {
+          const pipes = [
+            chunked(encoder.encode(out.join("")), sizes),
+            chunked(encoder.encode(err.join("")), sizes),
+          ];
           const view = new SourceView(p);
           const reference = new TextWindow(p);
+          const decoders = [new TextDecoder(), new TextDecoder()];
           const replica = new Replica();
-          for (const [text, read] of steps) {
-            view.append(text);
-            reference.append(text);
+          let raw = "";
+          const next = [0, 0];
+          for (let step = 0; next[0]! < pipes[0]!.length || next[1]! < pipes[1]!.length; step++) {
+            const [pickErr, read] = schedule[step % schedule.length]!;
+            let pipe: 0 | 1 = pickErr ? 1 : 0;
+            if (next[pipe]! >= pipes[pipe]!.length) pipe = pipe === 0 ? 1 : 0;
+            const chunk = pipes[pipe]![next[pipe]!++]!;
+            view.push(pipe, chunk);
+            reference.append(decoders[pipe]!.decode(chunk, { stream: true }));
+            raw += Buffer.from(chunk).toString("latin1");
             if (read) {
               expect(view.text).toBe(reference.text);
-              expect(view.truncation()).toEqual(reference.truncation());
+              const t = view.truncation();
+              expect(t).toEqual({
+                ...reference.truncation(),
+                totalBytes: raw.length,
+                totalLines: raw.split("\n").length - (raw === "" || raw.endsWith("\n") ? 1 : 0),
+              });
               replica.catchUp(view);
               expect(replica.text).toBe(reference.text);
-              expect(replica.folded.metadata).toEqual(reference.truncation());
+              expect(replica.folded.metadata).toEqual(t);
             }
           }
+          for (const pipe of [0, 1] as const) {
+            view.end(pipe);
+            reference.append(decoders[pipe]!.decode());
+          }
+          expect(view.text).toBe(reference.text);
           expect(view.truncation()).toEqual(reference.truncation());
           replica.catchUp(view);
           expect(replica.text).toBe(reference.text);
         },
       ),
-      { seed: 3031, numRuns: 2000 },
+      { seed: 3031, numRuns: 1500 },
     );
   });
 
@@ -68,10 +107,13 @@ describe("SourceView", () => {
     const p: OutputPolicy = { retain: "tail", maxBytes: 51200, maxLines: 2000 };
     const view = new SourceView(p);
     const reference = new TextWindow(p);
-    const chunk = `${"z".repeat(65000)}\n€${"w".repeat(3000)}`;
+    const chunk = encoder.encode(`${"z".repeat(65000)}\n€${"w".repeat(3000)}`);
+    const decoder = new TextDecoder();
     for (let i = 0; i < 20; i++) {
-      view.append(chunk);
-      reference.append(chunk);
+      // Cut inside the "€" so that each half arrives in a different chunk.
+      view.push(0, chunk.subarray(0, 65002));
+      view.push(0, chunk.subarray(65002));
+      reference.append(decoder.decode(chunk, { stream: true }));
     }
     expect(view.text).toBe(reference.text);
     expect(view.truncation()).toEqual(reference.truncation());
@@ -79,17 +121,19 @@ describe("SourceView", () => {
 });
 
 describe("countNewlines", () => {
-  it("counts sparse and dense newlines alike", () => {
+  it("counts sparse and dense newlines alike, at any alignment", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom("\n", "a", "bb", "\r\n"), { maxLength: 400 }),
-        (parts) => {
+        fc.array(fc.constantFrom("\n", "a", "bb", "\r\n", "\n\n\n"), { maxLength: 600 }),
+        fc.integer({ min: 0, max: 7 }),
+        (parts, offset) => {
           const text = parts.join("");
-          expect(countNewlines(text)).toBe(text.split("\n").length - 1);
+          const bytes = Buffer.concat([Buffer.alloc(offset), Buffer.from(text)]).subarray(offset);
+          expect(countNewlines(bytes)).toBe(text.split("\n").length - 1);
         },
       ),
       { seed: 3032, numRuns: 500 },
     );
-    expect(countNewlines("y\n".repeat(5000))).toBe(5000);
+    expect(countNewlines(Buffer.from("y\n".repeat(5000)))).toBe(5000);
   });
 });
