@@ -27,12 +27,13 @@ export function startSandboxHost(config: SandboxConfig): Promise<SandboxHost> {
         resolve({
           url: `http://${host}:${info.port}`,
           root: workspace.root,
-          close: () =>
-            new Promise<void>((done) => {
-              registry.killAll();
+          close: async () => {
+            await registry.killAll(config.killGraceMs + 1000);
+            await new Promise<void>((done) => {
               server.close(() => done());
               if ("closeAllConnections" in server) server.closeAllConnections();
-            }),
+            });
+          },
         });
       },
     );

@@ -34,8 +34,29 @@ export class ExecRegistry {
     return run;
   }
 
-  /** Kills every running exec (host shutdown). */
-  killAll(): void {
-    for (const run of this.runs.values()) if (!run.exit) run.kill();
+  /**
+   * Kills every running exec (host shutdown) and resolves once all have exited, or
+   * after `waitMs` (the SIGKILL grace plus a margin) if some never do.
+   */
+  killAll(waitMs: number): Promise<void> {
+    const running = [...this.runs.values()].filter((run) => !run.exit);
+    const exited = running.map(
+      (run) =>
+        new Promise<void>((resolve) => {
+          const unsubscribe = run.subscribe(() => {
+            if (!run.exit) return;
+            unsubscribe();
+            resolve();
+          });
+          run.kill();
+        }),
+    );
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      void Promise.all(exited).then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 }

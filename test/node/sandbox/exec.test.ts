@@ -140,6 +140,21 @@ describe("exec: output bounded at the source", () => {
     expect(f.metadata).toMatchObject({ totalBytes: 10, totalLines: 1 });
   });
 
+  it("invalid UTF-8 shows as U+FFFD while totals count the raw bytes", async () => {
+    const f = await run("printf 'a\\377\\376b\\n'");
+    expect(f.text).toBe("a\uFFFD\uFFFDb\n");
+    expect(f.metadata).toMatchObject({ totalBytes: 5, totalLines: 1, outputBytes: 9 });
+  });
+
+  it("the spill file is readable and searchable with read and grep", async () => {
+    const f = await run("seq 1 5000");
+    const spillPath = f.metadata!.spillPath!;
+    const r = await host.client.read({ path: spillPath, offset: 4999 });
+    expect(r).toMatchObject({ lines: ["4999", "5000"], totalLines: 5000 });
+    const g = await host.client.grep({ pattern: "^123$", path: spillPath });
+    expect(g.matches).toEqual([{ path: spillPath, line: 123, text: "123" }]);
+  });
+
   it("stdout and stderr feed one view in arrival order", async () => {
     const f = await run("echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three");
     expect(f.text).toBe("one\ntwo\nthree\n");
