@@ -214,6 +214,25 @@ describe("exec: timeouts, kill, process groups", () => {
   });
 });
 
+describe("exec: host shutdown", () => {
+  it("closing the host terminates running process groups before it returns", async () => {
+    const other = await startTestHost();
+    const id = execId();
+    const stream = other.client.exec({
+      execId: id,
+      command: `sleep 300 & echo $! > ${id}.pid; echo started; wait`,
+    });
+    const f: Folded = { updates: [], text: "", metadata: null, exit: null };
+    for await (const u of stream) {
+      applyUpdate(f, u);
+      if (f.text.includes("started")) break;
+    }
+    const background = Number(readFileSync(path.join(other.root, `${id}.pid`), "utf8"));
+    await other.close();
+    expect(isAlive(background)).toBe(false);
+  });
+});
+
 describe("exec: reattach", () => {
   it("a second consumer joins mid-stream with a replace base and sees the same end", async () => {
     const id = execId();
