@@ -96,6 +96,14 @@ describe("workspace confinement and auth", () => {
     ).rejects.toMatchObject({ status: 403 });
   });
 
+  it("allows symlinks that stay inside the root", async () => {
+    mkdirSync(path.join(host.root, "inside"));
+    writeFileSync(path.join(host.root, "inside", "x.txt"), "ok\n");
+    symlinkSync(path.join(host.root, "inside"), path.join(host.root, "inside-link"));
+    expect((await host.client.read({ path: "inside-link/x.txt" })).lines).toEqual(["ok"]);
+    expect((await host.client.read({ path: "inside/../inside/x.txt" })).lines).toEqual(["ok"]);
+  });
+
   it("refuses a missing or wrong bearer token; /healthz is open", async () => {
     const none = await fetch(`${host.url}/v1/read`, { method: "POST", body: "{}" });
     expect(none.status).toBe(401);
