@@ -6,6 +6,7 @@ export type ShellProcess = ChildProcessByStdio<null, Readable, Readable>;
 export interface SpawnShellOptions {
   command: string;
   cwd: string;
+  /** The complete environment (nothing is inherited from the host). */
   env: Record<string, string>;
 }
 
@@ -17,7 +18,7 @@ export interface SpawnShellOptions {
 export function spawnShell(opts: SpawnShellOptions): ShellProcess {
   return spawn("/bin/sh", ["-c", opts.command], {
     cwd: opts.cwd,
-    env: { ...process.env, ...opts.env },
+    env: opts.env,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });

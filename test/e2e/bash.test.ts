@@ -95,6 +95,11 @@ describe("bash end to end", () => {
     );
   });
 
+  it("commands do not see the sandbox host's token", async () => {
+    const { result } = await invoke("bash", { command: 'echo "token=$SANDBOX_TOKEN"' });
+    expect(text(result)).toBe("token=\n");
+  });
+
   it("a failing command is an error with its output kept", async () => {
     const { result } = await invoke("bash", { command: "echo partial; exit 3" });
     expect(result.isError).toBe(true);

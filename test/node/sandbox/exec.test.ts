@@ -167,12 +167,23 @@ describe("exec: output bounded at the source", () => {
   });
 
   it("runs in cwd with env, without the host's token", async () => {
-    mkdirSync(path.join(host.root, "sub"), { recursive: true });
-    const f = await run('pwd; echo "$GREETING"; echo "token=$SANDBOX_TOKEN"', {
-      cwd: "sub",
-      env: { GREETING: "hello" },
-    });
-    expect(f.text).toBe(`${path.join(host.root, "sub")}\nhello\ntoken=\n`);
+    process.env.SANDBOX_TOKEN = "host-secret-that-commands-must-not-see";
+    const other = await startTestHost();
+    delete process.env.SANDBOX_TOKEN;
+    try {
+      mkdirSync(path.join(other.root, "sub"), { recursive: true });
+      const f = await fold(
+        other.client.exec({
+          execId: execId(),
+          command: 'pwd; echo "$GREETING"; echo "token=$SANDBOX_TOKEN"; echo "path=${PATH:+set}"',
+          cwd: "sub",
+          env: { GREETING: "hello" },
+        }),
+      );
+      expect(f.text).toBe(`${path.join(other.root, "sub")}\nhello\ntoken=\npath=set\n`);
+    } finally {
+      await other.close();
+    }
   });
 });
 
