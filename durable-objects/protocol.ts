@@ -3,8 +3,15 @@
  * the Worker calls and the values they return. The DO never throws for a user's
  * mistake; it returns an `Outcome` whose error the Worker turns into HTTP.
  */
-import type { JsonValue, Op } from "../src/chord/types.ts";
-import type { SettledResult, ToolOutputState, Usage } from "../src/output/types.ts";
+import type { JsonValue } from "../src/chord/types.ts";
+import type {
+  ProducerCall,
+  ProducerEnd,
+  SettledResult,
+  ToolOutputState,
+} from "../src/output/types.ts";
+
+export type { ProducerCall, ProducerEnd };
 
 export interface StartRequest {
   tool: string;
@@ -30,21 +37,6 @@ export interface InvocationView {
   cancelled?: boolean;
   createdAt: number;
   settledAt?: number;
-}
-
-/** One sink call of the producer API (`POST /v1/invocations/:id/output`). */
-export type ProducerCall =
-  | { write: string }
-  | { replace: string }
-  | { image: { data: string; mimeType: string } }
-  | { details: Op[] }
-  | { usage: Usage }
-  | { addTools: string[] }
-  | { terminate: boolean };
-
-export interface ProducerEnd {
-  isError: boolean;
-  error?: string;
 }
 
 export type ErrorCode =

@@ -1,5 +1,8 @@
-import type { JsonValue, Op } from "../chord/types.ts";
-import type { SettledResult, ToolOutputState, Usage } from "../output/types.ts";
+import type { JsonValue } from "../chord/types.ts";
+import type { ProducerCall, SettledResult, ToolOutputState } from "../output/types.ts";
+
+export type { ProducerCall };
+
 import type { InvocationAddress } from "./endpoints.ts";
 import { errorFromResponse, isRecord, ToolwireError, unreachable } from "./errors.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscription.ts";
@@ -56,16 +59,6 @@ export interface ToolInfo {
   parameters: JsonValue;
   output?: { retain: "head" | "tail"; maxBytes: number; maxLines: number };
 }
-
-/** One sink call of the producer API (agent-side `external` tools). */
-export type ProducerCall =
-  | { write: string }
-  | { replace: string }
-  | { image: { data: string; mimeType: string } }
-  | { details: Op[] }
-  | { usage: Usage }
-  | { addTools: string[] }
-  | { terminate: boolean };
 
 /**
  * The Toolwire HTTP API, typed. Every failure throws a `ToolwireError` with the

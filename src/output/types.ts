@@ -1,4 +1,4 @@
-import type { JsonValue } from "../chord/types.ts";
+import type { JsonValue, Op } from "../chord/types.ts";
 
 /** Token and cost accounting. Every field is a non-negative number; `usage()` adds field by field. */
 export interface Usage {
@@ -98,4 +98,20 @@ export interface SettledResult {
   terminate: boolean;
   isError: boolean;
   truncation: Truncation;
+}
+
+/** One sink call sent over the producer API (`POST /v1/invocations/:id/output`). */
+export type ProducerCall =
+  | { write: string }
+  | { replace: string }
+  | { image: { data: string; mimeType: string } }
+  | { details: Op[] }
+  | { usage: Usage }
+  | { addTools: string[] }
+  | { terminate: boolean };
+
+/** Ends an agent-side invocation through the producer API. */
+export interface ProducerEnd {
+  isError: boolean;
+  error?: string;
 }

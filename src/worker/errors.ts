@@ -3,26 +3,11 @@
  * status that goes with the code. Helpers throw `ApiException`; the app's error handler
  * turns it into a response, so a route never builds an error body by hand.
  */
+import { apiError } from "../../durable-objects/outcome.ts";
 import type { ApiError, ErrorCode } from "../../durable-objects/protocol.ts";
 
-const STATUS: Record<ErrorCode, ApiError["status"]> = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  too_large: 413,
-  sandbox_unreachable: 502,
-  not_configured: 503,
-};
-
-/**
- * An `ApiError` with the status its code implies.
- * @example apiError("not_found", "no invocation named call_1") // status 404
- */
-export function apiError(code: ErrorCode, message: string): ApiError {
-  return { code, message, status: STATUS[code] };
-}
+/** An `ApiError` with the status its code implies (one table, shared with the DO). */
+export { apiError };
 
 /** Thrown by validation and auth helpers; answered as the error it carries. */
 export class ApiException extends Error {
