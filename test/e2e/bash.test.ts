@@ -145,9 +145,9 @@ describe("file tools end to end", () => {
     expect(text(grep.result)).toBe("e2e/five.txt:3: 3\ne2e/five.txt:4: 4");
     const glob = await invoke("glob", { pattern: "e2e/*.txt" });
     expect(text(glob.result)).toBe("e2e/five.txt");
-    const escape = await invoke("read", { path: "../../etc/passwd" });
-    expect(escape.result.isError).toBe(true);
-    expect(text(escape.result)).toMatch(/escapes the workspace root/);
+    const escaped = await invoke("read", { path: "../../etc/passwd" });
+    expect(escaped.result.isError).toBe(true);
+    expect(text(escaped.result)).toMatch(/escapes the workspace root/);
   });
 });
 

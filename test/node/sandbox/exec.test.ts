@@ -175,6 +175,7 @@ describe("exec: output bounded at the source", () => {
       const f = await fold(
         other.client.exec({
           execId: execId(),
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a JS template
           command: 'pwd; echo "$GREETING"; echo "token=$SANDBOX_TOKEN"; echo "path=${PATH:+set}"',
           cwd: "sub",
           env: { GREETING: "hello" },
