@@ -34,10 +34,12 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              // Test-only secrets; web_fetch tests fetch from a local server.
+              // Test-only secrets, every one set here so that a developer's .dev.vars
+              // never changes what the tests see; web_fetch tests fetch from a local server.
               bindings: {
                 API_TOKEN: "test-api-token",
                 SUBSCRIBE_SECRET: "test-subscribe-secret",
+                SANDBOX_TOKEN: "test-sandbox-token-unused",
                 WEB_FETCH_ALLOW_PRIVATE: "1",
               },
             },
@@ -60,6 +62,10 @@ export default defineConfig({
                   default: `http://127.0.0.1:${process.env.TOOLWIRE_DO_SANDBOX_PORT}`,
                 }),
                 SANDBOX_TOKEN: process.env.TOOLWIRE_DO_SANDBOX_TOKEN,
+                API_TOKEN: "test-api-token",
+                SUBSCRIBE_SECRET: "test-subscribe-secret",
+                // Short enough for the idle-timeout test to see a deadline pass.
+                EXTERNAL_IDLE_TIMEOUT_SECONDS: "2",
               },
             },
           }),

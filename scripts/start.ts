@@ -145,22 +145,51 @@ try {
   shutdown(1);
 }
 
+/**
+ * Starts a short live demo so there is a viewer URL to open right away: a bash command
+ * that prints a line every 200 ms for ten seconds, then enough lines to cross the window.
+ */
+async function startDemo(): Promise<string | null> {
+  const res = await fetch(`${apiUrl}/v1/invocations`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${secrets.API_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ tool: "bash", args: { command: DEMO_COMMAND } }),
+  });
+  if (!res.ok) {
+    console.error(`Could not start the demo invocation: HTTP ${res.status} ${await res.text()}`);
+    return null;
+  }
+  const created = (await res.json()) as { viewUrl: string };
+  return created.viewUrl;
+}
+
+const DEMO_COMMAND =
+  "for i in $(seq 1 50); do printf '\\033[32mtick\\033[0m %s\\n' \"$i\"; sleep 0.2; done; seq 1 5000; echo done";
+
 if (!stopping) {
   const body = JSON.stringify({ tool: "bash", args: { command: "seq 1 100000" } });
+  const viewUrl = await startDemo();
   console.log(`
 Toolwire is running.
   API      ${apiUrl}   (Authorization: Bearer <API_TOKEN from .dev.vars>)
   Sandbox  ${sandboxUrl}   (workspace ${process.env.SANDBOX_ROOT ?? "./workspace"})
-
+${
+  viewUrl
+    ? `
+Watch a demo command live (link valid for 1 hour):
+  ${viewUrl}
+`
+    : ""
+}
 Run bash:
   curl -s -X POST ${apiUrl}/v1/invocations \\
     -H "Authorization: Bearer ${secrets.API_TOKEN}" \\
     -H "Content-Type: application/json" \\
     -d '${body}'
 
-The 201 answer carries viewUrl: open it in a browser to watch the output live
-(socketUrl and eventsUrl stream the same events). To print just the viewer URL,
-append:  | node -e 'process.stdin.on("data", d => console.log(JSON.parse(d).viewUrl))'
+The 201 answer carries viewUrl: open it in a browser to watch that output live.
+From the CLI:
+  TOOLWIRE_URL=${apiUrl} TOOLWIRE_TOKEN=${secrets.API_TOKEN} npx toolwire run bash --command "ls -la"
 
 Ctrl-C stops both.`);
 }

@@ -161,12 +161,17 @@ function renderEffects(state: ToolOutputState): void {
   page.effectsList.replaceChildren(...items.map((text) => el("li", undefined, text)));
 }
 
-let shownImages = "";
+let shownImages: { data: string; mimeType: string }[] = [];
 function renderImages(state: ToolOutputState): void {
   const images = state.content.filter((c) => c.type === "image");
-  const key = images.map((i) => `${i.mimeType}:${i.data.length}:${i.data.slice(0, 32)}`).join();
-  if (key === shownImages) return;
-  shownImages = key;
+  // Whole-string comparison: a new base may carry a different image of the same size.
+  const same =
+    images.length === shownImages.length &&
+    images.every(
+      (i, k) => i.mimeType === shownImages[k]?.mimeType && i.data === shownImages[k]?.data,
+    );
+  if (same) return;
+  shownImages = images;
   page.images.replaceChildren(
     ...images.map((image) => {
       if (!IMAGE_TYPES.test(image.mimeType)) {
