@@ -76,6 +76,11 @@ function classifyIPv6(g: number[]): string | null {
     const label = classifyIPv4(((g6 << 16) | g7) >>> 0);
     return label === null ? null : `${label} (IPv4 in IPv6)`;
   }
+  // NAT64 (64:ff9b::/96) reaches the IPv4 address in its last 32 bits.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
+    const label = classifyIPv4(((g6 << 16) | g7) >>> 0);
+    return label === null ? null : `${label} (IPv4 via NAT64)`;
+  }
   if ((g0 & 0xfe00) === 0xfc00) return "unique-local";
   if ((g0 & 0xffc0) === 0xfe80) return "link-local";
   if ((g0 & 0xff00) === 0xff00) return "multicast";

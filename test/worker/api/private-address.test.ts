@@ -32,6 +32,8 @@ describe("web_fetch address guard", () => {
     ["http://[::ffff:127.0.0.1]/", "loopback (IPv4 in IPv6)"],
     ["http://[::ffff:10.1.2.3]/", "private (IPv4 in IPv6)"],
     ["http://[::192.168.0.1]/", "private (IPv4 in IPv6)"],
+    ["http://[64:ff9b::7f00:1]/", "loopback (IPv4 via NAT64)"],
+    ["http://[64:ff9b::10.0.0.1]/", "private (IPv4 via NAT64)"],
   ];
   for (const [url, why] of refused) {
     it(`refuses ${url} (${why})`, () => expect(reason(url)).toBe(why));
@@ -48,6 +50,7 @@ describe("web_fetch address guard", () => {
     "http://169.253.0.1/",
     "http://[2606:4700::1111]/",
     "http://[::ffff:8.8.8.8]/",
+    "http://[64:ff9b::808:808]/",
     "http://[fec0::1]/",
     "http://localhost.example.com/",
     "http://127.example.com/",
