@@ -7,6 +7,8 @@ interface Env {
   SANDBOXES?: string;
   /** Days a settled invocation is kept before its alarm deletes it. */
   SETTLED_RETENTION_DAYS?: string;
+  /** Seconds an `external` invocation may go without a producer call before it is ended as an error (default 1800). */
+  EXTERNAL_IDLE_TIMEOUT_SECONDS?: string;
   /** Bearer token agents present. Unset means the API refuses every call (503). */
   API_TOKEN?: string;
   /** HMAC-SHA256 key for subscribe tokens. */

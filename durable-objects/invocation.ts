@@ -22,6 +22,7 @@ import { type AnyTool, EXTERNAL_TOOL, getTool } from "../src/tools/index.ts";
 import type { ToolContext } from "../src/tools/types.ts";
 import { BatchLog } from "./batch-log.ts";
 import { DurableOutput } from "./durable-output.ts";
+import { idleNotice, idleTimeoutMs } from "./idle-timeout.ts";
 import { fail, messageOf, notFound, ok } from "./outcome.ts";
 import { applyCall, checkCalls } from "./producer.ts";
 import type {
@@ -73,7 +74,9 @@ type Ending =
   /** The producer ended with `isError` and no text. */
   | { kind: "failedQuietly" }
   | { kind: "cancelled" }
-  | { kind: "interrupted" };
+  | { kind: "interrupted" }
+  /** An `external` invocation whose producer sent nothing for the idle timeout. */
+  | { kind: "idle"; timeoutMs: number };
 
 /**
  * Tools that run outside the Durable Object and can be rejoined after a restart instead
@@ -95,6 +98,8 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   #sink: ToolOutputSink | null = null;
   #runner: Runner | null = null;
   readonly #settleWaiters = new Set<() => void>();
+  /** When an `external` invocation times out unless the producer calls again (this instance only). */
+  #idleDeadline: number | null = null;
   /** What the last recovery in this instance decoded (read by tests). */
   readonly recovery = { batches: 0 };
 
@@ -149,6 +154,8 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
         def.execute(req.toolCallId, params, signal, out, context),
       );
       await this.#heartbeat();
+    } else {
+      await this.#armIdleTimeout();
     }
     return ok({ created: true, view: this.#view() });
   }
@@ -197,6 +204,12 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   /** Keeps the object alive while a tool runs, and lets the alarm notice a crash. */
   async #heartbeat(): Promise<void> {
     await this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
+  }
+
+  /** Moves an `external` invocation's deadline to one idle timeout from now. */
+  async #armIdleTimeout(): Promise<void> {
+    this.#idleDeadline = Date.now() + idleTimeoutMs(this.env);
+    await this.ctx.storage.setAlarm(this.#idleDeadline);
   }
 
   // ── publish & persist ─────────────────────────────────────────────────────────
@@ -261,11 +274,10 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const problem = checkCalls(calls, sink.snapshot());
     if (problem) return { ok: false, error: problem };
     for (const call of calls) applyCall(sink, call);
-    if (end) {
-      if (!end.isError) await this.#settle({ kind: "completed" });
-      else if (end.error) await this.#settle({ kind: "failed", error: end.error });
-      else await this.#settle({ kind: "failedQuietly" });
-    }
+    if (!end) await this.#armIdleTimeout();
+    else if (!end.isError) await this.#settle({ kind: "completed" });
+    else if (end.error) await this.#settle({ kind: "failed", error: end.error });
+    else await this.#settle({ kind: "failedQuietly" });
     return ok(this.#view());
   }
 
@@ -299,6 +311,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     if (ending.kind === "failed") this.#liveSink().fail(ending.error);
     if (ending.kind === "cancelled") this.#liveSink().appendNotice(CANCELLED_NOTICE);
     if (ending.kind === "interrupted") this.#liveSink().appendNotice(INTERRUPTED_NOTICE);
+    if (ending.kind === "idle") this.#liveSink().appendNotice(idleNotice(ending.timeoutMs));
     output.flushNow();
     output.dispose();
     const isError = ending.kind !== "completed";
@@ -324,6 +337,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     this.#result = result;
     this.#output = null;
     this.#sink = null;
+    this.#idleDeadline = null;
     this.#subscribers.end(this.#startEvent(), isError, this.#log.lastSeq);
     for (const wake of this.#settleWaiters) wake();
     this.#settleWaiters.clear();
@@ -342,6 +356,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
    * Running with a live runner → next heartbeat. Running without one (the object
    * restarted) → resume: `bash` reattaches, a replay-safe tool re-executes from its
    * checkpoint, anything else settles with its output and an interruption notice.
+   * `external` → its idle deadline: ended as an error once the producer went silent.
    * Settled → delete everything once the retention period is over.
    */
   override async alarm(): Promise<void> {
@@ -354,8 +369,22 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       return;
     }
     if (this.#runner) return this.#heartbeat();
-    if (record.tool === EXTERNAL_TOOL) return; // the agent drives it; nothing runs here
+    if (record.tool === EXTERNAL_TOOL) return this.#endIfIdle();
     await this.#resume(record);
+  }
+
+  /**
+   * The alarm of a running `external` invocation is its idle deadline. A deadline this
+   * instance moved later (a producer call since) re-arms; after a restart the instance
+   * knows no later call, so the alarm, which never fires before its time, is the deadline.
+   */
+  async #endIfIdle(): Promise<void> {
+    const deadline = this.#idleDeadline;
+    if (deadline !== null && Date.now() < deadline) {
+      await this.ctx.storage.setAlarm(deadline);
+      return;
+    }
+    await this.#settle({ kind: "idle", timeoutMs: idleTimeoutMs(this.env) });
   }
 
   async #resume(record: InvocationRecord): Promise<void> {
