@@ -1,4 +1,3 @@
-import type { Readable } from "node:stream";
 import type { ExecLimits, ExitUpdate } from "../../src/execenv/index.ts";
 import {
   DEFAULT_OUTPUT_POLICY,
@@ -29,7 +28,7 @@ export interface ExecRunOptions {
  * One command and its bounded view. stdout and stderr chunks go, in arrival order, to
  * one `SourceView` (which decodes each pipe on its own, so a UTF-8 sequence split
  * across chunks stays whole). Raw bytes are kept until the cap is first exceeded; from then on the
- * complete raw stream goes to the spill file, pausing the pipes while the file drains.
+ * complete raw stream goes to the spill file, each chunk written before the next is read.
  */
 export class ExecRun {
   readonly execId: string;
@@ -52,13 +51,10 @@ export class ExecRun {
     this.options = options;
     this.policy = { ...DEFAULT_OUTPUT_POLICY, ...definedLimits(options.limits) };
     this.view = new SourceView(this.policy);
-    this.spill = new SpillFile(
-      options.spillAbsPath,
-      () => this.resumePipes(),
-      (err) =>
-        this.fail(
-          `spill write failed (${err.message}); the command was stopped so that no output is lost`,
-        ),
+    this.spill = new SpillFile(options.spillAbsPath, (err) =>
+      this.fail(
+        `spill write failed (${err.message}); the command was stopped so that no output is lost`,
+      ),
     );
   }
 
@@ -129,7 +125,7 @@ export class ExecRun {
 
   private keepRaw(chunk: Buffer): void {
     if (this.spillOpened) {
-      if (!this.spill.write(chunk) && !this.failure) this.pausePipes();
+      this.spill.write(chunk);
       return;
     }
     this.rawPrefix?.push(chunk);
@@ -138,11 +134,9 @@ export class ExecRun {
 
   private openSpill(): void {
     this.spillOpened = true;
-    let flowing = true;
-    for (const chunk of this.rawPrefix ?? []) flowing = this.spill.write(chunk) && flowing;
+    for (const chunk of this.rawPrefix ?? []) if (!this.spill.write(chunk)) break;
     this.rawPrefix = null;
     this.rawPrefixBytes = 0;
-    if (!flowing) this.pausePipes();
     this.notify();
   }
 
@@ -151,25 +145,11 @@ export class ExecRun {
     this.notify();
   }
 
-  private pausePipes(): void {
-    this.child?.stdout.pause();
-    this.child?.stderr.pause();
-  }
-
-  private resumePipes(): void {
-    if (this.exitUpdate) return;
-    resume(this.child?.stdout);
-    resume(this.child?.stderr);
-  }
-
   private fail(message: string): void {
     if (this.failure) return;
+    // Bytes that arrive from now on are counted but cannot be kept.
     this.failure = message;
     this.stopGroup();
-    // The pipes may be paused on a spill that will never drain: let them flow so the
-    // process can be reaped; bytes that arrive now are counted but cannot be kept.
-    resume(this.child?.stdout);
-    resume(this.child?.stderr);
   }
 
   private terminate(message: string): void {
@@ -204,10 +184,6 @@ export class ExecRun {
   private notify(): void {
     for (const listener of this.listeners) listener();
   }
-}
-
-function resume(stream: Readable | undefined): void {
-  if (stream?.isPaused()) stream.resume();
 }
 
 function definedLimits(limits: ExecLimits | undefined): Partial<OutputPolicy> {
