@@ -15,8 +15,12 @@ function freePort(): Promise<number> {
 }
 
 // The DO tests that need a real sandbox host (bash reattaching after a crash) run in
-// their own project, bound to a host that test/worker/do/sandbox's global setup starts.
+// their own project, bound to hosts that test/worker/do/sandbox's global setup starts:
+// "default" (in process), "mortal" (a child process a test kills) and "down" (a port
+// nothing listens on).
 process.env.TOOLWIRE_DO_SANDBOX_PORT ??= String(await freePort());
+process.env.TOOLWIRE_DO_MORTAL_PORT ??= String(await freePort());
+process.env.TOOLWIRE_DO_DOWN_PORT ??= String(await freePort());
 process.env.TOOLWIRE_DO_SANDBOX_TOKEN ??= "do-test-sandbox-token-0123456789";
 
 export default defineConfig({
@@ -60,12 +64,17 @@ export default defineConfig({
               bindings: {
                 SANDBOXES: JSON.stringify({
                   default: `http://127.0.0.1:${process.env.TOOLWIRE_DO_SANDBOX_PORT}`,
+                  mortal: `http://127.0.0.1:${process.env.TOOLWIRE_DO_MORTAL_PORT}`,
+                  down: `http://127.0.0.1:${process.env.TOOLWIRE_DO_DOWN_PORT}`,
                 }),
                 SANDBOX_TOKEN: process.env.TOOLWIRE_DO_SANDBOX_TOKEN,
                 API_TOKEN: "test-api-token",
                 SUBSCRIBE_SECRET: "test-subscribe-secret",
                 // Short enough for the idle-timeout test to see a deadline pass.
                 EXTERNAL_IDLE_TIMEOUT_SECONDS: "2",
+                SANDBOX_REJOIN_SECONDS: "2",
+                API_TOKEN: "test-api-token",
+                SUBSCRIBE_SECRET: "test-subscribe-secret",
               },
             },
           }),

@@ -9,6 +9,8 @@ interface Env {
   SETTLED_RETENTION_DAYS?: string;
   /** Seconds an `external` invocation may go without a producer call before it is ended as an error (default 1800). */
   EXTERNAL_IDLE_TIMEOUT_SECONDS?: string;
+  /** Seconds bash keeps rejoining an exec whose stream broke before it settles as an error (default 30). */
+  SANDBOX_REJOIN_SECONDS?: string;
   /** Bearer token agents present. Unset means the API refuses every call (503). */
   API_TOKEN?: string;
   /** HMAC-SHA256 key for subscribe tokens. */

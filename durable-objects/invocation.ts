@@ -20,6 +20,7 @@ import {
 import { resumeBash } from "../src/tools/bash.ts";
 import { type AnyTool, EXTERNAL_TOOL, getTool } from "../src/tools/index.ts";
 import type { ToolContext } from "../src/tools/types.ts";
+import { probeSandbox } from "../src/worker/sandboxes.ts";
 import { BatchLog } from "./batch-log.ts";
 import { DurableOutput } from "./durable-output.ts";
 import { idleNotice, idleTimeoutMs } from "./idle-timeout.ts";
@@ -86,6 +87,9 @@ const RESUMERS: Record<string, AnyTool["execute"]> = {
   bash: resumeBash as AnyTool["execute"],
 };
 
+/** Tools that run on a sandbox host: their call is created only if the host answers. */
+const SANDBOX_TOOLS: ReadonlySet<string> = new Set(["bash", "read", "grep", "glob"]);
+
 export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   readonly #store: InvocationStore;
   readonly #log: BatchLog;
@@ -127,6 +131,14 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       params = def.parse(req.args);
     } catch (error) {
       return fail("bad_request", messageOf(error));
+    }
+    if (SANDBOX_TOOLS.has(def.name)) {
+      // Nothing is written unless the host answers: an unreachable sandbox is a 502 and
+      // the same toolCallId can be retried. Other events wait (at most the probe timeout),
+      // so a concurrent start of this id cannot create the invocation twice.
+      const probe = await this.ctx.blockConcurrencyWhile(() => probeSandbox(this.env, req.sandbox));
+      if (this.#record) return ok({ created: false, view: this.#view() });
+      if (!probe.ok) return probe;
     }
     const record: InvocationRecord = {
       toolCallId: req.toolCallId,

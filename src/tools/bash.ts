@@ -25,6 +25,21 @@ import type { ToolContext } from "./types.ts";
  */
 export const BASH_ENDING_ROOM = { bytes: 2048, lines: 8 } as const;
 
+/** Default seconds `bash` keeps rejoining an exec whose stream broke (`SANDBOX_REJOIN_SECONDS`). */
+export const DEFAULT_REJOIN_SECONDS = 30;
+
+/**
+ * How long a broken exec stream is rejoined (with backoff) before the call settles as
+ * an error with its output kept. Missing, zero, negative or non-numeric → 30 s.
+ * @example rejoinBudgetMs({ SANDBOX_REJOIN_SECONDS: "5" }) // 5000
+ */
+export function rejoinBudgetMs(env: Pick<Env, "SANDBOX_REJOIN_SECONDS">): number {
+  const seconds = Number(env.SANDBOX_REJOIN_SECONDS ?? DEFAULT_REJOIN_SECONDS);
+  return Math.round(
+    (Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_REJOIN_SECONDS) * 1000,
+  );
+}
+
 /** Longest timeout a call may ask for: one day. */
 export const MAX_BASH_TIMEOUT_SECONDS = 86_400;
 
@@ -52,12 +67,14 @@ export type BashParams = z.output<typeof bashParams>;
 export interface RunBashOptions {
   /** True when the DO resumes after eviction: rejoin the running exec instead of starting it. */
   reattach: boolean;
+  /** How long to keep rejoining a stream that broke mid-run. */
+  rejoinBudgetMs: number;
 }
 
 /**
  * Runs (or, with `reattach`, rejoins) the command as exec `execId` and writes its
  * bounded output, footer and exit status to `out`. Throws when the command failed.
- * @example await runBash(client, await execIdFor(toolCallId), { command: "ls" }, out, signal, { reattach: false });
+ * @example await runBash(client, execId, { command: "ls" }, out, signal, { reattach: false, rejoinBudgetMs: 30_000 });
  */
 export async function runBash(
   client: SandboxClient,
@@ -73,7 +90,7 @@ export async function runBash(
     { execId, command: params.command, cwd: params.cwd, timeoutSec: params.timeout, limits },
     shellSink(out),
     signal,
-    { reattach: options.reattach },
+    { reattach: options.reattach, reconnectBudgetMs: options.rejoinBudgetMs },
   );
   const ending = bashEnding(result);
   if (ending.footer !== "") out.write(ending.footer);
@@ -96,6 +113,7 @@ export async function resumeBash(
 ): Promise<void> {
   await runBash(sandboxClientFor(context), await execIdFor(toolCallId), params, out, signal, {
     reattach: true,
+    rejoinBudgetMs: rejoinBudgetMs(context.env),
   });
 }
 
@@ -113,6 +131,7 @@ export const bashTool = defineTool({
   async execute(toolCallId, params, signal, out, context) {
     await runBash(sandboxClientFor(context), await execIdFor(toolCallId), params, out, signal, {
       reattach: false,
+      rejoinBudgetMs: rejoinBudgetMs(context.env),
     });
   },
 });

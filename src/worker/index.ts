@@ -5,7 +5,9 @@ export { apiError } from "./errors.ts";
 export {
   checkSandboxName,
   DEFAULT_SANDBOX,
+  probeSandbox,
   resolveSandbox,
+  SANDBOX_PROBE_TIMEOUT_MS,
   type SandboxTarget,
   sandboxTable,
   sandboxTokenName,

@@ -95,3 +95,42 @@ export function resolveSandbox(env: Env, name: string): Outcome<SandboxTarget> {
   }
   return { ok: true, value: { name, url: url.value, token } };
 }
+
+/** How long the reachability probe of `probeSandbox` waits for an answer. */
+export const SANDBOX_PROBE_TIMEOUT_MS = 5000;
+
+/**
+ * Whether sandbox `name` answers `GET /healthz`, checked before a sandbox tool call is
+ * created so that an unreachable host is a 502 that leaves nothing behind.
+ * @example
+ * const probe = await probeSandbox(env, "default");
+ * if (!probe.ok) return probe; // 502 sandbox_unreachable, with the URL and what to do
+ */
+export async function probeSandbox(
+  env: Pick<Env, "SANDBOXES">,
+  name: string,
+): Promise<Outcome<null>> {
+  const url = checkSandboxName(env, name);
+  if (!url.ok) return url;
+  let reason: string;
+  try {
+    const res = await fetch(`${url.value}/healthz`, {
+      signal: AbortSignal.timeout(SANDBOX_PROBE_TIMEOUT_MS),
+    });
+    await res.body?.cancel();
+    if (res.ok) return { ok: true, value: null };
+    reason = `GET /healthz answered ${res.status}`;
+  } catch (err) {
+    reason =
+      (err as Error).name === "TimeoutError"
+        ? `no answer within ${SANDBOX_PROBE_TIMEOUT_MS / 1000} s`
+        : (err as Error).message;
+  }
+  return {
+    ok: false,
+    error: apiError(
+      "sandbox_unreachable",
+      `sandbox "${name}" at ${url.value} is unreachable (${reason}); check that the sandbox host is running and SANDBOXES points at it. Nothing was started: retry with the same toolCallId once it is up.`,
+    ),
+  };
+}

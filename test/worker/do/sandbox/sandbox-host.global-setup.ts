@@ -1,22 +1,55 @@
 /// <reference types="node" />
-// A real sandbox host for the DO tests of the "workers-sandbox" project, on the port and
-// token vitest.config.ts bound into that project's Worker env, with a temp workspace.
+// Real sandbox hosts for the DO tests of the "workers-sandbox" project, on the ports and
+// token vitest.config.ts bound into that project's Worker env, each with a temp
+// workspace: "default" in this process, and "mortal" as a child process (a test's
+// command kills it to cut a stream mid-run).
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DEFAULT_SANDBOX_CONFIG, startSandboxHost } from "../../../../sandbox/index.ts";
 
+const ROOT = path.resolve(import.meta.dirname, "../../../..");
+
+async function untilHealthy(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the mortal sandbox host at ${url} did not come up`);
+}
+
 export default async function setup(): Promise<() => Promise<void>> {
+  const token = process.env.TOOLWIRE_DO_SANDBOX_TOKEN ?? "";
   const root = mkdtempSync(path.join(tmpdir(), "toolwire-do-sandbox-"));
   const host = await startSandboxHost({
     ...DEFAULT_SANDBOX_CONFIG,
-    token: process.env.TOOLWIRE_DO_SANDBOX_TOKEN ?? "",
+    token,
     port: Number(process.env.TOOLWIRE_DO_SANDBOX_PORT),
     root,
     rgPath: null,
   });
+  const mortalRoot = mkdtempSync(path.join(tmpdir(), "toolwire-do-mortal-"));
+  const mortalPort = process.env.TOOLWIRE_DO_MORTAL_PORT ?? "";
+  const mortal = spawn(process.execPath, [path.join(ROOT, "sandbox/main.ts")], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      SANDBOX_TOKEN: token,
+      HOST: "127.0.0.1",
+      PORT: mortalPort,
+      SANDBOX_ROOT: mortalRoot,
+    },
+    stdio: "ignore",
+  });
+  await untilHealthy(`http://127.0.0.1:${mortalPort}`, mortal);
   return async () => {
+    if (mortal.exitCode === null && mortal.signalCode === null) mortal.kill("SIGKILL");
     await host.close();
     rmSync(root, { recursive: true, force: true });
+    rmSync(mortalRoot, { recursive: true, force: true });
   };
 }
