@@ -40,6 +40,10 @@ const TAIL_SLACK_BYTES = 16;
  * per-character work on text that would be dropped at once into a `memchr` for
  * newlines (decision 032); a property test checks the view equals a window fed
  * everything.
+ *
+ * `release` (optional) is called once for every non-empty chunk, when the view will not read it again,
+ * so its owner may free the memory at once instead of waiting for the garbage collector
+ * (decision 037). The view keeps no view onto a released chunk.
  * @example
  * const view = new SourceView({ retain: "tail", maxBytes: 51200, maxLines: 2000 });
  * view.push(0, Buffer.from("hello\n"));
@@ -47,6 +51,7 @@ const TAIL_SLACK_BYTES = 16;
  */
 export class SourceView {
   private readonly policy: OutputPolicy;
+  private readonly release: (bytes: Uint8Array) => void;
   private readonly window: TextWindow;
   private readonly at: ViewPosition = { dropped: 0, appended: 0 };
   private decoders: [TextDecoder, TextDecoder] = [new TextDecoder(), new TextDecoder()];
@@ -65,8 +70,9 @@ export class SourceView {
   private newlines = 0;
   private lastByte = -1;
 
-  constructor(policy: OutputPolicy) {
+  constructor(policy: OutputPolicy, release: (bytes: Uint8Array) => void = () => {}) {
     this.policy = policy;
+    this.release = release;
     this.window = new TextWindow(policy);
   }
 
@@ -78,10 +84,14 @@ export class SourceView {
     this.lastByte = bytes[bytes.length - 1]!;
     if (!this.full) {
       this.decode(pipe, bytes);
+      this.release(bytes);
       this.full = this.window.truncation().truncated;
       return;
     }
-    if (this.policy.retain === "head") return;
+    if (this.policy.retain === "head") {
+      this.release(bytes);
+      return;
+    }
     this.pending.push({ pipe, bytes });
     this.pendingBytes += bytes.length;
     const keep = this.policy.maxBytes + TAIL_SLACK_BYTES;
@@ -92,6 +102,7 @@ export class SourceView {
       this.carry[skipped.pipe] = skipped.bytes
         ? unfinishedTail(concat(before, skipped.bytes))
         : EMPTY;
+      if (skipped.bytes) this.release(skipped.bytes);
     }
   }
 
@@ -139,7 +150,10 @@ export class SourceView {
     const pending = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    for (const { pipe, bytes } of pending) this.decode(pipe, bytes);
+    for (const { pipe, bytes } of pending) {
+      this.decode(pipe, bytes);
+      if (bytes) this.release(bytes);
+    }
   }
 
   /** Decodes a chunk (or, for null, the end) of `pipe` into the window. */
@@ -154,8 +168,10 @@ export class SourceView {
       this.feed(this.decoders[pipe].decode());
       return;
     }
-    this.fedTail[pipe] =
-      bytes.length >= 3 ? bytes.subarray(-3) : concat(this.fedTail[pipe], bytes).subarray(-3);
+    // A copy (`new Uint8Array` of a view): `bytes` may be released once decoded.
+    this.fedTail[pipe] = new Uint8Array(
+      (bytes.length >= 3 ? bytes : concat(this.fedTail[pipe], bytes)).subarray(-3),
+    );
     this.feed(this.decoders[pipe].decode(bytes, { stream: true }));
   }
 }
@@ -176,14 +192,14 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 
 /**
  * The bytes at the end of `bytes` that start a UTF-8 character without finishing it
- * (at most 3), or an empty array when the last character is complete.
+ * (at most 3, copied), or an empty array when the last character is complete.
  */
 function unfinishedTail(bytes: Uint8Array): Uint8Array {
   for (let back = 1; back <= 3 && back <= bytes.length; back++) {
     const b = bytes[bytes.length - back]!;
     if ((b & 0xc0) === 0x80) continue;
     const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return need > back ? bytes.subarray(bytes.length - back) : EMPTY;
+    return need > back ? new Uint8Array(bytes.subarray(bytes.length - back)) : EMPTY;
   }
   return EMPTY;
 }

@@ -103,6 +103,53 @@ describe("SourceView", () => {
     );
   });
 
+  it("releases every chunk once and never reads a released chunk", () => {
+    fc.assert(
+      fc.property(
+        policy,
+        fc.array(piece, { maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.integer({ min: 0, max: 1 }), { minLength: 1, maxLength: 50 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 50 }),
+        (p: OutputPolicy, pieces, sizes, pipeOf, reads) => {
+          // Each chunk owns its bytes; a released chunk is overwritten with 0xff, as
+          // freed memory would be reused, so any later read of it shows in the text.
+          const bytes = encoder.encode(pieces.join(""));
+          const chunks = chunked(bytes, sizes).map((c) => c.slice());
+          const released = new Set<Uint8Array>();
+          let releases = 0;
+          const view = new SourceView(p, (bytes) => {
+            releases++;
+            released.add(bytes);
+            bytes.fill(0xff);
+          });
+          const reference = new TextWindow(p);
+          const decoders = [new TextDecoder(), new TextDecoder()];
+          chunks.forEach((chunk, k) => {
+            const pipe = pipeOf[k % pipeOf.length] as 0 | 1;
+            reference.append(decoders[pipe]!.decode(chunk, { stream: true }));
+            view.push(pipe, chunk);
+            if (reads[k % reads.length]) expect(view.text).toBe(reference.text);
+          });
+          for (const pipe of [0, 1] as const) {
+            reference.append(decoders[pipe]!.decode());
+            view.end(pipe);
+          }
+          const raw = Buffer.from(bytes).toString("latin1");
+          expect(view.text).toBe(reference.text);
+          expect(view.truncation()).toEqual({
+            ...reference.truncation(),
+            totalBytes: raw.length,
+            totalLines: raw.split("\n").length - (raw === "" || raw.endsWith("\n") ? 1 : 0),
+          });
+          expect(releases).toBe(chunks.length);
+          expect(released.size).toBe(chunks.length);
+        },
+      ),
+      { seed: 3033, numRuns: 1000 },
+    );
+  });
+
   it("keeps a tail of 50 KiB exact across chunks far larger than the cap", () => {
     const p: OutputPolicy = { retain: "tail", maxBytes: 51200, maxLines: 2000 };
     const view = new SourceView(p);
