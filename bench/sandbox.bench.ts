@@ -3,36 +3,62 @@
  * sandbox host (per-pipe decoding, the bounded view, the complete spill file, the paced
  * NDJSON stream read by a client) against the same producer piped into `cat > file`.
  * A third alternative is the floor for any Node host: a minimal Node process that pipes
- * the producer into a file with the same pause-on-full-buffer backpressure and does
- * nothing else. Reports the throughput ratios, the host process's peak RSS (VmHWM, its
- * own process), and the NDJSON stream's updates/s and bytes/s. Two producers: 'x' without newlines
- * (`tr`) and `yes` (two bytes per line, the worst case for line counting).
- * BENCH_SANDBOX_BYTES overrides the size (default 1e9). Best of BENCH_SANDBOX_RUNS (2).
+ * the producer into a file through a `WriteStream` with pause-on-full-buffer
+ * backpressure and does nothing else.
+ *
+ * Two hosts run side by side: `node sandbox/main.ts` (Node's TypeScript loader) and the
+ * optional deployment bundle (`npm run build:sandbox`, built here into a temp dir).
+ * For each: the host process's own memory — peak resident set (VmHWM, which counts the
+ * pages of the node binary it touched) and peak private memory (RssAnon, sampled every
+ * 10 ms) — its CPU time per exec (/proc/<pid>/stat), and the NDJSON stream's updates/s
+ * and bytes/s. Every run checks the exit and the spill file's size.
+ *
+ * Two producers: 'x' without newlines (`tr`) and `yes` (two bytes per line, the worst
+ * case for line counting). Runs are interleaved (cat, floor, each host) and reported as
+ * medians. BENCH_SANDBOX_BYTES overrides the size (default 1e9), BENCH_SANDBOX_RUNS the
+ * number of runs (default 3).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
+import { buildSandboxHost } from "../sandbox/build.ts";
 
 const BYTES = Number(process.env.BENCH_SANDBOX_BYTES ?? 1e9);
-const RUNS = Number(process.env.BENCH_SANDBOX_RUNS ?? 2);
+const RUNS = Number(process.env.BENCH_SANDBOX_RUNS ?? 3);
 const ROOT = path.resolve(import.meta.dirname, "..");
 
 const PRODUCERS = [
-  { name: "'x', no newlines", command: `head -c ${BYTES} /dev/zero | tr '\\0' x` },
-  { name: "yes (y\\n lines)", command: `yes | head -c ${BYTES}` },
+  {
+    name: "`head -c N /dev/zero \\| tr '\\0' x`",
+    command: `head -c ${BYTES} /dev/zero | tr '\\0' x`,
+  },
+  { name: "`yes \\| head -c N`", command: `yes | head -c ${BYTES}` },
 ];
 
 interface Host {
+  name: string;
   url: string;
   token: string;
   child: ChildProcess;
+  root: string;
+  /** Memory of the host before its first exec, MiB. */
+  idle: Memory;
+  /** Highest private memory seen while sampling, MiB. */
+  peakAnon: number;
+  sampler: NodeJS.Timeout;
 }
 
-async function startHost(root: string): Promise<Host> {
+interface Memory {
+  rss: number;
+  hwm: number;
+  anon: number;
+}
+
+async function startHost(name: string, entry: string, root: string): Promise<Host> {
   const token = randomBytes(24).toString("hex");
-  const child = spawn(process.execPath, [path.join(ROOT, "sandbox/main.ts")], {
+  const child = spawn(process.execPath, [entry], {
     env: { ...process.env, SANDBOX_TOKEN: token, PORT: "0", HOST: "127.0.0.1", SANDBOX_ROOT: root },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -44,29 +70,58 @@ async function startHost(root: string): Promise<Host> {
     });
     child.once("exit", (code) => reject(new Error(`sandbox host exited (${code})`)));
   });
-  return { url, token, child };
+  const idle = memory(child.pid!);
+  const host: Host = {
+    name,
+    url,
+    token,
+    child,
+    root,
+    idle,
+    peakAnon: idle.anon,
+    sampler: setInterval(() => {
+      host.peakAnon = Math.max(host.peakAnon, memory(child.pid!).anon);
+    }, 10),
+  };
+  return host;
 }
 
-/** Peak resident set of a process, in MiB. */
-function peakRssMiB(pid: number): number {
+function stopHost(host: Host): void {
+  clearInterval(host.sampler);
+  host.child.kill("SIGTERM");
+}
+
+/** Resident set, its peak and its private (anonymous) part of a process, in MiB. */
+function memory(pid: number): Memory {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
-  return kb / 1024;
+  const kb = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
+  return { rss: kb("VmRSS"), hwm: kb("VmHWM"), anon: kb("RssAnon") };
 }
 
-async function baseline(command: string, dir: string): Promise<number> {
-  const file = path.join(dir, "baseline.out");
+/** User + system CPU seconds a process has used so far (all its threads). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function timed(argv: string[], file: string): Promise<number> {
   const start = performance.now();
   await new Promise<void>((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", `${command} | cat > ${file}`], { stdio: "ignore" });
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: "ignore" });
     child.once("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`baseline exited ${code}`)),
+      code === 0 ? resolve() : reject(new Error(`${argv.join(" ")} exited ${code}`)),
     );
   });
   const seconds = (performance.now() - start) / 1000;
-  if (statSync(file).size !== BYTES) throw new Error("baseline wrote the wrong size");
+  if (statSync(file).size !== BYTES) throw new Error(`${file} has the wrong size`);
   rmSync(file);
   return seconds;
+}
+
+function baseline(command: string, dir: string): Promise<number> {
+  const file = path.join(dir, "baseline.out");
+  return timed(["/bin/sh", "-c", `${command} | cat > ${file}`], file);
 }
 
 /** The least any Node host does: pipe → file with backpressure, in its own process. */
@@ -82,29 +137,21 @@ for (const pipe of [child.stdout, child.stderr]) pipe.on("data", (c) => {
 child.on("close", () => out.end());
 `;
 
-async function nodeFloor(command: string, dir: string): Promise<number> {
+function nodeFloor(command: string, dir: string): Promise<number> {
   const file = path.join(dir, "floor.out");
-  const start = performance.now();
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ["-e", NODE_FLOOR, command, file], { stdio: "ignore" });
-    child.once("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`node floor exited ${code}`)),
-    );
-  });
-  const seconds = (performance.now() - start) / 1000;
-  if (statSync(file).size !== BYTES) throw new Error("node floor wrote the wrong size");
-  rmSync(file);
-  return seconds;
+  return timed([process.execPath, "-e", NODE_FLOOR, command, file], file);
 }
 
 interface ExecStats {
   seconds: number;
+  cpu: number;
   updates: number;
   streamBytes: number;
 }
 
 async function throughSandbox(host: Host, command: string): Promise<ExecStats> {
   const execId = `bench-${randomBytes(4).toString("hex")}`;
+  const cpuBefore = cpuSeconds(host.child.pid!);
   const start = performance.now();
   const res = await fetch(`${host.url}/v1/exec`, {
     method: "POST",
@@ -121,47 +168,81 @@ async function throughSandbox(host: Host, command: string): Promise<ExecStats> {
     last = Buffer.from(chunk.subarray(Math.max(0, chunk.byteLength - 200))).toString("utf8");
   }
   const seconds = (performance.now() - start) / 1000;
+  const cpu = cpuSeconds(host.child.pid!) - cpuBefore;
   if (!last.includes('"kind":"exit","exitCode":0'))
     throw new Error(`exec did not exit cleanly: ${last}`);
-  return { seconds, updates, streamBytes };
+  const spill = path.join(host.root, ".toolwire/spill", `${execId}.log`);
+  if (statSync(spill).size !== BYTES)
+    throw new Error(`${host.name}: spill file has the wrong size`);
+  rmSync(spill);
+  return { seconds, cpu, updates, streamBytes };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function load(): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 }
 
 export default async function bench(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), "toolwire-bench-sandbox-"));
+  const bundle = path.join(dir, "sandbox-host.mjs");
+  const bundleBytes = await buildSandboxHost(bundle);
   console.log(
-    `Producer size ${(BYTES / 1e9).toFixed(2)} GB, best of ${RUNS}; load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}; a fresh host per producer`,
+    `Producer size ${(BYTES / 1e9).toFixed(2)} GB, medians of ${RUNS} interleaved runs; fresh hosts per producer; bundle ${(bundleBytes / 1024).toFixed(0)} KiB; load average at start ${load()}`,
   );
   console.log("");
   console.log(
-    "| producer | `cat > file` s | Node pipe → file s | sandbox s | vs cat (aim ≥0.8) | vs Node floor | sandbox MB/s | NDJSON updates/s | NDJSON KB/s | host RSS idle → peak MiB |",
+    "| producer | host | `cat > file` s | Node floor s | sandbox s | vs cat (aim ≥0.8) | vs floor | host CPU s | NDJSON updates/s | NDJSON KB/s | RSS idle → peak MiB | private idle → peak MiB |",
   );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log(
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  );
   try {
     for (const producer of PRODUCERS) {
-      const host = await startHost(dir);
+      const hosts = [
+        await startHost(
+          "`node sandbox/main.ts`",
+          path.join(ROOT, "sandbox/main.ts"),
+          path.join(dir, "ts"),
+        ),
+        await startHost("bundle (`build:sandbox`)", bundle, path.join(dir, "bundle")),
+      ];
       try {
-        const idle = peakRssMiB(host.child.pid!);
-        let base = Number.POSITIVE_INFINITY;
-        let floor = Number.POSITIVE_INFINITY;
-        let best: ExecStats | null = null;
+        const base: number[] = [];
+        const floor: number[] = [];
+        const stats = hosts.map((): ExecStats[] => []);
         for (let run = 0; run < RUNS; run++) {
-          base = Math.min(base, await baseline(producer.command, dir));
-          floor = Math.min(floor, await nodeFloor(producer.command, dir));
-          const stats = await throughSandbox(host, producer.command);
-          if (!best || stats.seconds < best.seconds) best = stats;
-          rmSync(path.join(dir, ".toolwire"), { recursive: true, force: true });
+          base.push(await baseline(producer.command, dir));
+          floor.push(await nodeFloor(producer.command, dir));
+          for (const [i, host] of hosts.entries()) {
+            stats[i]!.push(await throughSandbox(host, producer.command));
+          }
         }
-        const s = best!;
-        const peak = peakRssMiB(host.child.pid!);
-        console.log(
-          `| ${producer.name} | ${base.toFixed(2)} | ${floor.toFixed(2)} | ${s.seconds.toFixed(2)} | ${(base / s.seconds).toFixed(2)}× | ${(floor / s.seconds).toFixed(2)}× | ${(BYTES / 1e6 / s.seconds).toFixed(0)} | ${(s.updates / s.seconds).toFixed(1)} | ${(s.streamBytes / 1024 / s.seconds).toFixed(1)} | ${idle.toFixed(0)} → ${peak.toFixed(0)} |`,
-        );
+        const b = median(base);
+        const f = median(floor);
+        for (const [i, host] of hosts.entries()) {
+          const runs = stats[i]!;
+          const s = median(runs.map((r) => r.seconds));
+          const updates = median(runs.map((r) => r.updates / r.seconds));
+          const kbps = median(runs.map((r) => r.streamBytes / 1024 / r.seconds));
+          const peak = memory(host.child.pid!);
+          console.log(
+            `| ${producer.name} | ${host.name} | ${b.toFixed(2)} | ${f.toFixed(2)} | ${s.toFixed(2)} | ${(b / s).toFixed(2)}× | ${(f / s).toFixed(2)}× | ${median(runs.map((r) => r.cpu)).toFixed(2)} | ${updates.toFixed(1)} | ${kbps.toFixed(1)} | ${host.idle.hwm.toFixed(0)} → ${peak.hwm.toFixed(0)} | ${host.idle.anon.toFixed(0)} → ${host.peakAnon.toFixed(0)} |`,
+          );
+        }
       } finally {
-        host.child.kill("SIGTERM");
+        for (const host of hosts) stopHost(host);
       }
     }
+    console.log("");
+    console.log(`Load average at the end ${load()}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

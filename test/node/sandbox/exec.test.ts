@@ -1,27 +1,25 @@
 import { execSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { createReadStream, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxHttpError } from "../../../src/execenv/index.ts";
 import { utf8ByteLength } from "../../../src/retention/index.ts";
-import { applyUpdate, execId, type Folded, fold, startTestHost, type TestHost } from "./harness.ts";
+import {
+  applyUpdate,
+  execId,
+  type Folded,
+  fold,
+  sha256OfCommand,
+  sha256OfFile,
+  startTestHost,
+  type TestHost,
+} from "./harness.ts";
 
 let host: TestHost;
 beforeAll(async () => {
   host = await startTestHost();
 });
 afterAll(() => host.close());
-
-function sha256OfCommand(command: string): string {
-  return execSync(`(${command}) | sha256sum`, { shell: "/bin/sh" }).toString().split(" ")[0]!;
-}
-
-async function sha256OfFile(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
-}
 
 function run(command: string, extra: Record<string, unknown> = {}): Promise<Folded> {
   return fold(host.client.exec({ execId: execId(), command, ...extra }));

@@ -1,5 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
@@ -100,4 +101,16 @@ let counter = 0;
 export function execId(prefix = "t"): string {
   counter++;
   return `${prefix}-${process.pid}-${counter}-${randomBytes(3).toString("hex")}`;
+}
+
+/** SHA-256 (hex) of what `command` prints on stdout. */
+export function sha256OfCommand(command: string): string {
+  return execSync(`(${command}) | sha256sum`, { shell: "/bin/sh" }).toString().split(" ")[0]!;
+}
+
+/** SHA-256 (hex) of a file's bytes. */
+export async function sha256OfFile(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
 }
