@@ -182,5 +182,8 @@ describe("countNewlines", () => {
       { seed: 3032, numRuns: 500 },
     );
     expect(countNewlines(Buffer.from("y\n".repeat(5000)))).toBe(5000);
+    // Every byte a newline: each byte lane of the running sum reaches its most (254) per fold.
+    expect(countNewlines(Buffer.alloc(100_003, 10))).toBe(100_003);
+    expect(countNewlines(Buffer.alloc(100_003, 10).subarray(1))).toBe(100_002);
   });
 });
