@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { EXEC_ID_PATTERN } from "../src/execenv/exec-id.ts";
 import { bearerAuth } from "./auth.ts";
 import type { SandboxConfig } from "./config.ts";
@@ -155,7 +155,7 @@ function findRun(registry: ExecRegistry, execId: string) {
   return run;
 }
 
-async function parseBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
+async function parseBody<S extends z.ZodMiniType>(c: Context, schema: S): Promise<z.infer<S>> {
   let raw: unknown;
   try {
     raw = await c.req.json();
