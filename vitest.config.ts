@@ -2,25 +2,34 @@ import { createServer } from "node:net";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-/** A free loopback port, for a host that a project's bindings must name up front. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+/**
+ * Distinct free loopback ports, for hosts that a project's bindings must name up front.
+ * All are held until every one is chosen, so the OS cannot hand the same one out twice.
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }
 
 // The DO tests that need a real sandbox host (bash reattaching after a crash) run in
 // their own project, bound to hosts that test/worker/do/sandbox's global setup starts:
-// "default" (in process), "mortal" (a child process a test kills) and "down" (a port
-// nothing listens on).
-process.env.TOOLWIRE_DO_SANDBOX_PORT ??= String(await freePort());
-process.env.TOOLWIRE_DO_MORTAL_PORT ??= String(await freePort());
-process.env.TOOLWIRE_DO_DOWN_PORT ??= String(await freePort());
+// "default" (in process), "mortal" (a child process a test kills) and "down" (port 1 on
+// loopback, where nothing listens: binding it needs root).
+const [sandboxPort, mortalPort] = await freePorts(2);
+process.env.TOOLWIRE_DO_SANDBOX_PORT ??= String(sandboxPort);
+process.env.TOOLWIRE_DO_MORTAL_PORT ??= String(mortalPort);
 process.env.TOOLWIRE_DO_SANDBOX_TOKEN ??= "do-test-sandbox-token-0123456789";
 
 export default defineConfig({
@@ -65,7 +74,7 @@ export default defineConfig({
                 SANDBOXES: JSON.stringify({
                   default: `http://127.0.0.1:${process.env.TOOLWIRE_DO_SANDBOX_PORT}`,
                   mortal: `http://127.0.0.1:${process.env.TOOLWIRE_DO_MORTAL_PORT}`,
-                  down: `http://127.0.0.1:${process.env.TOOLWIRE_DO_DOWN_PORT}`,
+                  down: "http://127.0.0.1:1",
                 }),
                 SANDBOX_TOKEN: process.env.TOOLWIRE_DO_SANDBOX_TOKEN,
                 API_TOKEN: "test-api-token",
@@ -73,8 +82,6 @@ export default defineConfig({
                 // Short enough for the idle-timeout test to see a deadline pass.
                 EXTERNAL_IDLE_TIMEOUT_SECONDS: "2",
                 SANDBOX_REJOIN_SECONDS: "2",
-                API_TOKEN: "test-api-token",
-                SUBSCRIBE_SECRET: "test-subscribe-secret",
               },
             },
           }),
