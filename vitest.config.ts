@@ -82,6 +82,8 @@ export default defineConfig({
                 // Short enough for the idle-timeout test to see a deadline pass.
                 EXTERNAL_IDLE_TIMEOUT_SECONDS: "2",
                 SANDBOX_REJOIN_SECONDS: "2",
+                // The DO lets go of a bash stream every second, so evictions come quickly.
+                SANDBOX_STREAM_WINDOW_SECONDS: "1",
               },
             },
           }),

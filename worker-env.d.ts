@@ -11,6 +11,8 @@ interface Env {
   EXTERNAL_IDLE_TIMEOUT_SECONDS?: string;
   /** Seconds bash keeps rejoining an exec whose stream broke before it settles as an error (default 30). */
   SANDBOX_REJOIN_SECONDS?: string;
+  /** Seconds the DO reads a bash stream before it lets go and rejoins from its alarm (default 10). */
+  SANDBOX_STREAM_WINDOW_SECONDS?: string;
   /** Bearer token agents present. Unset means the API refuses every call (503). */
   API_TOKEN?: string;
   /** HMAC-SHA256 key for subscribe tokens. */

@@ -17,8 +17,8 @@ import {
   ToolOutputSink,
   type ToolOutputState,
 } from "../src/output/index.ts";
-import { resumeBash } from "../src/tools/bash.ts";
-import { type AnyTool, EXTERNAL_TOOL, getTool } from "../src/tools/index.ts";
+import { type BashStretch, killBash, runBashStretch } from "../src/tools/bash.ts";
+import { EXTERNAL_TOOL, getTool } from "../src/tools/index.ts";
 import type { ToolContext } from "../src/tools/types.ts";
 import { probeSandbox } from "../src/worker/sandboxes.ts";
 import { BatchLog } from "./batch-log.ts";
@@ -60,12 +60,15 @@ interface Runner {
   abort: AbortController;
 }
 
-/** One way to run a tool's code on a sink: `execute`, or a resumer after a restart. */
+/**
+ * One way to run a tool's code on a sink: `execute`, a re-execution after a restart, or
+ * one stretch of a stretched tool (which may end `"parked"`: to be continued by the alarm).
+ */
 type Execution = (
   signal: AbortSignal,
   out: ToolOutputSink["output"],
   context: ToolContext,
-) => Promise<void>;
+) => Promise<unknown>;
 
 /** How a run ended; decides the notice, `isError` and `cancelled` of the result. */
 type Ending =
@@ -80,11 +83,25 @@ type Ending =
   | { kind: "idle"; timeoutMs: number };
 
 /**
- * Tools that run outside the Durable Object and can be rejoined after a restart instead
- * of re-executed: `bash` reattaches to its still-running sandbox process.
+ * Tools whose work runs outside the Durable Object and that the DO follows in bounded
+ * stretches (docs/decisions/046): a stretch reads for a while and parks, the alarm
+ * starts the next one, which rejoins; after eviction or a restart the next stretch
+ * rejoins the same way. `kill` stops the work while no stretch runs (a cancel).
  */
-const RESUMERS: Record<string, AnyTool["execute"]> = {
-  bash: resumeBash as AnyTool["execute"],
+interface StretchedTool {
+  run(
+    toolCallId: string,
+    params: unknown,
+    signal: AbortSignal,
+    out: ToolOutputSink["output"],
+    context: ToolContext,
+    reattach: boolean,
+  ): Promise<BashStretch>;
+  kill(toolCallId: string, context: ToolContext): Promise<void>;
+}
+
+const STRETCHED: Record<string, StretchedTool> = {
+  bash: { run: runBashStretch as StretchedTool["run"], kill: killBash },
 };
 
 /** Tools that run on a sandbox host: their call is created only if the host answers. */
@@ -161,7 +178,13 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const output = this.#openOutput(sink.snapshot(), 0, null);
     // The start base: every subscriber's first state and where a replay-safe tool resumes.
     output.checkpoint();
-    if (def.name !== EXTERNAL_TOOL) {
+    const stretched = STRETCHED[def.name];
+    if (stretched) {
+      this.#run((signal, out, context) =>
+        stretched.run(req.toolCallId, params, signal, out, context, false),
+      );
+      await this.#heartbeat();
+    } else if (def.name !== EXTERNAL_TOOL) {
       this.#run((signal, out, context) =>
         def.execute(req.toolCallId, params, signal, out, context),
       );
@@ -179,12 +202,23 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
    * returns or throws, unless it was cancelled or settled meanwhile.
    */
   #run(execution: Execution): void {
-    const record = this.#required();
     const sink = this.#sink;
     if (!sink) throw new Error("No sink attached to run the tool on.");
     const runner: Runner = { abort: new AbortController() };
     this.#runner = runner;
-    const context: ToolContext = {
+    const context = this.#toolContext(runner);
+    // Async wrapper: a tool that throws synchronously fails like one that rejects.
+    (async () => execution(runner.abort.signal, sink.output, context))().then(
+      (stretch) =>
+        stretch === "parked" ? this.#park(runner) : this.#finish(runner, { kind: "completed" }),
+      (error: unknown) => this.#finish(runner, { kind: "failed", error }),
+    );
+  }
+
+  /** What tool code gets besides its sink; `setMemo` refuses once `runner` is no longer current. */
+  #toolContext(runner: Runner | null): ToolContext {
+    const record = this.#required();
+    return {
       toolCallId: record.toolCallId,
       runId: record.runId,
       turnId: record.turnId,
@@ -200,11 +234,18 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
         this.#output.checkpoint({ name, value });
       },
     };
-    // Async wrapper: a tool that throws synchronously fails like one that rejects.
-    (async () => execution(runner.abort.signal, sink.output, context))().then(
-      () => this.#finish(runner, { kind: "completed" }),
-      (error: unknown) => this.#finish(runner, { kind: "failed", error }),
-    );
+  }
+
+  /**
+   * A stretch ended with its work still running: everything it read is made durable and
+   * the alarm, due now, starts the next stretch. Until then nothing is in flight, so the
+   * object can be evicted; the next stretch then runs in the new instance.
+   */
+  async #park(runner: Runner): Promise<void> {
+    if (this.#runner !== runner) return; // cancelled or settled meanwhile
+    this.#runner = null;
+    this.#output?.flushNow();
+    await this.ctx.storage.setAlarm(Date.now());
   }
 
   async #finish(runner: Runner, ending: Ending): Promise<void> {
@@ -304,6 +345,15 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const runner = this.#runner;
     this.#runner = null;
     runner?.abort.abort(new Error("cancelled"));
+    const stretched = STRETCHED[record.tool];
+    if (!runner && stretched) {
+      // Between stretches (or after a restart) nothing reads the work: stop it directly.
+      stretched
+        .kill(record.toolCallId, this.#toolContext(null))
+        .catch((error: unknown) =>
+          console.error(`invocation ${record.toolCallId}: kill after cancel failed`, error),
+        );
+    }
     await this.#settle({ kind: "cancelled" });
     return ok(this.#view());
   }
@@ -365,8 +415,8 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
 
   /**
    * Runs at least once per scheduled time (maybe more): every branch is idempotent.
-   * Running with a live runner → next heartbeat. Running without one (the object
-   * restarted) → resume: `bash` reattaches, a replay-safe tool re-executes from its
+   * Running with a live runner → next heartbeat. Running without one (a stretch parked,
+   * or the object restarted) → resume: `bash` reattaches, a replay-safe tool re-executes from its
    * checkpoint, anything else settles with its output and an interruption notice.
    * `external` → its idle deadline: ended as an error once the producer went silent.
    * Settled → delete everything once the retention period is over.
@@ -424,11 +474,12 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const def = getTool(record.tool);
     if (!def) throw new Error(`tool "${record.tool}" is no longer registered`);
     const params = def.parse(record.args);
-    const resumer = RESUMERS[record.tool];
-    if (resumer) {
+    const stretched = STRETCHED[record.tool];
+    if (stretched) {
       // Rejoin the process: continue from what subscribers saw; the source re-sends its view.
       this.#attachSink(def.output, this.#state());
-      return (signal, out, context) => resumer(record.toolCallId, params, signal, out, context);
+      return (signal, out, context) =>
+        stretched.run(record.toolCallId, params, signal, out, context, true);
     }
     if (def.replaySafe && record.checkpointSeq !== null) {
       // Re-execute from the last memo checkpoint: memoised output once, the rest redone.

@@ -16,6 +16,11 @@ export interface ShellRunOptions {
   cancelGraceMs?: number;
   /** How long to keep reattaching after the stream breaks mid-run. Default 30 s. */
   reconnectBudgetMs?: number;
+  /**
+   * Stop reading this long after the first update and return with `parked: true`,
+   * leaving the exec running (rejoin it with `reattach`). Unset: read to the exit.
+   */
+  windowMs?: number;
 }
 
 export interface ShellRunResult {
@@ -24,6 +29,8 @@ export interface ShellRunResult {
   metadata: ShellOutputMetadata | null;
   /** Whether the folded text ends with "\n" (or is empty), so a footer starts on its own line. */
   endsWithNewline: boolean;
+  /** The window ended before the exit: the exec still runs and `exit` means nothing yet. */
+  parked: boolean;
 }
 
 /**
@@ -32,7 +39,8 @@ export interface ShellRunResult {
  * `slide` → `out.slide` + `capture`, `metadata` → `capture`. A stream that breaks
  * mid-run is rejoined with backoff (each rejoin starts from a `replace` base, so
  * nothing is applied twice). On `signal` abort the exec is killed and the stream is
- * read to its exit so the final output is kept.
+ * read to its exit so the final output is kept. With `windowMs` the stream is let go
+ * once the window is over (unless a cancel is under way) and the result says `parked`.
  * @example
  * const result = await runShell(client, { execId, command: "make" }, out, signal, { reattach: false });
  */
@@ -55,6 +63,17 @@ export async function runShell(
     exit: { kind: "exit", exitCode: null },
     metadata: null,
     endsWithNewline: true,
+    parked: false,
+  };
+  let window: ReturnType<typeof setTimeout> | undefined;
+  let windowEnded = false;
+  const startWindow = () => {
+    if (window !== undefined || options.windowMs === undefined) return;
+    window = setTimeout(() => {
+      if (signal.aborted) return; // a cancel reads on to the exit
+      windowEnded = true;
+      stream.abort(new Error("stream window ended"));
+    }, options.windowMs);
   };
   const budget = options.reconnectBudgetMs ?? 30_000;
   let rejoin = options.reattach;
@@ -67,6 +86,7 @@ export async function runShell(
         : client.exec(req, stream.signal);
       try {
         for await (const update of updates) {
+          startWindow();
           brokeAt = null;
           backoff = 250;
           if (update.kind === "exit") {
@@ -76,6 +96,10 @@ export async function runShell(
           applyShellUpdate(update, out, state);
         }
       } catch (err) {
+        if (windowEnded) {
+          state.parked = true;
+          return state;
+        }
         const retryable =
           err instanceof SandboxStreamError || (rejoin && err instanceof SandboxUnreachableError);
         if (!retryable || stream.signal.aborted) throw err;
@@ -100,6 +124,7 @@ export async function runShell(
   } finally {
     signal.removeEventListener("abort", onAbort);
     clearTimeout(giveUp);
+    clearTimeout(window);
   }
 }
 

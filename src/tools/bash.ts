@@ -40,6 +40,20 @@ export function rejoinBudgetMs(env: Pick<Env, "SANDBOX_REJOIN_SECONDS">): number
   );
 }
 
+/** Default seconds the DO reads a bash stream before letting go of it (`SANDBOX_STREAM_WINDOW_SECONDS`). */
+export const DEFAULT_STREAM_WINDOW_SECONDS = 10;
+
+/**
+ * How long the Durable Object reads one bash stream before it lets go and rejoins from
+ * its alarm (docs/decisions/046). Missing, zero, negative or non-numeric → 10 s.
+ * @example streamWindowMs({ SANDBOX_STREAM_WINDOW_SECONDS: "1" }) // 1000
+ */
+export function streamWindowMs(env: Pick<Env, "SANDBOX_STREAM_WINDOW_SECONDS">): number {
+  const seconds = Number(env.SANDBOX_STREAM_WINDOW_SECONDS ?? DEFAULT_STREAM_WINDOW_SECONDS);
+  const valid = Number.isFinite(seconds) && seconds > 0;
+  return Math.round((valid ? seconds : DEFAULT_STREAM_WINDOW_SECONDS) * 1000);
+}
+
 /** Longest timeout a call may ask for: one day. */
 export const MAX_BASH_TIMEOUT_SECONDS = 86_400;
 
@@ -69,11 +83,17 @@ export interface RunBashOptions {
   reattach: boolean;
   /** How long to keep rejoining a stream that broke mid-run. */
   rejoinBudgetMs: number;
+  /** Let go of the stream after this long (the exec keeps running); unset: to the exit. */
+  windowMs?: number;
 }
+
+/** How one stretch of a bash call ended: the command exited, or the window let go of it. */
+export type BashStretch = "exited" | "parked";
 
 /**
  * Runs (or, with `reattach`, rejoins) the command as exec `execId` and writes its
  * bounded output, footer and exit status to `out`. Throws when the command failed.
+ * With `windowMs`, returns `"parked"` (nothing appended) if the window ends first.
  * @example await runBash(client, execId, { command: "ls" }, out, signal, { reattach: false, rejoinBudgetMs: 30_000 });
  */
 export async function runBash(
@@ -83,38 +103,56 @@ export async function runBash(
   out: ToolOutput,
   signal: AbortSignal,
   options: RunBashOptions,
-): Promise<void> {
+): Promise<BashStretch> {
   const limits: ExecLimits = { ...DEFAULT_OUTPUT_POLICY };
   const result = await runShell(
     client,
     { execId, command: params.command, cwd: params.cwd, timeoutSec: params.timeout, limits },
     shellSink(out),
     signal,
-    { reattach: options.reattach, reconnectBudgetMs: options.rejoinBudgetMs },
+    {
+      reattach: options.reattach,
+      reconnectBudgetMs: options.rejoinBudgetMs,
+      windowMs: options.windowMs,
+    },
   );
+  if (result.parked) return "parked";
   const ending = bashEnding(result);
   if (ending.footer !== "") out.write(ending.footer);
   else if (result.metadata?.totalBytes === 0 && !ending.error) out.write("(no output)");
   if (signal.aborted) throw new Error("Command cancelled; its process group was terminated");
   if (ending.error) throw new Error(ending.error);
+  return "exited";
 }
 
 /**
- * Resumes a `bash` call after the Durable Object lost its runner (eviction, restart):
- * rejoins the same exec, whose id derives from the call id.
- * @example await resumeBash(toolCallId, params, signal, out, context);
+ * One stretch of a `bash` call as the Durable Object runs it: starts the command (or,
+ * with `reattach`, rejoins the exec whose id derives from the call id, after eviction,
+ * a restart or the previous stretch) and reads it for at most `SANDBOX_STREAM_WINDOW_SECONDS`,
+ * so that no stretch holds the object busy for long.
+ * @example if ((await runBashStretch(id, params, signal, out, context, true)) === "parked") rearm();
  */
-export async function resumeBash(
+export async function runBashStretch(
   toolCallId: string,
   params: BashParams,
   signal: AbortSignal,
   out: ToolOutput,
   context: ToolContext,
-): Promise<void> {
-  await runBash(sandboxClientFor(context), await execIdFor(toolCallId), params, out, signal, {
-    reattach: true,
+  reattach: boolean,
+): Promise<BashStretch> {
+  return runBash(sandboxClientFor(context), await execIdFor(toolCallId), params, out, signal, {
+    reattach,
     rejoinBudgetMs: rejoinBudgetMs(context.env),
+    windowMs: streamWindowMs(context.env),
   });
+}
+
+/**
+ * Kills a call's exec while no stretch reads it (a cancel between stretches).
+ * @example await killBash(toolCallId, context);
+ */
+export async function killBash(toolCallId: string, context: ToolContext): Promise<void> {
+  await sandboxClientFor(context).kill(await execIdFor(toolCallId));
 }
 
 export const bashTool = defineTool({

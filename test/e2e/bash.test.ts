@@ -100,6 +100,18 @@ describe("bash end to end", () => {
     expect(text(result)).toBe("token=\n");
   });
 
+  it("a command that prints for longer than the DO's 10 s stream window: every line once, in order", async () => {
+    // The DO lets go of the stream after SANDBOX_STREAM_WINDOW_SECONDS (10 in wrangler.toml)
+    // and its alarm rejoins the running exec: the recovery path an eviction takes.
+    const total = 130;
+    const command = `for i in $(seq 1 ${total}); do echo line $i; sleep 0.1; done`;
+    const { result, live } = await invoke("bash", { command });
+    const expected = Array.from({ length: total }, (_, i) => `line ${i + 1}\n`).join("");
+    expect(result.isError).toBe(false);
+    expect(text(result)).toBe(expected);
+    expect(live).toEqual(result.content);
+  });
+
   it("a failing command is an error with its output kept", async () => {
     const { result } = await invoke("bash", { command: "echo partial; exit 3" });
     expect(result.isError).toBe(true);
