@@ -30,8 +30,8 @@ export function startRequest(toolCallId: string, tool: string, args: JsonValue):
 
 /**
  * Crashes the invocation's object (`ctx.abort()`): its memory, running tool and sockets
- * are gone, its storage stays. Eviction is no substitute while a tool runs: it waits
- * for the running work to drain first.
+ * are gone, its storage stays, at once. `evictDurableObject` instead waits for the
+ * running work to drain (a bash stretch parks within SANDBOX_STREAM_WINDOW_SECONDS).
  */
 export async function crash(name: string): Promise<void> {
   await runInDurableObject(stubFor(name), (_instance, state) =>
