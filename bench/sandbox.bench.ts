@@ -16,7 +16,8 @@
  * Two producers: 'x' without newlines (`tr`) and `yes` (two bytes per line, the worst
  * case for line counting). Runs are interleaved (cat, floor, each host) and reported as
  * medians. BENCH_SANDBOX_BYTES overrides the size (default 1e9), BENCH_SANDBOX_RUNS the
- * number of runs (default 3).
+ * number of runs (default 3). BENCH_SANDBOX_BEFORE=<path to another checkout's
+ * sandbox/main.ts> adds that host as a third one, measured the same way (before/after).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -27,6 +28,7 @@ import { buildSandboxHost } from "../sandbox/build.ts";
 
 const BYTES = Number(process.env.BENCH_SANDBOX_BYTES ?? 1e9);
 const RUNS = Number(process.env.BENCH_SANDBOX_RUNS ?? 3);
+const BEFORE = process.env.BENCH_SANDBOX_BEFORE;
 const ROOT = path.resolve(import.meta.dirname, "..");
 
 const PRODUCERS = [
@@ -214,6 +216,8 @@ export default async function bench(): Promise<void> {
         ),
         await startHost("bundle (`build:sandbox`)", bundle, path.join(dir, "bundle")),
       ];
+      if (BEFORE)
+        hosts.unshift(await startHost("before", path.resolve(BEFORE), path.join(dir, "before")));
       try {
         const base: number[] = [];
         const floor: number[] = [];
