@@ -113,18 +113,21 @@ export async function probeSandbox(
   const url = checkSandboxName(env, name);
   if (!url.ok) return url;
   let reason: string;
+  // A timer cleared on the answer (not AbortSignal.timeout, whose pending timer would keep
+  // the Durable Object's request busy, and the object unevictable, for the full 5 s).
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), SANDBOX_PROBE_TIMEOUT_MS);
   try {
-    const res = await fetch(`${url.value}/healthz`, {
-      signal: AbortSignal.timeout(SANDBOX_PROBE_TIMEOUT_MS),
-    });
+    const res = await fetch(`${url.value}/healthz`, { signal: abort.signal });
     await res.body?.cancel();
     if (res.ok) return { ok: true, value: null };
     reason = `GET /healthz answered ${res.status}`;
   } catch (err) {
-    reason =
-      (err as Error).name === "TimeoutError"
-        ? `no answer within ${SANDBOX_PROBE_TIMEOUT_MS / 1000} s`
-        : (err as Error).message;
+    reason = abort.signal.aborted
+      ? `no answer within ${SANDBOX_PROBE_TIMEOUT_MS / 1000} s`
+      : (err as Error).message;
+  } finally {
+    clearTimeout(timer);
   }
   return {
     ok: false,
