@@ -4,7 +4,12 @@ import {
   type OutputPolicy,
   type Truncation,
 } from "../../src/output/index.ts";
-import { type ShellProcess, spawnShell, terminateGroup } from "./process-group.ts";
+import {
+  type GroupTermination,
+  type ShellProcess,
+  spawnShell,
+  terminateGroup,
+} from "./process-group.ts";
 import { type Pipe, SourceView, type ViewPosition } from "./source-view.ts";
 import { SpillFile } from "./spill-file.ts";
 
@@ -42,7 +47,7 @@ export class ExecRun {
   private child: ShellProcess | null = null;
   private exitUpdate: ExitUpdate | null = null;
   private failure: string | null = null;
-  private cancelKill: (() => void) | null = null;
+  private termination: GroupTermination | null = null;
   private timeoutTimer: NodeJS.Timeout | null = null;
   private readonly listeners = new Set<() => void>();
 
@@ -168,13 +173,15 @@ export class ExecRun {
 
   private stopGroup(): void {
     const pid = this.child?.pid;
-    if (pid === undefined || this.cancelKill) return;
-    this.cancelKill = terminateGroup(pid, this.options.killGraceMs);
+    if (pid === undefined || this.termination) return;
+    this.termination = terminateGroup(pid, this.options.killGraceMs);
   }
 
   private async onClose(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
-    this.cancelKill?.();
+    // A terminated command is over once its shell is gone: whatever is left of the group
+    // (SIGTERM ignored, pipes not held, so nothing kept the exec open) is killed now.
+    this.termination?.killNow();
     try {
       await this.spill.close();
     } catch (err) {

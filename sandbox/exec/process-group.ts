@@ -24,17 +24,32 @@ export function spawnShell(opts: SpawnShellOptions): ShellProcess {
   });
 }
 
+/** A started termination of one process group. */
+export interface GroupTermination {
+  /**
+   * Sends SIGKILL to the group now and drops the pending one. Called once the leader
+   * has exited: members that outlived it (SIGTERM ignored, pipes not held) are not
+   * waited for, and nothing would be left to fire the delayed SIGKILL after the exec ends.
+   */
+  killNow(): void;
+}
+
 /**
- * Signals the whole process group led by `pid`: SIGTERM now, SIGKILL after `graceMs`.
- * Returns a function that cancels the pending SIGKILL (call it once the pipes closed).
- * @example const cancel = terminateGroup(child.pid!, 2000);
+ * Signals the whole process group led by `pid`: SIGTERM now, SIGKILL after `graceMs`
+ * (or at `killNow`, whichever comes first).
+ * @example const termination = terminateGroup(child.pid!, 2000);
  */
-export function terminateGroup(pid: number, graceMs: number): () => void {
+export function terminateGroup(pid: number, graceMs: number): GroupTermination {
   signalGroup(pid, "SIGTERM");
-  // Children may ignore SIGTERM or outlive the leader and hold the pipes open.
+  // Members may ignore SIGTERM, with or without the pipes, and outlive the leader.
   const timer = setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs);
   timer.unref();
-  return () => clearTimeout(timer);
+  return {
+    killNow() {
+      clearTimeout(timer);
+      signalGroup(pid, "SIGKILL");
+    },
+  };
 }
 
 /** Sends `signal` to process group `pid`; a group that is already gone is not an error. */

@@ -1,5 +1,5 @@
 import { execSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxHttpError } from "../../../src/execenv/index.ts";
@@ -14,6 +14,9 @@ import {
   startTestHost,
   type TestHost,
 } from "./harness.ts";
+
+/** The harness's SIGTERM → SIGKILL grace. */
+const GRACE_MS = 300;
 
 let host: TestHost;
 beforeAll(async () => {
@@ -222,6 +225,41 @@ describe("exec: timeouts, kill, process groups", () => {
     expect(f.exit?.error).toMatch(/killed on request/);
     expect(await host.client.kill(id)).toEqual({ execId: id, status: "exited" });
   });
+
+  it("a timeout kills members that ignore SIGTERM and hold no pipe, though the shell exited first", async () => {
+    const id = execId();
+    const f = await fold(
+      host.client.exec({
+        execId: id,
+        command: `echo $$ > ${id}.pgid; sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & sleep 300`,
+        timeoutSec: 0.5,
+      }),
+    );
+    const pgid = Number(readFileSync(path.join(host.root, `${id}.pgid`), "utf8"));
+    expect(f.updates.filter((u) => u.kind === "exit")).toHaveLength(1);
+    expect(f.exit?.error).toMatch(/timed out after 0.5 s/);
+    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+  });
+
+  it("kill reaches a background member that ignores SIGTERM and holds no pipe", async () => {
+    const id = execId();
+    const stream = host.client.exec({
+      execId: id,
+      command: `echo $$ > ${id}.pgid; (trap '' TERM; sleep 300 >/dev/null 2>&1 &); echo ready; sleep 300`,
+    });
+    const f: Folded = { updates: [], text: "", metadata: null, exit: null };
+    for await (const u of stream) {
+      applyUpdate(f, u);
+      if (f.text.includes("ready")) break;
+    }
+    const pgid = Number(readFileSync(path.join(host.root, `${id}.pgid`), "utf8"));
+    expect(await groupGone(pgid, 0)).not.toEqual([]);
+    await host.client.kill(id);
+    await fold(host.client.reattach(id), f);
+    expect(f.exit?.signal).toBe("SIGTERM");
+    expect(f.updates.filter((u) => u.kind === "exit")).toHaveLength(1);
+    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+  });
 });
 
 describe("exec: host shutdown", () => {
@@ -240,6 +278,23 @@ describe("exec: host shutdown", () => {
     const background = Number(readFileSync(path.join(other.root, `${id}.pid`), "utf8"));
     await other.close();
     expect(isAlive(background)).toBe(false);
+  });
+
+  it("closing the host kills a member that ignores SIGTERM and holds no pipe", async () => {
+    const other = await startTestHost();
+    const id = execId();
+    const stream = other.client.exec({
+      execId: id,
+      command: `echo $$ > ${id}.pgid; sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & echo started; sleep 300`,
+    });
+    const f: Folded = { updates: [], text: "", metadata: null, exit: null };
+    for await (const u of stream) {
+      applyUpdate(f, u);
+      if (f.text.includes("started")) break;
+    }
+    const pgid = Number(readFileSync(path.join(other.root, `${id}.pgid`), "utf8"));
+    await other.close();
+    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
   });
 });
 
@@ -283,6 +338,40 @@ describe("exec: spill failures fail the command", () => {
     expect(f.exit?.exitCode).not.toBe(0);
   });
 });
+
+/**
+ * Waits up to `waitMs` for process group `pgid` to have no live member, then returns the
+ * pids still alive in it (empty: the group is gone). Survivors are SIGKILLed afterwards
+ * so a failing test leaks nothing. Zombies count as gone: their reaper may be slow.
+ */
+async function groupGone(pgid: number, waitMs: number): Promise<number[]> {
+  const deadline = Date.now() + waitMs;
+  let alive = liveMembers(pgid);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    alive = liveMembers(pgid);
+  }
+  if (alive.length > 0 && waitMs > 0) process.kill(-pgid, "SIGKILL");
+  return alive;
+}
+
+/** Pids of live (non-zombie) processes whose process group is `pgid`, from /proc. */
+function liveMembers(pgid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // Fields after "(comm) ": state ppid pgrp ...
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z") pids.push(Number(entry));
+  }
+  return pids;
+}
 
 /** True while `pid` runs (a zombie awaiting a reaper counts as gone). */
 function isAlive(pid: number): boolean {
