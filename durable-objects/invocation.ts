@@ -632,6 +632,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       args: r.args,
       runId: r.runId,
       turnId: r.turnId,
+      sandbox: r.sandbox,
       status: r.status,
       state: this.#state(),
       ...(r.status === "settled" ? { isError: r.isError, cancelled: r.cancelled } : {}),

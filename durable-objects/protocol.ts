@@ -31,6 +31,8 @@ export interface InvocationView {
   args: JsonValue;
   runId: string;
   turnId: string;
+  /** The sandbox the call was created for (`"default"` when the request named none). */
+  sandbox: string;
   status: InvocationStatus;
   state: ToolOutputState;
   isError?: boolean;

@@ -40,6 +40,30 @@ function publicView(id: string, view: InvocationView) {
   return { ...view, id, toolCallId: id };
 }
 
+/**
+ * A known `toolCallId` is the same invocation only for the same tool, args and sandbox;
+ * anything else is a 409 that names the first field that differs.
+ */
+function refuseOtherCall(stored: InvocationView, request: StartRequest): void {
+  const id = `toolCallId "${request.toolCallId}"`;
+  const advice = "use a new toolCallId";
+  if (stored.tool !== request.tool) {
+    fail("conflict", `${id} already names an invocation of ${stored.tool}; ${advice}`);
+  }
+  if (!sameJson(stored.args, request.args)) {
+    fail(
+      "conflict",
+      `${id} already names an invocation of ${stored.tool} with other args; ${advice}`,
+    );
+  }
+  if (stored.sandbox !== request.sandbox) {
+    fail(
+      "conflict",
+      `${id} already names an invocation on sandbox "${stored.sandbox}", not "${request.sandbox}"; ${advice}`,
+    );
+  }
+}
+
 invocationRoutes.post("/", async (c) => {
   await authorizeAgent(c.req.raw, c.env);
   const body = parseWith(createInvocationBody, await readJsonBody(c.req.raw), "body");
@@ -75,12 +99,7 @@ invocationRoutes.post("/", async (c) => {
     sandbox,
   };
   const { created, view } = unwrap(await invocationStub(c.env, toolCallId).start(request));
-  if (!created && (view.tool !== request.tool || !sameJson(view.args, request.args))) {
-    fail(
-      "conflict",
-      `toolCallId "${toolCallId}" already names an invocation of ${view.tool} with other args; use a new toolCallId`,
-    );
-  }
+  if (!created) refuseOtherCall(view, request);
   const response = {
     id: toolCallId,
     toolCallId,

@@ -1,5 +1,16 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, create, expectError, freshId, ORIGIN, postJson, viewWhen } from "./helpers.ts";
+import { app } from "../../../src/worker/index.ts";
+import {
+  authed,
+  call,
+  create,
+  expectError,
+  freshId,
+  ORIGIN,
+  postJson,
+  viewWhen,
+} from "./helpers.ts";
 
 interface View {
   id: string;
@@ -55,7 +66,12 @@ describe("POST /v1/invocations", () => {
       tool: "external",
       args: { name: "lookup", input: { q: 1 } },
     });
-    expect(seen).toMatchObject({ runId: "run-1", turnId: "turn-1", status: "running" });
+    expect(seen).toMatchObject({
+      runId: "run-1",
+      turnId: "turn-1",
+      sandbox: "default",
+      status: "running",
+    });
 
     const byToken = await call(`/v1/invocations/${toolCallId}?token=${token}`, {}, false);
     expect(byToken.status).toBe(200);
@@ -102,6 +118,62 @@ describe("POST /v1/invocations", () => {
     });
     await expectError(otherTool, 409, "conflict");
     expect(await view(toolCallId)).toEqual(before);
+  });
+});
+
+describe("POST /v1/invocations: the same toolCallId on another sandbox", () => {
+  // Two configured sandboxes; `external` never reaches a host, so none needs to run.
+  const twoSandboxes = {
+    ...env,
+    SANDBOXES: '{"default":"http://127.0.0.1:8788","gpu":"http://127.0.0.1:8789"}',
+  } as Env;
+
+  async function post(body: Record<string, unknown>): Promise<Response> {
+    return app.fetch(
+      new Request(
+        `${ORIGIN}/v1/invocations`,
+        authed({
+          method: "POST",
+          body: JSON.stringify(body),
+          headers: { "Content-Type": "application/json" },
+        }),
+      ),
+      twoSandboxes,
+    );
+  }
+
+  it("is refused (409 naming sandbox) whichever side names the default, changing nothing", async () => {
+    for (const [first, second] of [
+      [undefined, "gpu"],
+      ["gpu", undefined],
+      ["gpu", "default"],
+    ] as const) {
+      const toolCallId = freshId("sandbox-conflict");
+      const body = { tool: "external", args: { name: "a" }, toolCallId };
+      const created = await post({ ...body, sandbox: first });
+      expect(created.status, await created.clone().text()).toBe(201);
+      const before = await view(toolCallId);
+      const message = await expectError(await post({ ...body, sandbox: second }), 409, "conflict");
+      expect(message).toContain(toolCallId);
+      expect(message).toContain(`sandbox "${first ?? "default"}"`);
+      expect(await view(toolCallId)).toEqual(before);
+    }
+  });
+
+  it("is the same invocation (200) when the sandbox is the same, the default omitted or named", async () => {
+    for (const [first, second] of [
+      [undefined, undefined],
+      [undefined, "default"],
+      ["default", undefined],
+      ["gpu", "gpu"],
+    ] as const) {
+      const toolCallId = freshId("sandbox-same");
+      const body = { tool: "external", args: { name: "a" }, toolCallId };
+      expect((await post({ ...body, sandbox: first })).status).toBe(201);
+      const again = await post({ ...body, sandbox: second });
+      expect(again.status, await again.clone().text()).toBe(200);
+      expect(((await again.json()) as { id: string }).id).toBe(toolCallId);
+    }
   });
 });
 
