@@ -47,7 +47,7 @@ export const MIGRATIONS: readonly string[] = [
  * Brings the database up to the latest schema; a no-op when it already is.
  *
  * @example
- * migrate(ctx.storage); // in the constructor, inside blockConcurrencyWhile
+ * migrate(ctx.storage); // in the constructor: synchronous SQL, done before any event is delivered
  */
 export function migrate(storage: DurableObjectStorage): void {
   const sql = storage.sql;

@@ -33,7 +33,7 @@ const utf8 = new TextEncoder();
  *
  * @example
  * const subs = new Subscribers(ctx, encoder);
- * return subs.acceptSocket(start, state, seq, null); // 101 response for the Worker
+ * return subs.acceptSocket(start, state, null); // 101 response for the Worker (null: still running)
  */
 export class Subscribers {
   readonly #ctx: DurableObjectState;
