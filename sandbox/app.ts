@@ -100,6 +100,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
       limits: req.limits,
       spillAbsPath: `${workspace.root}/${spillPath}`,
       spillPath,
+      workspace,
       killGraceMs: config.killGraceMs,
     });
     return ndjson(execUpdateStream(run, pacing));

@@ -4,6 +4,7 @@ import {
   type OutputPolicy,
   type Truncation,
 } from "../../src/output/index.ts";
+import type { Workspace } from "../workspace.ts";
 import {
   type GroupTermination,
   type ShellProcess,
@@ -11,7 +12,7 @@ import {
   terminateGroup,
 } from "./process-group.ts";
 import { type Pipe, SourceView, type ViewPosition } from "./source-view.ts";
-import { SpillFile } from "./spill-file.ts";
+import { SpillFile, SpillRefusedError } from "./spill-file.ts";
 
 export interface ExecRunOptions {
   execId: string;
@@ -25,6 +26,8 @@ export interface ExecRunOptions {
   spillAbsPath: string;
   /** The same path relative to the workspace root, as published in metadata. */
   spillPath: string;
+  /** The workspace the spill file must stay inside. */
+  workspace: Workspace;
   /** Grace between SIGTERM and SIGKILL. */
   killGraceMs: number;
 }
@@ -56,9 +59,11 @@ export class ExecRun {
     this.options = options;
     this.policy = { ...DEFAULT_OUTPUT_POLICY, ...definedLimits(options.limits) };
     this.view = new SourceView(this.policy, (bytes) => this.released(bytes));
-    this.spill = new SpillFile(options.spillAbsPath, (err) =>
+    this.spill = new SpillFile(options.spillAbsPath, options.workspace, (err) =>
       this.fail(
-        `spill write failed (${err.message}); the command was stopped so that no output is lost`,
+        err instanceof SpillRefusedError
+          ? `spill file refused: ${err.message}; the host writes spill files only as plain files inside the workspace. Remove what is there and run the command again (it was stopped so that no output is lost)`
+          : `spill write failed (${err.message}); the command was stopped so that no output is lost`,
       ),
     );
   }

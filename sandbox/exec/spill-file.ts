@@ -1,5 +1,27 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
+import { SandboxError } from "../errors.ts";
+import type { Workspace } from "../workspace.ts";
+
+/**
+ * The spill path is not one the host will write: it leads out of the workspace or is
+ * not a plain file of its own. Exec ids are predictable, so a command can plant
+ * anything at the path before the host opens it.
+ */
+export class SpillRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SpillRefusedError";
+  }
+}
+
+/**
+ * Write-only, created if missing, never through a symlink as the last component
+ * (ELOOP), and without blocking on a planted FIFO (ENXIO when it has no reader). Not
+ * O_TRUNC: the file is truncated only once it is known to be a plain file of its own.
+ */
+const OPEN_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
  * The complete raw byte stream of one exec, on disk, in arrival order. Opened lazily
@@ -12,19 +34,25 @@ import path from "node:path";
  * `WriteStream` on the thread pool) spent a quarter more CPU per byte on handing work
  * to threads and held up to 1 MiB (decision 036). A write error is reported once via
  * `onError`; later writes are refused.
+ *
+ * The file is confined to the workspace (decision 030): its directory is created level
+ * by level inside the root, and the file itself must be a regular file with one link,
+ * opened without following a symlink. Otherwise `onError` gets a `SpillRefusedError`.
  */
 export class SpillFile {
   /** Absolute path of the file. */
   readonly path: string;
+  private readonly workspace: Workspace;
   private fd: number | null = null;
   private failed: Error | null = null;
   private readonly onError: (err: Error) => void;
 
   /**
-   * @example const spill = new SpillFile(abs, (e) => fail(e));
+   * @example const spill = new SpillFile(abs, workspace, (e) => fail(e));
    */
-  constructor(filePath: string, onError: (err: Error) => void) {
+  constructor(filePath: string, workspace: Workspace, onError: (err: Error) => void) {
     this.path = filePath;
+    this.workspace = workspace;
     this.onError = onError;
   }
 
@@ -62,9 +90,32 @@ export class SpillFile {
   }
 
   private open(): number {
-    mkdirSync(path.dirname(this.path), { recursive: true });
-    this.fd = openSync(this.path, "w");
-    return this.fd;
+    const rel = this.workspace.relative(this.path);
+    let dir: string;
+    try {
+      dir = this.workspace.makeDirectorySync(path.dirname(this.path));
+    } catch (err) {
+      if (!(err instanceof SandboxError)) throw err;
+      throw new SpillRefusedError(`${err.message}; it cannot hold ${rel}`);
+    }
+    let fd: number;
+    try {
+      fd = openSync(path.join(dir, path.basename(this.path)), OPEN_FLAGS, 0o644);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") throw new SpillRefusedError(`${rel} is a symbolic link`);
+      if (code === "ENXIO") throw new SpillRefusedError(`${rel} is a FIFO or a device`);
+      throw err;
+    }
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.nlink !== 1) {
+      closeSync(fd);
+      const what = stat.isFile() ? `a hard link (${stat.nlink} names)` : "not a regular file";
+      throw new SpillRefusedError(`${rel} is ${what}`);
+    }
+    ftruncateSync(fd);
+    this.fd = fd;
+    return fd;
   }
 
   private fail(err: Error): void {

@@ -1,8 +1,21 @@
-import { execSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { execSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SandboxHttpError } from "../../../src/execenv/index.ts";
+import { SandboxClient, SandboxHttpError } from "../../../src/execenv/index.ts";
 import { utf8ByteLength } from "../../../src/retention/index.ts";
 import {
   applyUpdate,
@@ -327,15 +340,118 @@ describe("exec: reattach", () => {
   });
 });
 
-describe("exec: spill failures fail the command", () => {
-  it("a spill write error (disk full) kills the command and says so", async () => {
+describe("exec: the spill file stays inside the workspace", () => {
+  it("a symlink planted at the spill path is not followed; the command fails and says why", async () => {
+    const id = execId();
+    const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
+    try {
+      const victim = path.join(outside, "victim.txt");
+      writeFileSync(victim, "keep me\n");
+      const dir = path.join(host.root, ".toolwire/spill");
+      mkdirSync(dir, { recursive: true });
+      symlinkSync(victim, path.join(dir, `${id}.log`));
+      const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
+      expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+      expect(f.exit?.exitCode).not.toBe(0);
+      expect(f.exit?.error).toMatch(
+        /spill file refused: \.toolwire\/spill\/.*\.log is a symbolic link/,
+      );
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("a hard link planted at the spill path is refused before the file it names is truncated", async () => {
+    const id = execId();
+    const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
+    try {
+      const victim = path.join(outside, "victim.txt");
+      writeFileSync(victim, "keep me\n");
+      const dir = path.join(host.root, ".toolwire/spill");
+      mkdirSync(dir, { recursive: true });
+      linkSync(victim, path.join(dir, `${id}.log`));
+      const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
+      expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+      expect(f.exit?.error).toMatch(/spill file refused: .* is a hard link \(2 names\)/);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("a FIFO planted at the spill path is refused without blocking the host", async () => {
     const id = execId();
     const dir = path.join(host.root, ".toolwire/spill");
     mkdirSync(dir, { recursive: true });
-    symlinkSync("/dev/full", path.join(dir, `${id}.log`));
-    const f = await fold(host.client.exec({ execId: id, command: "seq 1 10000000" }));
-    expect(f.exit?.error).toMatch(/spill write failed/);
-    expect(f.exit?.exitCode).not.toBe(0);
+    execSync(`mkfifo ${path.join(dir, `${id}.log`)}`);
+    const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
+    expect(f.exit?.error).toMatch(/spill file refused: .* is a FIFO/);
+    expect((await fold(host.client.exec({ execId: execId(), command: "echo alive" }))).text).toBe(
+      "alive\n",
+    );
+  });
+
+  it("a spill directory that resolves outside the workspace is refused before anything is created there", async () => {
+    const other = await startTestHost();
+    const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
+    try {
+      symlinkSync(outside, path.join(other.root, ".toolwire"));
+      const id = execId();
+      const f = await fold(other.client.exec({ execId: id, command: "seq 1 100000" }));
+      expect(readdirSync(outside)).toEqual([]);
+      expect(f.exit?.exitCode).not.toBe(0);
+      expect(f.exit?.error).toMatch(/spill file refused: .*outside the workspace root/);
+    } finally {
+      await other.close();
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("a spill directory symlinked to a place inside the workspace is used", async () => {
+    const other = await startTestHost();
+    try {
+      mkdirSync(path.join(other.root, "kept"));
+      symlinkSync(path.join(other.root, "kept"), path.join(other.root, ".toolwire"));
+      const f = await fold(other.client.exec({ execId: execId(), command: "seq 1 100000" }));
+      expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+      expect(
+        await sha256OfFile(
+          path.join(other.root, "kept/spill", path.basename(f.metadata!.spillPath!)),
+        ),
+      ).toBe(sha256OfCommand("seq 1 100000"));
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("exec: spill failures fail the command", () => {
+  it("a spill write error (file size limit) kills the command and says so", async () => {
+    // A host process whose files may not grow past 1 MiB: its spill writes fail with
+    // EFBIG (Node ignores SIGXFSZ), as on a full disk.
+    const root = mkdtempSync(path.join(tmpdir(), "toolwire-fsize-"));
+    const token = randomBytes(24).toString("hex");
+    const main = fileURLToPath(new URL("../../../sandbox/main.ts", import.meta.url));
+    const child = spawn("prlimit", ["--fsize=1048576", process.execPath, main], {
+      env: { PATH: process.env.PATH, SANDBOX_TOKEN: token, PORT: "0", SANDBOX_ROOT: root },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.setEncoding("utf8");
+        child.stdout.on("data", (text: string) => {
+          const m = /listening on (http:\/\/\S+)/.exec(text);
+          if (m) resolve(m[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`host exited (${code})`)));
+      });
+      const client = new SandboxClient(url, token);
+      const f = await fold(client.exec({ execId: execId(), command: "seq 1 10000000" }));
+      expect(f.exit?.error).toMatch(/spill write failed \(EFBIG/);
+      expect(f.exit?.exitCode).not.toBe(0);
+    } finally {
+      child.kill("SIGTERM");
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 
