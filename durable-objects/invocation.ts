@@ -123,6 +123,13 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   #idleDeadline: number | null = null;
   /** What the last recovery in this instance decoded (read by tests). */
   readonly recovery = { batches: 0 };
+  /**
+   * Tests only: called by `context.setMemo` just before and just after it writes the memo
+   * and its checkpoint. Returning `"halt"` stops the run at that point as a crash would
+   * (see `#halt`), so a test can crash the object exactly between a memo and the next
+   * write, or just before a memo. Lives in memory: a new instance has none.
+   */
+  memoHook: ((name: string, moment: "before" | "after") => "halt" | undefined) | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -231,9 +238,26 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
             "setMemo after the invocation ended (cancelled or settled); the memo was not written.",
           );
         }
+        if (this.memoHook?.(name, "before") === "halt") {
+          this.#halt(runner);
+          throw new Error(
+            `Run halted by memoHook before memo "${name}"; the memo was not written.`,
+          );
+        }
         this.#output.checkpoint({ name, value });
+        if (this.memoHook?.(name, "after") === "halt") this.#halt(runner);
       },
     };
+  }
+
+  /**
+   * Leaves the run as a crash at this point would (for `memoHook`): the tool's signal
+   * aborts, its ending is ignored, and nothing it writes afterwards is published or stored.
+   */
+  #halt(runner: Runner | null): void {
+    if (this.#runner === runner) this.#runner = null;
+    this.#output?.dispose();
+    runner?.abort.abort(new Error("halted by memoHook"));
   }
 
   /**

@@ -144,55 +144,92 @@ describe("recovery after eviction", () => {
   });
 });
 
+const SIX_STEPS = "step 1 done\nstep 2 done\nstep 3 done\nstep 4 done\nstep 5 done\nstep 6 done\n";
+
+/**
+ * Starts `steps` (6 steps, no pauses) with the DO's memo hook set to halt the run at
+ * memo `step:<at>`, `when` it is written: the run stops there as a crash would leave it,
+ * so the crash that follows hits exactly that point, whatever the timing.
+ */
+async function startHaltingAt(
+  name: string,
+  at: number,
+  when: "before" | "after",
+  publishFirst = false,
+): Promise<void> {
+  const stub = stubFor(name);
+  await runInDurableObject(stub, (instance: InvocationDO) => {
+    instance.memoHook = (memo, moment) => {
+      if (memo !== `step:${at}` || moment !== when) return undefined;
+      if (publishFirst) instance.flushOutput();
+      return "halt";
+    };
+  });
+  value(await stub.start(startRequest(name, "steps", { steps: 6 })));
+}
+
+/** Memos stored, and the text of the checkpoint a replay starts from. */
+async function durableMemos(name: string): Promise<{ memos: string[]; checkpoint: string }> {
+  return runInDurableObject(stubFor(name), (_i, state) => {
+    const sql = state.storage.sql;
+    const seq = sql.exec<{ s: number }>("SELECT checkpoint_seq AS s FROM invocation").one().s;
+    const memos = sql
+      .exec<{ name: string }>("SELECT name FROM memos ORDER BY name")
+      .toArray()
+      .map((r) => r.name);
+    return { memos, checkpoint: textOf(readCheckpoint(new BatchLog(sql), seq)) };
+  });
+}
+
+/** Crashes `name`, lets the keep-alive alarm replay it, and returns the settled text. */
+async function crashAndReplay(name: string): Promise<string> {
+  await crash(name);
+  const sub = await connectSocket(name);
+  // The keep-alive alarm finds no live runner: the replay-safe tool re-executes.
+  expect(await runDurableObjectAlarm(stubFor(name))).toBe(true);
+  await sub.untilEnded();
+  const poll = value(await stubFor(name).result(0));
+  if (poll.status !== "settled") throw new Error("not settled");
+  expect(poll.result.isError).toBe(false);
+  expect(poll.result.details).toEqual({ completed: 6 });
+  expect(sub.state?.content).toEqual(poll.result.content);
+  return textOf(poll.result);
+}
+
+function occurrences(text: string, part: string): number {
+  return text.split(part).length - 1;
+}
+
 describe("memo invariant", () => {
-  it("a crash between a memo and the next write neither loses nor duplicates memoised output on replay", async () => {
-    const name = "memo-replay";
-    value(await stubFor(name).start(startRequest(name, "steps", { steps: 6, intervalMs: 100 })));
-    await waitFor("two steps", async () =>
-      textOf((await view(name)).state).includes("step 2 done") ? true : undefined,
-    );
-    await crash(name);
-    const memos = await runInDurableObject(
-      stubFor(name),
-      (_i, state) =>
-        state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM memos").one().n,
-    );
-    expect(memos).toBeGreaterThanOrEqual(2);
-    expect(memos).toBeLessThan(6);
-    const sub = await connectSocket(name);
-    // The keep-alive alarm finds no live runner: the replay-safe tool re-executes.
-    expect(await runDurableObjectAlarm(stubFor(name))).toBe(true);
-    await sub.untilEnded();
-    const poll = value(await stubFor(name).result(0));
-    if (poll.status !== "settled") throw new Error("not settled");
-    expect(poll.result.isError).toBe(false);
-    expect(textOf(poll.result)).toBe(
-      "step 1 done\nstep 2 done\nstep 3 done\nstep 4 done\nstep 5 done\nstep 6 done\n",
-    );
-    expect(poll.result.details).toEqual({ completed: 6 });
-    expect(sub.state?.content).toEqual(poll.result.content);
+  it("a crash right after a memo commits (before the next write): the memoised step's output once, no step lost", async () => {
+    const name = "memo-after";
+    await startHaltingAt(name, 3, "after");
+    const stored = await durableMemos(name);
+    expect(stored.memos).toEqual(["step:1", "step:2", "step:3"]);
+    expect(stored.checkpoint).toBe("step 1 done\nstep 2 done\nstep 3 done\n");
+    expect(textOf((await view(name)).state)).toBe(stored.checkpoint);
+    const text = await crashAndReplay(name);
+    expect(text).toBe(SIX_STEPS);
+    expect(occurrences(text, "step 3 done")).toBe(1);
   });
 
-  it("the memo and its checkpoint commit together: the checkpoint holds exactly the memoised steps", async () => {
-    const name = "memo-checkpoint";
-    value(await stubFor(name).start(startRequest(name, "steps", { steps: 3, intervalMs: 150 })));
-    await waitFor("step 1", async () =>
-      textOf((await view(name)).state).includes("step 1 done") ? true : undefined,
-    );
-    await crash(name);
-    const checkpoint = await runInDurableObject(stubFor(name), (_i, state) => {
-      const sql = state.storage.sql;
-      const seq = sql.exec<{ s: number }>("SELECT checkpoint_seq AS s FROM invocation").one().s;
-      const memos = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM memos").one().n;
-      return { text: textOf(readCheckpoint(new BatchLog(sql), seq)), memos };
-    });
-    expect(checkpoint.memos).toBeGreaterThanOrEqual(1);
-    let expected = "";
-    for (let n = 1; n <= checkpoint.memos; n++) expected += `step ${n} done\n`;
-    expect(checkpoint.text).toBe(expected);
-    await runDurableObjectAlarm(stubFor(name));
-    const poll = value(await stubFor(name).result(10_000));
-    if (poll.status !== "settled") throw new Error("not settled");
-    expect(textOf(poll.result)).toBe("step 1 done\nstep 2 done\nstep 3 done\n");
+  it("a crash right before a memo (its step's output written and published, not memoised): the step runs again, its output once", async () => {
+    const name = "memo-before";
+    await startHaltingAt(name, 3, "before", true);
+    const stored = await durableMemos(name);
+    expect(stored.memos).toEqual(["step:1", "step:2"]);
+    expect(stored.checkpoint).toBe("step 1 done\nstep 2 done\n");
+    // Subscribers already saw step 3: the durable state holds it, the checkpoint does not.
+    expect(textOf((await view(name)).state)).toBe("step 1 done\nstep 2 done\nstep 3 done\n");
+    const text = await crashAndReplay(name);
+    expect(text).toBe(SIX_STEPS);
+    expect(occurrences(text, "step 3 done")).toBe(1);
+  });
+
+  it("a crash before the first memo replays from the start checkpoint: every step once", async () => {
+    const name = "memo-before-first";
+    await startHaltingAt(name, 1, "before");
+    expect(await durableMemos(name)).toEqual({ memos: [], checkpoint: "" });
+    expect(await crashAndReplay(name)).toBe(SIX_STEPS);
   });
 });
