@@ -597,6 +597,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     this.#subscribers.drop(ws);
   }
 
+  /** SSE queues: the fullest stream's unread bytes and how often a reader fell behind (tests). */
+  sseStats(): { maxQueuedBytes: number; resets: number; streams: number } {
+    return this.#subscribers.sseStats();
+  }
+
   /** Storage use, for tests and benchmarks. */
   storageStats(): {
     batchBytes: number;

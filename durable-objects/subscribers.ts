@@ -1,6 +1,7 @@
 import type { JsonValue, Op, WireOp } from "../src/chord/types.ts";
 import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
+import { SseStream } from "./sse-stream.ts";
 
 /** Encodes one stream's batches; one per subscriber (path tables are per stream). */
 export interface StreamEncoder {
@@ -11,13 +12,6 @@ export interface StreamEncoder {
 interface SocketAttachment {
   subscriberId: string;
 }
-
-interface EventStream {
-  writer: WritableStreamDefaultWriter<Uint8Array>;
-  encoder: StreamEncoder;
-}
-
-const utf8 = new TextEncoder();
 
 /**
  * The live audience of one invocation: hibernatable WebSockets and SSE streams.
@@ -39,7 +33,7 @@ export class Subscribers {
   readonly #ctx: DurableObjectState;
   readonly #newEncoder: () => StreamEncoder;
   readonly #socketEncoders = new Map<string, StreamEncoder>();
-  readonly #streams = new Map<string, EventStream>();
+  readonly #streams = new Map<string, SseStream>();
 
   constructor(ctx: DurableObjectState, newEncoder: () => StreamEncoder) {
     this.#ctx = ctx;
@@ -78,7 +72,8 @@ export class Subscribers {
 
   /**
    * Opens an SSE stream (`text/event-stream`): one event per `data:` line, `id:` the
-   * storage seq of the batch the event reflects; first `tool_start`, then a base.
+   * storage seq of the batch the event reflects; first `tool_start`, then a base. Its
+   * queue is bounded (`SseStream`): a reader that falls behind gets a fresh base.
    */
   openEventStream(
     start: ToolStartEvent,
@@ -86,38 +81,34 @@ export class Subscribers {
     seq: number,
     ended: { isError: boolean } | null,
   ): Response {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const writer = writable.getWriter();
-    const encoder = this.#newEncoder();
     const streamId = crypto.randomUUID();
-    const stream = { writer, encoder };
-    writeEvent(stream, start, seq);
-    writeEvent(
-      stream,
-      {
-        ...header(start),
-        type: "tool_update",
-        ops: encoder.encode([["r", state as unknown as JsonValue]]),
-      },
+    const stream = new SseStream({
+      start,
+      state,
       seq,
-    );
-    if (ended) {
-      writeEvent(stream, { ...header(start), type: "tool_end", isError: ended.isError }, seq);
-      writer.close().catch(() => {});
-    } else {
-      this.#streams.set(streamId, stream);
-      writer.closed.then(
-        () => this.#streams.delete(streamId),
-        () => this.#streams.delete(streamId),
-      );
-    }
-    return new Response(readable, {
+      newEncoder: this.#newEncoder,
+      onCancel: () => this.#streams.delete(streamId),
+    });
+    if (ended) stream.end(ended.isError, seq);
+    else this.#streams.set(streamId, stream);
+    return new Response(stream.readable, {
       headers: {
         "content-type": "text/event-stream",
         "cache-control": "no-store",
         "x-accel-buffering": "no",
       },
     });
+  }
+
+  /** Bytes queued for SSE readers (the fullest stream) and how often one fell behind (tests). */
+  sseStats(): { maxQueuedBytes: number; resets: number; streams: number } {
+    let maxQueuedBytes = 0;
+    let resets = 0;
+    for (const stream of this.#streams.values()) {
+      maxQueuedBytes = Math.max(maxQueuedBytes, stream.queuedBytes);
+      resets += stream.resets;
+    }
+    return { maxQueuedBytes, resets, streams: this.#streams.size };
   }
 
   /**
@@ -136,13 +127,7 @@ export class Subscribers {
       }
       sendSocket(ws, { ...header(start), type: "tool_update", ops: encoder.encode(batch) });
     }
-    for (const stream of this.#streams.values()) {
-      writeEvent(
-        stream,
-        { ...header(start), type: "tool_update", ops: stream.encoder.encode(ops) },
-        seq,
-      );
-    }
+    for (const stream of this.#streams.values()) stream.update(ops, state, seq);
   }
 
   /** A client asked for a fresh base (`{"type":"resync"}`): new encoder, base of `state`. */
@@ -164,10 +149,7 @@ export class Subscribers {
       closeSocket(ws, 1000, "settled");
     }
     this.#socketEncoders.clear();
-    for (const stream of this.#streams.values()) {
-      writeEvent(stream, event, seq);
-      stream.writer.close().catch(() => {});
-    }
+    for (const stream of this.#streams.values()) stream.end(isError, seq);
     this.#streams.clear();
   }
 
@@ -201,10 +183,4 @@ export function closeSocket(ws: WebSocket, code: number, reason: string): void {
   } catch {
     // Already closed.
   }
-}
-
-function writeEvent(stream: EventStream, event: HarnessEvent, seq: number): void {
-  stream.writer
-    .write(utf8.encode(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`))
-    .catch(() => {});
 }

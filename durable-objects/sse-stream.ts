@@ -1,0 +1,146 @@
+import type { JsonValue, Op } from "../src/chord/types.ts";
+import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
+import type { ToolOutputState } from "../src/output/types.ts";
+import type { StreamEncoder } from "./subscribers.ts";
+
+/**
+ * Most bytes one SSE subscriber may have queued in the Durable Object before it counts
+ * as behind (docs/decisions/047): its deltas are then dropped and it gets a fresh base
+ * once it has read its backlog down.
+ */
+export const MAX_SSE_QUEUED_BYTES = 1024 * 1024;
+
+const utf8 = new TextEncoder();
+
+/**
+ * One SSE subscriber: a `text/event-stream` body with its own encoder and a bounded
+ * queue. Events go out as `id: <seq>` + one `data:` line each.
+ *
+ * The queue is the body's own (a byte-counting `ReadableStream`), so what it holds is
+ * exactly what the reader has not taken yet. An update that would take it over
+ * `maxQueuedBytes` is dropped and the stream is marked behind; from then on updates
+ * are dropped until the reader has drained the queue enough for a base of the latest
+ * durable state (from a new encoder), which replaces the dropped deltas. A slow reader
+ * thus costs at most `maxQueuedBytes` (or one base, if a base alone is larger) and
+ * converges on the same state as everyone else.
+ *
+ * @example
+ * const sse = new SseStream({ start, state, seq, newEncoder: encoder, onCancel });
+ * sse.update(ops, stateAfter, seq + 1);
+ * return new Response(sse.readable, { headers: { "content-type": "text/event-stream" } });
+ */
+export class SseStream {
+  readonly readable: ReadableStream<Uint8Array>;
+  /** Times this stream fell behind and was caught up with a base instead of its backlog. */
+  resets = 0;
+  readonly #start: ToolStartEvent;
+  readonly #newEncoder: () => StreamEncoder;
+  readonly #maxQueuedBytes: number;
+  #controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  #encoder: StreamEncoder;
+  #latest: { state: ToolOutputState; seq: number };
+  #behind = false;
+  #open = true;
+
+  constructor(options: {
+    start: ToolStartEvent;
+    state: ToolOutputState;
+    seq: number;
+    newEncoder: () => StreamEncoder;
+    onCancel: () => void;
+    maxQueuedBytes?: number;
+  }) {
+    this.#start = options.start;
+    this.#newEncoder = options.newEncoder;
+    this.#encoder = options.newEncoder();
+    this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_SSE_QUEUED_BYTES;
+    this.#latest = { state: options.state, seq: options.seq };
+    this.readable = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        // Called after each read while the queue is under its bound: the moment to catch up.
+        pull: () => this.#catchUp(),
+        cancel: () => {
+          this.#open = false;
+          options.onCancel();
+        },
+      },
+      { highWaterMark: this.#maxQueuedBytes, size: (chunk) => chunk.byteLength },
+    );
+    this.#enqueue({ ...this.#start }, options.seq, true);
+    this.#sendBase(true);
+  }
+
+  /** Bytes written to this stream that its reader has not taken yet. */
+  get queuedBytes(): number {
+    const room = this.#controller?.desiredSize ?? this.#maxQueuedBytes;
+    return this.#open ? this.#maxQueuedBytes - room : 0;
+  }
+
+  /** Whether the stream is dropping deltas until its reader catches up. */
+  get behind(): boolean {
+    return this.#behind;
+  }
+
+  /** One durable publication: its delta, or nothing while the stream is behind. */
+  update(ops: Op[], state: ToolOutputState, seq: number): void {
+    this.#latest = { state, seq };
+    if (!this.#open || this.#behind) return;
+    const event: HarnessEvent = {
+      ...header(this.#start),
+      type: "tool_update",
+      ops: this.#encoder.encode(ops),
+    };
+    if (!this.#enqueue(event, seq, false)) {
+      // The encoder has moved past what the reader will get; the base resets both sides.
+      this.#behind = true;
+      this.resets++;
+    }
+  }
+
+  /** `tool_end` (after a base when behind, so the reader ends on the final state), then closes. */
+  end(isError: boolean, seq: number): void {
+    if (!this.#open) return;
+    if (this.#behind) this.#sendBase(true);
+    this.#enqueue({ ...header(this.#start), type: "tool_end", isError }, seq, true);
+    this.close();
+  }
+
+  close(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#controller?.close();
+  }
+
+  #catchUp(): void {
+    if (!this.#open || !this.#behind) return;
+    // A base larger than the bound still goes out, but only into an empty queue.
+    this.#sendBase(this.queuedBytes === 0);
+  }
+
+  #sendBase(force: boolean): void {
+    const encoder = this.#newEncoder();
+    const event: HarnessEvent = {
+      ...header(this.#start),
+      type: "tool_update",
+      ops: encoder.encode([["r", this.#latest.state as unknown as JsonValue]]),
+    };
+    if (!this.#enqueue(event, this.#latest.seq, force)) return;
+    this.#encoder = encoder;
+    this.#behind = false;
+  }
+
+  /** Queues one event if it fits under the bound (or `force`); false if it was dropped. */
+  #enqueue(event: HarnessEvent, seq: number, force: boolean): boolean {
+    const bytes = utf8.encode(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`);
+    if (!force && this.queuedBytes + bytes.byteLength > this.#maxQueuedBytes) return false;
+    this.#controller?.enqueue(bytes);
+    return true;
+  }
+}
+
+function header(start: ToolStartEvent): { runId: string; turnId: string; toolCallId: string } {
+  return { runId: start.runId, turnId: start.turnId, toolCallId: start.toolCallId };
+}
