@@ -105,10 +105,10 @@ export class SseStream {
     if (!this.#open) return;
     if (this.#behind) this.#sendBase(true);
     this.#enqueue({ ...header(this.#start), type: "tool_end", isError }, seq, true);
-    this.close();
+    this.#close();
   }
 
-  close(): void {
+  #close(): void {
     if (!this.#open) return;
     this.#open = false;
     this.#controller?.close();
