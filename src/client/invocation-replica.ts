@@ -1,5 +1,5 @@
 import { apply, decoder, isBase } from "../chord/index.ts";
-import type { JsonValue, WireOp } from "../chord/types.ts";
+import type { JsonValue, Op, WireOp } from "../chord/types.ts";
 import type { ToolOutputState } from "../output/types.ts";
 import { isRecord } from "./errors.ts";
 
@@ -50,8 +50,11 @@ export class InvocationReplica {
     }
     if (base) this.stream = decoder();
     try {
-      const next = apply(this.state as JsonValue, this.stream.decode(ops));
+      const decoded = this.stream.decode(ops);
+      // `apply` works in place: fold into a copy of the touched containers, commit only a valid result.
+      const next = apply(copyAlongPaths(this.state as JsonValue, decoded), decoded);
       if (!isOutputState(next)) {
+        this.phase = "fresh";
         return { kind: "needs_base", reason: "the folded value is not a tool output state" };
       }
       this.state = next;
@@ -65,11 +68,60 @@ export class InvocationReplica {
   }
 }
 
+/**
+ * A shallow copy of `root` and of every container on the ops' paths, so applying the
+ * ops to it leaves `root` untouched. Costs one copy per touched container (the content
+ * array, one block, the truncation record), not a copy of the text.
+ */
+function copyAlongPaths(root: JsonValue, ops: readonly Op[]): JsonValue {
+  if (ops[0]?.[0] === "r" || !isContainer(root)) return root;
+  const copy = shallowCopy(root);
+  for (const op of ops) {
+    if (op[0] === "r") continue;
+    let node: JsonValue = copy;
+    for (const seg of op[1]) {
+      if (!isContainer(node) || !Object.hasOwn(node, seg)) break;
+      const child = (node as Record<string | number, JsonValue>)[seg] as JsonValue;
+      if (!isContainer(child)) break;
+      const own = shallowCopy(child);
+      Object.defineProperty(node, seg, {
+        value: own,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+      node = own;
+    }
+  }
+  return copy;
+}
+
+function isContainer(value: JsonValue): value is JsonValue[] | { [key: string]: JsonValue } {
+  return typeof value === "object" && value !== null;
+}
+
+function shallowCopy(
+  value: JsonValue[] | { [key: string]: JsonValue },
+): JsonValue[] | { [key: string]: JsonValue } {
+  return Array.isArray(value) ? value.slice() : { ...value };
+}
+
+/** The shape every view relies on: text and image blocks, a truncation record with its totals. */
 function isOutputState(value: unknown): value is ToolOutputState {
   return (
     isRecord(value) &&
     Array.isArray(value.content) &&
+    value.content.every(isContentBlock) &&
     isRecord(value.truncation) &&
-    typeof value.truncation.totalBytes === "number"
+    typeof value.truncation.totalBytes === "number" &&
+    typeof value.truncation.totalLines === "number"
   );
+}
+
+function isContentBlock(block: unknown): boolean {
+  if (!isRecord(block)) return false;
+  if (block.type === "text") return typeof block.text === "string";
+  if (block.type === "image")
+    return typeof block.data === "string" && typeof block.mimeType === "string";
+  return false;
 }
