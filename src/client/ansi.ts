@@ -79,7 +79,12 @@ export function parseAnsi(text: string): AnsiLine[] {
   return lines;
 }
 
-/** Index just past the escape sequence starting at `i`, or -1 if it is incomplete. */
+/**
+ * Index just past the escape sequence starting at `i`, or -1 if the text ends inside
+ * it (the next update completes it). A byte that cannot continue a sequence ends it
+ * and is kept, so a broken sequence never hides the text after it: a lone ESC before
+ * such a byte drops only the ESC, a cut-off CSI stops at the newline after it.
+ */
 function escapeEnd(text: string, i: number): number {
   let j: number;
   if (text.charCodeAt(i) === 0x9b) j = i + 1;
@@ -93,7 +98,9 @@ function escapeEnd(text: string, i: number): number {
       // Other escapes: intermediate bytes (e.g. "(" of a charset choice), then one final byte.
       for (j = i + 1; j < text.length; j++) {
         const c = text.charCodeAt(j);
-        if (c < 0x20 || c > 0x2f) return j + 1;
+        if (c >= 0x21 && c <= 0x2f) continue;
+        if (c >= 0x30 && c <= 0x7e) return j + 1;
+        return j;
       }
       return -1;
     }
@@ -107,12 +114,21 @@ function escapeEnd(text: string, i: number): number {
   return -1;
 }
 
-/** OSC/DCS-style strings end at BEL or ESC \. */
+/**
+ * OSC/DCS/SOS/PM/APC strings end at BEL or ST (ESC \ or C1 0x9c), which are part of
+ * them, or just before a newline or another escape, which are not: a string that was
+ * never terminated hides only the rest of its own line.
+ */
 function stringEnd(text: string, j: number): number {
   for (; j < text.length; j++) {
     const c = text.charCodeAt(j);
-    if (c === 0x07) return j + 1;
-    if (c === 0x1b) return text[j + 1] === undefined ? -1 : j + 2;
+    if (c === 0x07 || c === 0x9c) return j + 1;
+    if (c === 0x0a || c === 0x0d) return j;
+    if (c === 0x1b) {
+      const next = text[j + 1];
+      if (next === undefined) return -1;
+      return next === "\\" ? j + 2 : j;
+    }
   }
   return -1;
 }
