@@ -8,6 +8,7 @@ export {
   NotJsonError,
   UnsafePathError,
 } from "./errors.ts";
+export { fitsDepth, MAX_JSON_DEPTH } from "./json.ts";
 export { findOverlap } from "./overlap.ts";
 export { type JsonShape, type Tracker, track } from "./tracker.ts";
 export type * from "./types.ts";

@@ -2,6 +2,33 @@ import { InvalidOpError, NotJsonError } from "./errors.ts";
 import { assertSafeKey, describePath } from "./segments.ts";
 import type { JsonObject, JsonValue, Seg } from "./types.ts";
 
+/**
+ * How deep arrays and objects may nest in a tracked document or an op's target
+ * (docs/decisions/005). A scalar has depth 0, `[]` 1, `{"a":[1]}` 2. A value at a path
+ * of n segments sits n levels down, so a path may have at most this many segments and
+ * a value written at it at most this many levels minus n.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * `true` when `value` nests arrays and objects at most `limit` levels deep. Stops
+ * descending past `limit`, so it is safe on untrusted values of any depth.
+ *
+ * @example
+ * fitsDepth([[1]], 2); // true
+ * fitsDepth([[1]], 1); // false
+ */
+export function fitsDepth(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  if (limit <= 0) return false;
+  for (const item of Object.values(value)) if (!fitsDepth(item, limit - 1)) return false;
+  return true;
+}
+
+function tooDeep(room: number, below: string): string {
+  return `arrays and objects nested more than ${room} levels deep ${below}; a document may nest at most ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH), counting the path it is written at. Flatten the value or send its deep part as a JSON string`;
+}
+
 /** Proxy → the plain node it stands for, for every tracker. Lets an assigned draft be copied. */
 const proxyTargets = new WeakMap<object, JsonObject | JsonValue[]>();
 
@@ -47,6 +74,12 @@ function kindOf(value: unknown): string {
 export function importJson(value: unknown, at: () => Seg[]): JsonValue {
   const ancestors: object[] = [];
   const segs: Seg[] = [];
+  // Levels left below `at()`; computed on the first array or object (scalars need none).
+  let room: number | undefined;
+  const roomLeft = (): number => {
+    room ??= MAX_JSON_DEPTH - at().length;
+    return room;
+  };
   const where = () => describePath([...at(), ...segs]);
   const refuse = (what: string): never => {
     throw new NotJsonError(
@@ -63,6 +96,15 @@ export function importJson(value: unknown, at: () => Seg[]): JsonValue {
       case "object": {
         if (v === null) return null;
         const draft = proxyTargets.get(v);
+        // Checked on the way down, so a too-deep value is refused before it can exhaust the stack.
+        if (
+          segs.length >= roomLeft() ||
+          (draft !== undefined && !fitsDepth(draft, roomLeft() - segs.length))
+        ) {
+          throw new NotJsonError(
+            `Cannot track ${tooDeep(roomLeft(), `below ${describePath(at())}`)}.`,
+          );
+        }
         if (draft !== undefined) return cloneJson(draft);
         if (ancestors.includes(v)) return refuse("a cycle (an object that contains itself)");
         if (Object.getOwnPropertySymbols(v).length > 0) return refuse("an object with symbol keys");
@@ -105,9 +147,14 @@ export function importJson(value: unknown, at: () => Seg[]): JsonValue {
 
 /**
  * Throws `InvalidOpError` unless `value` is a JSON value whose object keys are all safe
- * (op payloads are untrusted input).
+ * and which nests at most `room` levels (op payloads are untrusted input; `room` is
+ * `MAX_JSON_DEPTH` minus the length of the path the value is written at).
  */
-export function assertJsonPayload(value: unknown, what: string): asserts value is JsonValue {
+export function assertJsonPayload(
+  value: unknown,
+  what: string,
+  room: number = MAX_JSON_DEPTH,
+): asserts value is JsonValue {
   const ancestors: object[] = [];
   const refuse = (reason: string): never => {
     throw new InvalidOpError(
@@ -124,6 +171,10 @@ export function assertJsonPayload(value: unknown, what: string): asserts value i
         return;
       case "object": {
         if (v === null) return;
+        // Checked on the way down, so a too-deep payload is refused before it can exhaust the stack.
+        if (ancestors.length >= room) {
+          throw new InvalidOpError(`${what} holds ${tooDeep(room, "at its path")}.`);
+        }
         if (ancestors.includes(v)) refuse("a cycle");
         if (Object.getOwnPropertySymbols(v).length > 0) refuse("symbol keys");
         ancestors.push(v);

@@ -1,5 +1,5 @@
 import { InvalidOpError } from "./errors.ts";
-import { assertJsonPayload } from "./json.ts";
+import { assertJsonPayload, MAX_JSON_DEPTH } from "./json.ts";
 import { assertSafeKey, isCount } from "./segments.ts";
 import type { Op, Path, WireOp } from "./types.ts";
 
@@ -22,7 +22,8 @@ function show(value: unknown): string {
     const text = JSON.stringify(value) ?? String(value);
     return text.length > 120 ? `${text.slice(0, 117)}...` : text;
   } catch {
-    return String(value);
+    // Too deep or too odd to print (String() would recurse as deep as stringify did).
+    return Array.isArray(value) ? "[...]" : typeof value;
   }
 }
 
@@ -48,6 +49,12 @@ export function assertValidPath(
   allowEmpty: boolean,
 ): asserts path is Path {
   if (!Array.isArray(path)) fail(op, "the path must be an array of keys and indexes");
+  if (path.length > MAX_JSON_DEPTH) {
+    fail(
+      op,
+      `the path has ${path.length} segments; the limit is ${MAX_JSON_DEPTH} (MAX_JSON_DEPTH, the deepest a document may nest)`,
+    );
+  }
   if (path.length === 0 && !allowEmpty) {
     fail(op, 'the path must not be empty (only "r" and "p" may address the root)');
   }
@@ -59,11 +66,15 @@ export function assertValidPath(
   }
 }
 
-/** Checks everything after the path, starting at `at`. */
-function assertOperands(verb: string, op: unknown[], at: number): void {
+/**
+ * Checks everything after the path, starting at `at`. `pathLength` is the length of the
+ * op's path (0 when the wire form omits or interns it; `apply` checks again with it).
+ */
+function assertOperands(verb: string, op: unknown[], at: number, pathLength: number): void {
+  const room = MAX_JSON_DEPTH - pathLength;
   switch (verb) {
     case "s":
-      assertJsonPayload(op[at], `The value of ${show(op)}`);
+      assertJsonPayload(op[at], `The value of ${show(op)}`, room);
       return;
     case "a":
       if (typeof op[at] !== "string") fail(op, "the appended text must be a string");
@@ -76,7 +87,7 @@ function assertOperands(verb: string, op: unknown[], at: number): void {
       if (!isCount(op[at + 1])) fail(op, "the splice remove count must be a non-negative integer");
       const items = op[at + 2];
       if (!Array.isArray(items)) fail(op, "the splice items must be an array");
-      assertJsonPayload(items, `The items of ${show(op)}`);
+      assertJsonPayload(items, `The items of ${show(op)}`, room);
       return;
     }
   }
@@ -101,7 +112,7 @@ export function assertValidOp(op: unknown): asserts op is Op {
     return;
   }
   assertValidPath(tuple[1], op, verb === "p");
-  assertOperands(verb, tuple, 2);
+  assertOperands(verb, tuple, 2, tuple[1].length);
 }
 
 /** `true` for the interning form `["#", id, path]`. */
@@ -129,17 +140,20 @@ export function assertValidWireOp(w: unknown): asserts w is WireOp {
   }
   if (tuple.length === full) {
     const wirePath = tuple[1];
+    let pathLength = 0;
     if (typeof wirePath === "number") {
       if (!isCount(wirePath)) fail(w, "an interned path id must be a non-negative integer");
     } else if (isInternForm(wirePath)) {
       if (!isCount(wirePath[1])) fail(w, "an interned path id must be a non-negative integer");
       assertValidPath(wirePath[2], w, verb === "p");
+      pathLength = wirePath[2].length;
     } else {
       assertValidPath(wirePath, w, verb === "p");
+      pathLength = wirePath.length;
     }
-    assertOperands(verb, tuple, 2);
+    assertOperands(verb, tuple, 2, pathLength);
   } else if (tuple.length === full - 1) {
-    assertOperands(verb, tuple, 1);
+    assertOperands(verb, tuple, 1, 0);
   } else {
     fail(
       w,
