@@ -25,8 +25,17 @@ const utf8Length = (s: string): number => encoder.encode(s).length;
  * f.next(stateWithText("b\nc\n")).text // "c\n" (the window slid by one line)
  */
 export class OutputFollower {
+  private readonly retain: "head" | "tail";
   private text: string | null = null;
   private totalBytes = 0;
+
+  /**
+   * `retain` is the tool's policy (`GET /v1/tools`): a tail window slides, a head stops
+   * growing at its cap. Unknown means tail, the default policy.
+   */
+  constructor(retain: "head" | "tail" = "tail") {
+    this.retain = retain;
+  }
 
   next(state: ToolOutputState): FollowStep {
     const first = state.content[0];
@@ -40,15 +49,29 @@ export class OutputFollower {
 
   private diff(next: string, total: number): FollowStep {
     const prev = this.text;
-    if (prev === null || prev === "") {
-      // Joining (or the first text): what the totals count beyond the window was not seen.
+    if (prev === null) {
+      // Joining: what the totals count beyond the window was not seen.
       return { text: next, skippedBytes: Math.max(0, total - utf8Length(next)), restarted: false };
     }
-    if (next === prev) return { text: "", skippedBytes: 0, restarted: false };
-    if (next.startsWith(prev))
-      return { text: next.slice(prev.length), skippedBytes: 0, restarted: false };
     const written = total - this.totalBytes;
-    if (written > 0) {
+    if (written > 0) return this.grown(prev, next, written);
+    // Totals did not move (or started over after a `replace`): only the texts can tell.
+    if (next === prev) return { text: "", skippedBytes: 0, restarted: false };
+    if (next.startsWith(prev)) {
+      return { text: next.slice(prev.length), skippedBytes: 0, restarted: false };
+    }
+    const overlap = longestOverlap(prev, next);
+    if (overlap > 0) return { text: next.slice(overlap), skippedBytes: 0, restarted: false };
+    return { text: next, skippedBytes: 0, restarted: true };
+  }
+
+  /**
+   * The totals say `written` bytes arrived: they are the truth, whatever the texts look
+   * like (a window of repeated lines can slide and look unchanged). Every one of those
+   * bytes is either printed or reported as skipped.
+   */
+  private grown(prev: string, next: string, written: number): FollowStep {
+    if (this.retain === "tail") {
       const nextBytes = utf8Length(next);
       if (written >= nextBytes) {
         return { text: next, skippedBytes: written - nextBytes, restarted: false };
@@ -58,9 +81,17 @@ export class OutputFollower {
         return { text: added, skippedBytes: 0, restarted: false };
       }
     }
-    const overlap = longestOverlap(prev, next);
-    if (overlap > 0) return { text: next.slice(overlap), skippedBytes: 0, restarted: false };
-    return { text: next, skippedBytes: 0, restarted: true };
+    // The text did not move by `written` bytes: a head that filled up (the rest is not
+    // shown anywhere), or a text that started over. Print what is new; the rest was skipped.
+    let text = next;
+    let restarted = false;
+    if (next.startsWith(prev)) text = next.slice(prev.length);
+    else {
+      const overlap = longestOverlap(prev, next);
+      if (overlap > 0) text = next.slice(overlap);
+      else restarted = true;
+    }
+    return { text, skippedBytes: Math.max(0, written - utf8Length(text)), restarted };
   }
 }
 

@@ -1,4 +1,3 @@
-import type { JsonValue } from "../../chord/types.ts";
 import { ToolwireError } from "../errors.ts";
 import { type ToolInfo, ToolwireClient } from "../http-client.ts";
 import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
@@ -61,12 +60,16 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
     switch (command.kind) {
       case "run":
         return await run(client, command, proc);
-      case "watch":
+      case "watch": {
+        const { tool } = await client.get(command.id);
+        const retain = retainOf(await client.tools(), tool);
         return await follow(
           client.subscribe(command.id, { transport: command.transport }),
           proc,
           null,
+          retain,
         );
+      }
       case "result":
         return await result(client, command.id, command.waitSeconds, command.json, proc);
       case "tools":
@@ -109,19 +112,15 @@ function clientFor(
 }
 
 async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess): Promise<number> {
-  let schema: JsonValue | undefined;
-  if (Object.keys(command.args).length > 0) {
-    const known = await client.tools();
-    const tool = known.find((t) => t.name === command.tool);
-    if (!tool) {
-      throw new UsageError(
-        `Unknown tool "${command.tool}". Tools: ${known.map((t) => t.name).join(", ")}.`,
-        "run",
-      );
-    }
-    schema = tool.parameters;
+  const known = await client.tools();
+  const tool = known.find((t) => t.name === command.tool);
+  if (!tool) {
+    throw new UsageError(
+      `Unknown tool "${command.tool}". Tools: ${known.map((t) => t.name).join(", ")}.`,
+      "run",
+    );
   }
-  const args = toolArgs(command.args, command.argsJson, schema);
+  const args = toolArgs(command.args, command.argsJson, tool.parameters);
   const created = await client.createInvocation({
     tool: command.tool,
     args,
@@ -134,7 +133,12 @@ async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess
   }
   if (proc.stderr.isTTY) proc.stderr.write(`Viewer: ${created.viewUrl}\n`);
   const sub = client.subscribe(created, { transport: command.transport });
-  return follow(sub, proc, () => client.cancel(created.id));
+  return follow(sub, proc, () => client.cancel(created.id), tool.output?.retain);
+}
+
+/** Which end of its output a tool keeps (how a live printer reads a window that stops moving). */
+function retainOf(known: ToolInfo[], name: string): "head" | "tail" | undefined {
+  return known.find((t) => t.name === name)?.output?.retain;
 }
 
 /** Prints a subscription until it ends; the first Ctrl-C calls `cancel` (if any), the second leaves. */
@@ -142,8 +146,9 @@ async function follow(
   sub: Subscription,
   proc: CliProcess,
   cancel: (() => Promise<unknown>) | null,
+  retain: "head" | "tail" | undefined,
 ): Promise<number> {
-  const printer = new LivePrinter(proc, Date.now());
+  const printer = new LivePrinter(proc, Date.now(), retain);
   sub.onChange((s) => printer.update(s));
   let interrupts = 0;
   let leave: () => void = () => {};

@@ -21,7 +21,7 @@ const CLEAR_LINE = "\r\u001b[2K";
  * printer.finish(await sub.finished);
  */
 export class LivePrinter {
-  private readonly follower = new OutputFollower();
+  private readonly follower: OutputFollower;
   private readonly term: Terminal;
   private readonly startedAt: number;
   private readonly progress: boolean;
@@ -29,9 +29,13 @@ export class LivePrinter {
   private progressShown = false;
   private lastStatus = "connecting";
   private totals = { bytes: 0, lines: 0 };
+  /** Bytes counted but not shown since the last printed text: said once, where the gap is. */
+  private unshown = 0;
   private ticker: ReturnType<typeof setInterval> | null = null;
 
-  constructor(term: Terminal, startedAt: number) {
+  /** `retain`: the tool's output policy, when known (see `OutputFollower`). */
+  constructor(term: Terminal, startedAt: number, retain?: "head" | "tail") {
+    this.follower = new OutputFollower(retain);
     this.term = term;
     this.startedAt = startedAt;
     this.progress = term.stderr.isTTY === true;
@@ -47,12 +51,11 @@ export class LivePrinter {
       if (step.restarted) {
         this.notice("the output does not continue where it was; showing the whole current window");
       }
-      if (step.skippedBytes > 0) {
-        this.notice(
-          `${formatBytes(step.skippedBytes)} of output not shown here (outside the window)`,
-        );
+      this.unshown += step.skippedBytes;
+      if (step.text) {
+        this.noticeUnshown();
+        this.print(step.text);
       }
-      if (step.text) this.print(step.text);
       this.totals = {
         bytes: sub.state.truncation.totalBytes,
         lines: sub.state.truncation.totalLines,
@@ -73,6 +76,7 @@ export class LivePrinter {
   finish(outcome: SubscriptionOutcome): void {
     if (this.ticker) clearInterval(this.ticker);
     this.clearProgress();
+    this.noticeUnshown();
     if (!this.atLineStart && this.term.stdout.isTTY) this.print("\n");
     const banner = outcome.state ? describeTruncation(outcome.state.truncation) : null;
     if (banner) this.notice(banner);
@@ -80,6 +84,12 @@ export class LivePrinter {
       const how = outcome.end?.isError ? "✘ failed" : "✔ done";
       this.term.stderr.write(`${how} in ${elapsed(Date.now() - this.startedAt)}\n`);
     }
+  }
+
+  private noticeUnshown(): void {
+    if (this.unshown === 0) return;
+    this.notice(`${formatBytes(this.unshown)} of output not shown here (outside the window)`);
+    this.unshown = 0;
   }
 
   private print(text: string): void {

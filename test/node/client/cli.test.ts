@@ -166,6 +166,19 @@ describe("LivePrinter", () => {
     expect(err()).toBe("[toolwire] connection lost; reconnecting…\n[toolwire] reconnected\n");
   });
 
+  it("says once, where the gap is, how much output it did not show", () => {
+    const { proc, out, err } = fakeProcess();
+    const printer = new LivePrinter(proc, Date.now(), "head");
+    printer.update(sub("head\n", 5));
+    // The head is full: later bytes are counted but never shown.
+    printer.update(sub("head\n", 9));
+    printer.update(sub("head\n", 15));
+    expect(err()).toBe("");
+    printer.finish({ status: "settled", state: sub("head\n", 15).state, end: null, error: null });
+    expect(out()).toBe("head\n");
+    expect(err()).toBe("[toolwire] 10 bytes of output not shown here (outside the window)\n");
+  });
+
   it("keeps a progress line on a terminal stderr and clears it before output", () => {
     const { proc, out, err } = fakeProcess({}, true);
     const printer = new LivePrinter(proc, Date.now());

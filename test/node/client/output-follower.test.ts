@@ -118,4 +118,120 @@ describe("OutputFollower", () => {
       { seed: 4, numRuns: 1000 },
     );
   });
+
+  it("prints repeated lines that slid in, trusting the totals over equal-looking text", () => {
+    const f = new OutputFollower();
+    const window = "waiting\n".repeat(4);
+    const at = (total: number) => {
+      const state = emptyState();
+      state.content[0] = { type: "text", text: window };
+      state.truncation.totalBytes = total;
+      return state;
+    };
+    f.next(at(32));
+    expect(f.next(at(48))).toEqual({
+      text: "waiting\nwaiting\n",
+      skippedBytes: 0,
+      restarted: false,
+    });
+    expect(f.next(at(48)).text).toBe("");
+  });
+
+  it("prints every line of `seq`-like repetitive output through a 2,000-line window", () => {
+    const f = new OutputFollower();
+    let all = "";
+    let printed = "";
+    let skipped = 0;
+    for (let i = 0; i < 3000; i++) {
+      all += "ok\n";
+      if (i % 7 !== 0) continue;
+      const step = f.next(lineWindow(all, 2000));
+      printed += step.text;
+      skipped += step.skippedBytes;
+    }
+    const step = f.next(lineWindow(all, 2000));
+    printed += step.text;
+    skipped += step.skippedBytes;
+    expect(skipped).toBe(0);
+    expect(printed).toBe(all);
+  });
+
+  it("reports a head that stopped growing as bytes not shown", () => {
+    const f = new OutputFollower("head");
+    const head = (total: number) => {
+      const state = emptyState();
+      state.content[0] = { type: "text", text: "first\nsecond\n" };
+      state.truncation.totalBytes = total;
+      return state;
+    };
+    f.next(head(13));
+    expect(f.next(head(20))).toEqual({ text: "", skippedBytes: 7, restarted: false });
+    // More than the head arrived at once: still nothing new to show.
+    expect(f.next(head(60))).toEqual({ text: "", skippedBytes: 40, restarted: false });
+  });
+
+  it("accounts for every byte of repetitive output over random slides and chunkings (property)", () => {
+    const line = fc.constantFrom("ok\n", "waiting\n", "x\n", "ok", "\n");
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            write: fc.array(line, { minLength: 1, maxLength: 12 }),
+            seen: fc.boolean(),
+            lines: fc.integer({ min: 1, max: 8 }),
+            chars: fc.integer({ min: 4, max: 60 }),
+          }),
+          { maxLength: 50 },
+        ),
+        (steps) => {
+          const f = new OutputFollower();
+          let all = "";
+          let start = 0;
+          let printed = "";
+          let accounted = 0;
+          for (const { write, seen, lines, chars } of steps) {
+            all += write.join("");
+            // A tail window whose start never moves back: a line cap, then a char cap.
+            start = Math.max(start, lineStart(all, lines), all.length - chars);
+            if (!seen) continue;
+            const state = emptyState();
+            state.content[0] = { type: "text", text: all.slice(start) };
+            state.truncation.totalBytes = bytes(all);
+            const step = f.next(state);
+            expect(all.endsWith(step.text)).toBe(true);
+            printed += step.text;
+            accounted += bytes(step.text) + step.skippedBytes;
+            expect(accounted).toBe(bytes(all));
+          }
+          expect(isSubsequence(printed, all)).toBe(true);
+        },
+      ),
+      { seed: 21, numRuns: 1500 },
+    );
+  });
 });
+
+/** A tail window of the last `maxLines` lines (the sink's line cap). */
+function lineWindow(all: string, maxLines: number): ToolOutputState {
+  const state = emptyState();
+  state.content[0] = { type: "text", text: all.slice(lineStart(all, maxLines)) };
+  state.truncation.totalBytes = bytes(all);
+  return state;
+}
+
+/** Where the last `maxLines` lines of `all` start (a final partial line counts as one). */
+function lineStart(all: string, maxLines: number): number {
+  let at = all.endsWith("\n") ? all.length - 1 : all.length;
+  for (let n = 0; n < maxLines; n++) {
+    const nl = all.lastIndexOf("\n", at - 1);
+    if (nl === -1) return 0;
+    at = nl;
+  }
+  return at + 1;
+}
+
+function isSubsequence(small: string, big: string): boolean {
+  let j = 0;
+  for (let i = 0; i < big.length && j < small.length; i++) if (big[i] === small[j]) j++;
+  return j === small.length;
+}
