@@ -144,9 +144,11 @@ export class ToolwireClient {
   }
 
   /**
-   * Follows an invocation live. Given what `createInvocation` returned, uses its
-   * subscribe token; given an id, authenticates with the API token (Node only:
-   * browsers cannot set headers on a WebSocket).
+   * Follows an invocation live. Given an id, authenticates with the API token (Node
+   * only: browsers cannot set headers on a WebSocket), which does not expire: use this
+   * for anything that may run longer than an hour. Given what `createInvocation`
+   * returned, uses its subscribe token, which expires (1 h): a reconnect after that is
+   * refused.
    */
   subscribe(invocation: string | CreatedInvocation, options: SubscribeOptions = {}): Subscription {
     if (typeof invocation !== "string") {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
 import type { JsonObject } from "../../src/chord/types.ts";
 import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
+import { mintSubscribeToken } from "../../src/worker/subscribe-token.ts";
 
 const ONE_PIXEL_PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -177,6 +178,45 @@ describe("viewer page", () => {
     for (let i = 1; i <= 30; i++) expect(lines).toContain(`n ${i}`);
     expect(await page.locator("#connection").textContent()).toBe("");
     await context.close();
+  });
+
+  it("says how to get a new link when a reconnect is refused because the link expired", async () => {
+    const created = await start("bash", { command: "echo started; sleep 60" });
+    // A link that expires in a few seconds, signed like the Worker's own.
+    const ttlSeconds = 6;
+    const token = await mintSubscribeToken(
+      inject("subscribeSecret"),
+      created.id,
+      Date.now(),
+      ttlSeconds,
+    );
+    const expiresAtMs = Number(token.split(".")[1]) * 1000;
+    context = await browser.newContext();
+    const page = await context.newPage();
+    let closeFirst: () => Promise<void> = async () => {};
+    await page.routeWebSocket(/\/socket\?token=/, (ws) => {
+      closeFirst = () => ws.close({ code: 1012, reason: "restarting" });
+      ws.connectToServer();
+    });
+    const response = await page.goto(`${inject("apiUrl")}/view/${created.id}?token=${token}`);
+    expect(response?.status()).toBe(200);
+    await waitForOutput(page, "started");
+    // The open socket outlives its token; only the reconnect after the server drops it is refused.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, expiresAtMs - Date.now() + 500)),
+    );
+    await closeFirst();
+    await page.waitForFunction(() => document.body.dataset.connection === "failed", undefined, {
+      timeout: 30_000,
+    });
+    const problem = await page.locator("#problem").textContent();
+    expect(problem).toContain("This link has expired");
+    expect(problem).toContain(
+      `repeat the POST /v1/invocations request with the same toolCallId ("${created.toolCallId}")`,
+    );
+    expect(await output(page)).toContain("started");
+    await context.close();
+    await api.cancel(created.id);
   });
 
   it("asks the Durable Object for a fresh base after a frame it cannot decode", async () => {

@@ -132,7 +132,9 @@ async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess
     return EXIT.ok;
   }
   if (proc.stderr.isTTY) proc.stderr.write(`Viewer: ${created.viewUrl}\n`);
-  const sub = client.subscribe(created, { transport: command.transport });
+  // By id with the API token: the subscribe token in `created` expires after an hour,
+  // and a reconnect after that would be refused while the command still runs.
+  const sub = client.subscribe(created.id, { transport: command.transport });
   return follow(sub, proc, () => client.cancel(created.id), tool.output?.retain);
 }
 

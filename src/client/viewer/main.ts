@@ -11,6 +11,7 @@ import { type Subscription, subscribe } from "../subscription.ts";
 import { describeTruncation, formatCount } from "../truncation-notice.ts";
 import { DetailsTree } from "./details-tree.ts";
 import { byId, el } from "./dom.ts";
+import { describeFailure } from "./failure-message.ts";
 import { OutputPane } from "./output-pane.ts";
 
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
@@ -113,7 +114,7 @@ function renderConnection(s: Subscription): void {
   page.connection.className = `connection ${s.status}`;
   page.problem.hidden = s.status !== "failed";
   if (s.status === "failed" && s.error) {
-    page.problem.textContent = `Cannot follow this invocation: ${s.error.message}`;
+    page.problem.textContent = describeFailure(s.error, s.start?.toolCallId ?? null);
   }
 }
 

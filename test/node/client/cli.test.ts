@@ -252,3 +252,81 @@ describe("runCli without a Worker", () => {
     expect(err()).toContain('"localhost:8787" is not an http(s) URL');
   });
 });
+
+describe("runCli against a Toolwire whose subscribe tokens expire", () => {
+  const ids = { runId: "r", turnId: "t", toolCallId: "c1" };
+  let server: Server;
+  let url: string;
+  let streams: { authorized: boolean; token: string | null }[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const u = new URL(req.url ?? "/", "http://x");
+      const json = (status: number, body: unknown) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(body));
+      };
+      const authorized = req.headers.authorization === "Bearer api";
+      if (u.pathname === "/v1/tools") {
+        return json(200, {
+          tools: [
+            {
+              name: "bash",
+              description: "",
+              parameters: { type: "object", properties: { command: { type: "string" } } },
+              output: { retain: "tail", maxBytes: 51200, maxLines: 2000 },
+            },
+          ],
+        });
+      }
+      if (u.pathname === "/v1/invocations" && req.method === "POST") {
+        const base = `${url}/v1/invocations/c1`;
+        return json(201, {
+          id: "c1",
+          toolCallId: "c1",
+          status: "running",
+          subscribeToken: "short",
+          socketUrl: `${base.replace("http", "ws")}/socket?token=short`,
+          eventsUrl: `${base}/events?token=short`,
+          viewUrl: `${url}/view/c1?token=short`,
+        });
+      }
+      if (u.pathname === "/v1/invocations/c1/events") {
+        const token = u.searchParams.get("token");
+        streams.push({ authorized, token });
+        // The first stream is served; by the second, an hour has passed and the subscribe token expired.
+        if (!authorized && (token !== "short" || streams.length > 1)) {
+          return json(401, {
+            error: { code: "unauthorized", message: "The subscribe token has expired." },
+          });
+        }
+        const state = emptyState();
+        const text = streams.length === 1 ? "first\n" : "first\nsecond\n";
+        state.content[0] = { type: "text", text };
+        state.truncation.totalBytes = text.length;
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        const send = (event: unknown) => res.write(`data: ${JSON.stringify(event)}\n\n`);
+        send({ type: "tool_start", ...ids, toolName: "bash", args: {} });
+        send({ type: "tool_update", ...ids, ops: [["r", state]] });
+        if (streams.length > 1) send({ type: "tool_end", ...ids, isError: false });
+        res.end();
+        return;
+      }
+      json(404, { error: { code: "not_found", message: "no such route" } });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("run keeps following with the API token after a reconnect", async () => {
+    streams = [];
+    const { proc, out, err } = fakeProcess({ TOOLWIRE_URL: url, TOOLWIRE_TOKEN: "api" });
+    expect(await runCli(["run", "--sse", "bash", "--command", "x"], proc)).toBe(EXIT.ok);
+    expect(out()).toBe("first\nsecond\n");
+    expect(err()).toBe("[toolwire] connection lost; reconnecting…\n[toolwire] reconnected\n");
+    expect(streams).toEqual([
+      { authorized: true, token: null },
+      { authorized: true, token: null },
+    ]);
+  });
+});

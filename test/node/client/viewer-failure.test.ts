@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { ToolwireError } from "../../../src/client/index.ts";
+import { describeFailure } from "../../../src/client/viewer/failure-message.ts";
+
+const expired = new ToolwireError(
+  "unauthorized",
+  "the subscribe token has expired; create a new one by repeating POST /v1/invocations with the same toolCallId",
+  401,
+);
+
+describe("the viewer's failure box", () => {
+  it("says how to get a new link when the link expired", () => {
+    const text = describeFailure(expired, "call_42");
+    expect(text).toContain("This link has expired");
+    expect(text).toContain(
+      'repeat the POST /v1/invocations request with the same toolCallId ("call_42")',
+    );
+    expect(text).toContain("viewUrl");
+    expect(text).not.toContain("subscribe token");
+  });
+
+  it("still says how when the toolCallId is not known yet", () => {
+    expect(describeFailure(expired, null)).toContain(
+      "repeat the POST /v1/invocations request with the same toolCallId",
+    );
+  });
+
+  it("shows other problems as the server put them", () => {
+    const other = new ToolwireError("forbidden", "the token is for another invocation", 403);
+    expect(describeFailure(other, "c")).toBe(
+      "Cannot follow this invocation: the token is for another invocation",
+    );
+  });
+});
