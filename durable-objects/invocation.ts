@@ -52,6 +52,10 @@ const DAY_MS = 86_400_000;
 
 export const CANCELLED_NOTICE =
   "[Cancelled: the call was stopped before it finished; the output above is what it wrote until then.]";
+/** Ends the output of an invocation whose publication path threw (docs/decisions/006). */
+export function unpublishableNotice(error: unknown): string {
+  return `[Output failed: publishing it threw "${messageOf(error)}", so the call was ended; the output above is what was published before that.]`;
+}
 export const INTERRUPTED_NOTICE =
   "[Interrupted: the call was cut off by a restart and is not safe to run again; the output above is what it wrote before the restart.]";
 
@@ -80,7 +84,9 @@ type Ending =
   | { kind: "cancelled" }
   | { kind: "interrupted" }
   /** An `external` invocation whose producer sent nothing for the idle timeout. */
-  | { kind: "idle"; timeoutMs: number };
+  | { kind: "idle"; timeoutMs: number }
+  /** Publishing the output threw (the sink could not flush, storage refused the batch). */
+  | { kind: "unpublishable"; error: unknown };
 
 /**
  * Tools whose work runs outside the Durable Object and that the DO follows in bounded
@@ -130,6 +136,13 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
    * write, or just before a memo. Lives in memory: a new instance has none.
    */
   memoHook: ((name: string, moment: "before" | "after") => "halt" | undefined) | null = null;
+  /**
+   * Tests only: called before every flush of the sink; a throw stands for a flush that
+   * fails, which no input can cause since the depth cap (docs/decisions/006).
+   */
+  flushHook: (() => void) | null = null;
+  /** The first error the publication path threw; the invocation then settles with it. */
+  #publishError: unknown = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -305,12 +318,33 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       state,
       deltasSinceBase,
       checkpointSeq,
-      flush: () => this.#sink?.flush() ?? [],
-      onError: (error) =>
-        console.error(`invocation ${this.#record?.toolCallId}: publication failed`, error),
+      flush: () => {
+        this.flushHook?.();
+        return this.#sink?.flush() ?? [];
+      },
+      onError: (error) => this.#publicationFailed(error),
     });
     this.#output = output;
     return output;
+  }
+
+  /**
+   * The publication path threw: nothing more would reach storage or subscribers, so
+   * the invocation must not keep running silently. It settles as an error outside the
+   * publisher's call stack, its tool stopped, keeping what was published.
+   */
+  #publicationFailed(error: unknown): void {
+    console.error(`invocation ${this.#record?.toolCallId}: publication failed`, error);
+    if (this.#publishError !== null) return;
+    this.#publishError = error;
+    queueMicrotask(() => {
+      const runner = this.#runner;
+      this.#runner = null;
+      runner?.abort.abort(error);
+      this.#settle({ kind: "unpublishable", error }).catch((failure: unknown) =>
+        console.error(`invocation ${this.#record?.toolCallId}: settle failed`, failure),
+      );
+    });
   }
 
   /** A sink over `seed` (or the initial state); its first flush is a base of it. */
@@ -394,15 +428,28 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     // A tool that grew `details` past its bound completed with that error.
     const limit = this.#sink?.limitError;
     if (ending.kind === "completed" && limit) ending = { kind: "failed", error: limit };
+    if (ending.kind === "unpublishable") {
+      // The broken sink is dropped; a fresh one over the published state carries the notice.
+      this.#attachSink(this.#liveSink().policy, output.state).fail(
+        unpublishableNotice(ending.error),
+      );
+    }
     if (ending.kind === "failed") this.#liveSink().fail(ending.error);
     if (ending.kind === "cancelled") this.#liveSink().appendNotice(CANCELLED_NOTICE);
     if (ending.kind === "interrupted") this.#liveSink().appendNotice(INTERRUPTED_NOTICE);
     if (ending.kind === "idle") this.#liveSink().appendNotice(idleNotice(ending.timeoutMs));
     output.flushNow();
+    if (this.#publishError !== null && ending.kind !== "unpublishable") {
+      // This last flush broke: settle with what was published and say why.
+      return this.#settle({ kind: "unpublishable", error: this.#publishError });
+    }
     output.dispose();
     const isError = ending.kind !== "completed";
     const cancelled = ending.kind === "cancelled";
-    const result = resultOf(output.state, isError);
+    // A broken path may have failed the last flush too: the result then comes from the
+    // fresh sink (the published state and the notice), not from what was published.
+    const final = ending.kind === "unpublishable" ? this.#liveSink().snapshot() : output.state;
+    const result = resultOf(final, isError);
     const settledAt = Date.now();
     const deleteAt = settledAt + this.#retentionDays() * DAY_MS;
     this.ctx.storage.transactionSync(() => {

@@ -1,4 +1,4 @@
-import { apply, assertValidOp } from "../src/chord/index.ts";
+import { apply, assertValidOp, fitsDepth, MAX_JSON_DEPTH } from "../src/chord/index.ts";
 import type { JsonValue, Op } from "../src/chord/types.ts";
 import {
   assertImage,
@@ -72,6 +72,9 @@ export function applyCall(sink: ToolOutputSink, call: ProducerCall): void {
   else sink.terminate(call.terminate);
 }
 
+/** `details` sits one level inside the output state, whose depth is capped (docs/decisions/005). */
+const MAX_DETAILS_DEPTH = MAX_JSON_DEPTH - 1;
+
 /** `details` after a batch of untrusted ops; throws a clear error for a bad op. */
 function applyDetails(details: JsonValue, ops: Op[]): JsonValue {
   if (!Array.isArray(ops)) throw new TypeError("details must be an array of Chord ops.");
@@ -80,5 +83,11 @@ function applyDetails(details: JsonValue, ops: Op[]): JsonValue {
     if (op[0] === "r" && k !== 0)
       throw new TypeError(`details[${k}]: an "r" op may only come first in a batch.`);
   });
-  return apply(structuredClone(details), ops);
+  const next = apply(structuredClone(details), ops);
+  if (!fitsDepth(next, MAX_DETAILS_DEPTH)) {
+    throw new TypeError(
+      `details would nest arrays and objects more than ${MAX_DETAILS_DEPTH} levels deep; the output state may nest at most ${MAX_JSON_DEPTH} (MAX_JSON_DEPTH) and details sits one level inside it. Flatten it or send the deep part as a JSON string.`,
+    );
+  }
+  return next;
 }

@@ -5,6 +5,7 @@
  * Built-ins are registered by `src/tools/index.ts`; import the registry from there.
  */
 import { type ZodError, type ZodType, z } from "zod";
+import { fitsDepth, MAX_JSON_DEPTH } from "../chord/index.ts";
 import type { JsonValue } from "../chord/types.ts";
 import { DEFAULT_OUTPUT_POLICY, type OutputPolicy, type ToolOutput } from "../output/types.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
@@ -114,6 +115,22 @@ export function listTools(): AnyTool[] {
   return [...tools.values()];
 }
 
+/**
+ * `z.json()` that first refuses values nesting arrays and objects more than `levels`
+ * deep (docs/decisions/005): zod walks JSON recursively, so a deep value would otherwise
+ * exhaust the stack before any message could name the problem.
+ *
+ * @example cappedJson(3).parse([[[1]]]) // ok; [[[[1]]]] fails
+ */
+export function cappedJson(levels: number) {
+  return z
+    .unknown()
+    .refine((v) => fitsDepth(v, levels), {
+      message: `must nest arrays and objects at most ${levels} levels deep (MAX_JSON_DEPTH ${MAX_JSON_DEPTH} for the whole args); flatten it or send the deep part as a JSON string`,
+    })
+    .pipe(z.json());
+}
+
 /** Name of the agent-side tool whose output comes only from the producer API. */
 export const EXTERNAL_TOOL = "external";
 
@@ -127,7 +144,10 @@ export const externalTool = defineTool({
     "A tool the agent runs itself. Its output is streamed through POST /v1/invocations/:id/output (write, replace, image, details, usage, addTools, terminate, then end).",
   params: z.strictObject({
     name: z.string().min(1).max(128).describe("The agent-side tool's own name"),
-    input: z.json().optional().describe("The input the agent ran it with (shown to subscribers)"),
+    // `input` sits one level inside the args.
+    input: cappedJson(MAX_JSON_DEPTH - 1)
+      .optional()
+      .describe("The input the agent ran it with (shown to subscribers)"),
   }),
   replaySafe: false,
   async execute() {

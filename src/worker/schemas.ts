@@ -3,6 +3,7 @@
  * zod. `parseWith` turns a failed parse into a 400 naming each field and its problem.
  */
 import { type ZodType, z } from "zod";
+import { fitsDepth, MAX_JSON_DEPTH } from "../chord/index.ts";
 import { formatIssues } from "../tools/index.ts";
 import { fail } from "./errors.ts";
 
@@ -21,7 +22,13 @@ const label = z.string().min(1).max(256);
 /** `POST /v1/invocations` */
 export const createInvocationBody = z.strictObject({
   tool: z.string().min(1, "name a tool (GET /v1/tools lists them)"),
-  args: z.unknown().optional(),
+  // Capped before any tool's schema walks it (docs/decisions/005).
+  args: z
+    .unknown()
+    .refine((v) => fitsDepth(v, MAX_JSON_DEPTH), {
+      message: `must nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep (MAX_JSON_DEPTH); flatten them or send the deep part as a JSON string`,
+    })
+    .optional(),
   toolCallId: invocationId.optional(),
   runId: label.optional(),
   turnId: label.optional(),
