@@ -27,6 +27,7 @@ export {
   type ToolwireClientOptions,
 } from "./http-client.ts";
 export { InvocationReplica, type ReplicaOutcome } from "./invocation-replica.ts";
+export { DEFAULT_KEEP_ALIVE, type KeepAlivePolicy } from "./keep-alive.ts";
 export { type FollowStep, OutputFollower } from "./output-follower.ts";
 export { type SocketFactory, type SocketLike, socketTransport } from "./socket-transport.ts";
 export { type SseMessage, SseParser } from "./sse-parser.ts";

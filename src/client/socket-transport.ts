@@ -1,4 +1,11 @@
 import { errorFromResponse, ToolwireError, unreachable } from "./errors.ts";
+import {
+  DEFAULT_KEEP_ALIVE,
+  type KeepAlivePolicy,
+  PING_FRAME,
+  PONG_FRAME,
+  seconds,
+} from "./keep-alive.ts";
 import type { Transport } from "./transport.ts";
 
 /** The part of the platform `WebSocket` (browsers, Node 22, Workers) this client uses. */
@@ -18,6 +25,8 @@ export interface SocketTransportOptions {
   createSocket?: SocketFactory;
   /** Used to ask why an upgrade failed. Defaults to the platform `fetch`. */
   fetch?: typeof fetch;
+  /** Ping cadence and how long to wait for any frame after a ping. */
+  keepAlive?: Partial<KeepAlivePolicy>;
 }
 
 const OPEN = 1;
@@ -33,7 +42,10 @@ const platformSocket: SocketFactory = (url, headers) => {
 
 /**
  * A transport over the invocation's WebSocket (`/v1/invocations/:id/socket`): one
- * event per text frame; `resync()` sends `{"type":"resync"}`. A browser cannot see
+ * event per text frame; `resync()` sends `{"type":"resync"}`. Every `pingEveryMs` it
+ * sends `{"type":"ping"}`; when no frame at all arrives within `pongWithinMs` after a
+ * ping, the connection is dead and reported closed (the subscription reconnects).
+ * `{"type":"pong"}` frames prove liveness and are not passed on. A browser cannot see
  * why an upgrade was refused, so after a failed upgrade the same URL is fetched over
  * plain HTTP to tell an expired token or an unknown invocation from a network blip.
  *
@@ -42,10 +54,19 @@ const platformSocket: SocketFactory = (url, headers) => {
  */
 export function socketTransport(url: string, options: SocketTransportOptions = {}): Transport {
   const create = options.createSocket ?? platformSocket;
+  const keepAlive = { ...DEFAULT_KEEP_ALIVE, ...options.keepAlive };
   return (handlers) => {
     let done = false;
     let opened = false;
+    let pinger: ReturnType<typeof setInterval> | null = null;
+    let deadline: ReturnType<typeof setTimeout> | null = null;
+    const stopKeepAlive = () => {
+      if (pinger !== null) clearInterval(pinger);
+      if (deadline !== null) clearTimeout(deadline);
+      pinger = deadline = null;
+    };
     const finish = (error?: ToolwireError) => {
+      stopKeepAlive();
       if (done) return;
       done = true;
       handlers.closed(error);
@@ -62,11 +83,30 @@ export function socketTransport(url: string, options: SocketTransportOptions = {
         },
       };
     }
+    const ping = () => {
+      if (done || socket.readyState !== OPEN) return;
+      socket.send(PING_FRAME);
+      deadline ??= setTimeout(() => {
+        finish(
+          new ToolwireError(
+            "unreachable",
+            `The connection went silent: no answer to a keep-alive ping within ${seconds(keepAlive.pongWithinMs)}.`,
+            0,
+          ),
+        );
+        socket.close(4000, "keep-alive timeout");
+      }, keepAlive.pongWithinMs);
+    };
     socket.addEventListener("open", () => {
       opened = true;
+      if (!done) pinger = setInterval(ping, keepAlive.pingEveryMs);
     });
     socket.addEventListener("message", (event) => {
-      if (!done && typeof event.data === "string") handlers.message(event.data);
+      if (done) return;
+      // Any frame proves the connection is alive.
+      if (deadline !== null) clearTimeout(deadline);
+      deadline = null;
+      if (typeof event.data === "string" && event.data !== PONG_FRAME) handlers.message(event.data);
     });
     let refused = false;
     const ended = () => {
@@ -86,6 +126,7 @@ export function socketTransport(url: string, options: SocketTransportOptions = {
       },
       close() {
         done = true;
+        stopKeepAlive();
         socket.close(1000, "client closed");
       },
     };

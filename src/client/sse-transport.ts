@@ -1,4 +1,5 @@
 import { errorFromResponse, ToolwireError, unreachable } from "./errors.ts";
+import { DEFAULT_KEEP_ALIVE, type KeepAlivePolicy, seconds } from "./keep-alive.ts";
 import { redact } from "./socket-transport.ts";
 import { SseParser } from "./sse-parser.ts";
 import type { Transport } from "./transport.ts";
@@ -7,27 +8,50 @@ export interface SseTransportOptions {
   /** Extra request headers, e.g. `Authorization` in Node. */
   headers?: Record<string, string>;
   fetch?: typeof fetch;
+  /** `sseQuietMs`: how long a stream may send nothing at all before it is dead. */
+  keepAlive?: Partial<KeepAlivePolicy>;
 }
 
 /**
  * A transport over the invocation's Server-Sent Events (`/v1/invocations/:id/events`),
  * read with a streaming `fetch` (no `EventSource`, so it runs in Node and can send
  * headers). It cannot ask for a base mid-stream: recovery is a new connection.
+ * Comment lines (`:`, the server's keep-alives) are skipped; a stream that sends no
+ * bytes at all for `sseQuietMs` is dead and reported closed (the subscription reconnects).
  *
  * @example
  * subscribe(url, { connect: sseTransport("https://host/v1/invocations/abc/events?token=…") })
  */
 export function sseTransport(url: string, options: SseTransportOptions = {}): Transport {
   const doFetch = options.fetch ?? fetch;
+  const quietMs = options.keepAlive?.sseQuietMs ?? DEFAULT_KEEP_ALIVE.sseQuietMs;
   return (handlers) => {
     const abort = new AbortController();
     let done = false;
+    let quiet: ReturnType<typeof setTimeout> | null = null;
     const finish = (error?: ToolwireError) => {
+      if (quiet !== null) clearTimeout(quiet);
+      quiet = null;
       if (done) return;
       done = true;
       handlers.closed(error);
     };
+    /** (Re)starts the silence deadline; called when the request starts and on every chunk. */
+    const heard = () => {
+      if (quiet !== null) clearTimeout(quiet);
+      quiet = setTimeout(() => {
+        finish(
+          new ToolwireError(
+            "unreachable",
+            `The event stream went silent: no bytes, not even a keep-alive, for ${seconds(quietMs)}.`,
+            0,
+          ),
+        );
+        abort.abort();
+      }, quietMs);
+    };
     const run = async () => {
+      heard();
       let res: Response;
       try {
         res = await doFetch(url, {
@@ -52,6 +76,7 @@ export function sseTransport(url: string, options: SseTransportOptions = {}): Tr
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       try {
         for (;;) {
+          heard();
           const { value, done: ended } = await reader.read();
           if (ended || done) break;
           for (const message of parser.push(value)) {
@@ -69,6 +94,8 @@ export function sseTransport(url: string, options: SseTransportOptions = {}): Tr
       resync: () => false,
       close() {
         done = true;
+        if (quiet !== null) clearTimeout(quiet);
+        quiet = null;
         abort.abort();
       },
     };

@@ -5,6 +5,7 @@ import { type InvocationAddress, type StreamKind, streamUrl } from "./endpoints.
 import { ToolwireError } from "./errors.ts";
 import { parseFrame } from "./harness-event.ts";
 import { InvocationReplica } from "./invocation-replica.ts";
+import type { KeepAlivePolicy } from "./keep-alive.ts";
 import { type SocketFactory, socketTransport } from "./socket-transport.ts";
 import { sseTransport } from "./sse-transport.ts";
 import type { Transport, TransportConnection } from "./transport.ts";
@@ -31,6 +32,8 @@ export interface SubscribeOptions {
   /** Extra headers for the connection (Node only), e.g. `Authorization: Bearer <API token>`. */
   headers?: Record<string, string>;
   backoff?: Partial<BackoffPolicy>;
+  /** Keep-alive cadence and deadlines (docs/decisions/063); tests shorten them. */
+  keepAlive?: Partial<KeepAlivePolicy>;
   /** How many raw events `events` keeps (newest last). Default 1000. */
   keepEvents?: number;
   /** Replaces the transport entirely (custom platforms, tests). */
