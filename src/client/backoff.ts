@@ -8,7 +8,7 @@ export interface BackoffPolicy {
   maxAttempts: number;
 }
 
-/** See docs/decisions/061-client-reconnect-backoff.md. */
+/** See docs/decisions/061-client-reconnect.md. */
 export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 250, maxMs: 8000, maxAttempts: 12 };
 
 /**

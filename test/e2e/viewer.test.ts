@@ -219,6 +219,27 @@ describe("viewer page", () => {
     await api.cancel(created.id);
   });
 
+  it("measures elapsed time on the server's clock when the browser's clock is an hour fast", async () => {
+    const created = await start("bash", { command: "echo started; sleep 60" });
+    context = await browser.newContext();
+    const page = await context.newPage();
+    // Cloudflare's edge dates every answer; `wrangler dev` does not, so add what it would.
+    await page.route(/\/v1\/invocations\/[^/?]+\?token=/, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({
+        response,
+        headers: { ...response.headers(), date: new Date().toUTCString() },
+      });
+    });
+    await page.clock.setFixedTime(Date.now() + 3_600_000);
+    await page.goto(created.viewUrl);
+    await waitForOutput(page, "started");
+    // Without the offset the page would show about 1:00:00.
+    await expect.poll(() => page.locator("#elapsed").textContent()).toMatch(/^\d+\.\d s$/);
+    await context.close();
+    await api.cancel(created.id);
+  });
+
   it("asks the Durable Object for a fresh base after a frame it cannot decode", async () => {
     const created = await start("bash", {
       command: 'for i in $(seq 1 20); do echo "r $i"; sleep 0.1; done',

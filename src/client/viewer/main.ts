@@ -13,6 +13,7 @@ import { DetailsTree } from "./details-tree.ts";
 import { byId, el } from "./dom.ts";
 import { describeFailure } from "./failure-message.ts";
 import { OutputPane } from "./output-pane.ts";
+import { ServerClock } from "./server-clock.ts";
 
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
 
@@ -34,9 +35,22 @@ const details = new DetailsTree(byId("details"));
 
 const id = decodeURIComponent(/\/view\/([^/]+)/.exec(location.pathname)?.[1] ?? "");
 const token = new URLSearchParams(location.search).get("token") ?? "";
-const api = new ToolwireClient({ baseUrl: location.origin, subscribeToken: token });
+const clock = new ServerClock();
+const api = new ToolwireClient({
+  baseUrl: location.origin,
+  subscribeToken: token,
+  // Every answer's Date header tells how far this browser's clock is from the server's.
+  fetch: async (input, init) => {
+    const sentAt = Date.now();
+    const res = await fetch(input, init);
+    clock.observe(res.headers.get("date"), sentAt, Date.now());
+    return res;
+  },
+});
 
-let startedAt = Date.now();
+// Times on the server's clock (createdAt and settledAt come from it); see ServerClock.
+const openedAt = Date.now();
+let startedAt: number | null = null;
 let endedAt: number | null = null;
 let cancelled = false;
 let renderQueued = false;
@@ -60,7 +74,7 @@ setInterval(renderClock, 100);
 render();
 
 function onSettled(): void {
-  endedAt = Date.now();
+  endedAt = clock.now(Date.now());
   api.get(id).then(
     (info) => {
       cancelled = info.cancelled === true;
@@ -187,7 +201,8 @@ function renderImages(state: ToolOutputState): void {
 }
 
 function renderClock(): void {
-  const ms = (endedAt ?? Date.now()) - startedAt;
+  // Until the invocation's createdAt is known, count from when the page opened.
+  const ms = (endedAt ?? clock.now(Date.now())) - (startedAt ?? clock.now(openedAt));
   page.elapsed.textContent = formatElapsed(Math.max(0, ms));
 }
 
