@@ -621,7 +621,10 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     return this.#subscribers.acceptSocket(start, state, ended);
   }
 
-  /** A subscriber may send `{"type":"resync"}` to get a fresh base; nothing else is read. */
+  /**
+   * A subscriber may send `{"type":"resync"}` to get a fresh base, at most once per
+   * publication (docs/decisions/070); nothing else is read.
+   */
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     if (typeof message !== "string" || !this.#record) return;
     let parsed: unknown;

@@ -33,6 +33,12 @@ export class Subscribers {
   readonly #ctx: DurableObjectState;
   readonly #newEncoder: () => StreamEncoder;
   readonly #socketEncoders = new Map<string, StreamEncoder>();
+  /**
+   * Sockets whose last `tool_update` was a base with no publication since: they already
+   * hold the latest state, so a resync from them is ignored (docs/decisions/070).
+   * Memory only: after a wake-up from hibernation one resync per socket is answered again.
+   */
+  readonly #holdingLatestBase = new Set<string>();
   readonly #streams = new Map<string, SseStream>();
 
   constructor(ctx: DurableObjectState, newEncoder: () => StreamEncoder) {
@@ -66,6 +72,7 @@ export class Subscribers {
       server.close(1000, "settled");
     } else {
       this.#socketEncoders.set(subscriberId, encoder);
+      this.#holdingLatestBase.add(subscriberId);
     }
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -116,6 +123,7 @@ export class Subscribers {
    * is the durable state after it (used for the base of a subscriber without encoder).
    */
   publish(start: ToolStartEvent, ops: Op[], state: ToolOutputState, seq: number): void {
+    this.#holdingLatestBase.clear();
     for (const ws of this.#ctx.getWebSockets()) {
       const id = subscriberIdOf(ws);
       let encoder = this.#socketEncoders.get(id);
@@ -124,21 +132,31 @@ export class Subscribers {
         encoder = this.#newEncoder();
         this.#socketEncoders.set(id, encoder);
         batch = [["r", state as unknown as JsonValue]];
+        this.#holdingLatestBase.add(id);
       }
       sendSocket(ws, { ...header(start), type: "tool_update", ops: encoder.encode(batch) });
     }
     for (const stream of this.#streams.values()) stream.update(ops, state, seq);
   }
 
-  /** A client asked for a fresh base (`{"type":"resync"}`): new encoder, base of `state`. */
-  resync(ws: WebSocket, start: ToolStartEvent, state: ToolOutputState): void {
+  /**
+   * A client asked for a fresh base (`{"type":"resync"}`): new encoder, base of `state`.
+   * Ignored (returns false) while the socket's last update was a base that no
+   * publication has followed: it holds the latest state already, and answering every
+   * request would let any token holder make the object send snapshots without end.
+   */
+  resync(ws: WebSocket, start: ToolStartEvent, state: ToolOutputState): boolean {
+    const id = subscriberIdOf(ws);
+    if (this.#holdingLatestBase.has(id)) return false;
     const encoder = this.#newEncoder();
-    this.#socketEncoders.set(subscriberIdOf(ws), encoder);
+    this.#socketEncoders.set(id, encoder);
+    this.#holdingLatestBase.add(id);
     sendSocket(ws, {
       ...header(start),
       type: "tool_update",
       ops: encoder.encode([["r", state as unknown as JsonValue]]),
     });
+    return true;
   }
 
   /** Sends `tool_end` to everyone and closes every stream. */
@@ -149,13 +167,16 @@ export class Subscribers {
       closeSocket(ws, 1000, "settled");
     }
     this.#socketEncoders.clear();
+    this.#holdingLatestBase.clear();
     for (const stream of this.#streams.values()) stream.end(isError, seq);
     this.#streams.clear();
   }
 
   /** Forgets a socket that closed or failed. */
   drop(ws: WebSocket): void {
-    this.#socketEncoders.delete(subscriberIdOf(ws));
+    const id = subscriberIdOf(ws);
+    this.#socketEncoders.delete(id);
+    this.#holdingLatestBase.delete(id);
   }
 }
 

@@ -74,15 +74,16 @@ describe("WebSocket fan-out", () => {
     expect(b.bases).toBe(1);
   });
 
-  it('answers {"type":"resync"} with a fresh base', async () => {
+  it('answers {"type":"resync"} after a publication with a fresh base', async () => {
     const stub = stubFor("resync");
     value(await stub.start(startRequest("resync", "external", { name: "t" })));
     await produceLines("resync", 1, 3);
     const sub = await connectSocket("resync");
+    await produceLines("resync", 4, 1);
     await sub.converge((await view("resync")).state);
     sub.socket.send(JSON.stringify({ type: "resync" }));
     await waitFor("second base", () => (sub.bases === 2 ? true : undefined));
-    await produceLines("resync", 4, 2);
+    await produceLines("resync", 5, 2);
     await sub.converge((await view("resync")).state);
   });
 
