@@ -70,6 +70,15 @@ describe("toolwire CLI", () => {
     expect(run.stderr).toMatch(/Showing 2,000 of 4,000 lines \(2,000-line limit\)\. Full output: /);
   });
 
+  it("prints every line of repetitive output, though the window looks the same as it slides", async () => {
+    const command =
+      "for i in $(seq 1 3000); do echo ok; if [ $((i % 300)) -eq 0 ]; then sleep 0.2; fi; done";
+    const run = await toolwire(["run", "bash", "--command", command]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain("not shown");
+    expect(run.stdout.split("\n").filter((l) => l === "ok")).toHaveLength(3000);
+  });
+
   it("cancels the invocation on Ctrl-C, keeping what it printed", async () => {
     let interrupted = false;
     const id = `call_cli_cancel_${Date.now()}`;
