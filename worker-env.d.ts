@@ -13,6 +13,8 @@ interface Env {
   SANDBOX_REJOIN_SECONDS?: string;
   /** Seconds the DO reads a bash stream before it lets go and rejoins from its alarm (default 10). */
   SANDBOX_STREAM_WINDOW_SECONDS?: string;
+  /** Seconds of silence on an SSE stream before the DO sends a `: keep-alive` comment (default 25). */
+  SSE_KEEPALIVE_SECONDS?: string;
   /** Bearer token agents present. Unset means the API refuses every call (503). */
   API_TOKEN?: string;
   /** HMAC-SHA256 key for subscribe tokens. */

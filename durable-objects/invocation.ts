@@ -24,6 +24,7 @@ import { probeSandbox } from "../src/worker/sandboxes.ts";
 import { BatchLog } from "./batch-log.ts";
 import { DurableOutput } from "./durable-output.ts";
 import { idleNotice, idleTimeoutMs } from "./idle-timeout.ts";
+import { PING_MESSAGE, PONG_MESSAGE, sseKeepAliveMs } from "./keep-alive.ts";
 import { fail, messageOf, notFound, ok } from "./outcome.ts";
 import { applyCall, checkCalls } from "./producer.ts";
 import type {
@@ -151,7 +152,10 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     migrate(ctx.storage);
     this.#store = new InvocationStore(ctx.storage.sql);
     this.#log = new BatchLog(ctx.storage.sql);
-    this.#subscribers = new Subscribers(ctx, encoder);
+    this.#subscribers = new Subscribers(ctx, encoder, { sseKeepAliveMs: sseKeepAliveMs(env) });
+    // Pings are answered by the runtime, so a client's keep-alive never wakes a
+    // hibernated object (docs/decisions/071).
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_MESSAGE, PONG_MESSAGE));
     this.#load();
   }
 

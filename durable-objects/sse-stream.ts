@@ -1,6 +1,7 @@
 import type { JsonValue, Op } from "../src/chord/types.ts";
 import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
+import { DEFAULT_SSE_KEEPALIVE_SECONDS, SSE_KEEPALIVE_COMMENT } from "./keep-alive.ts";
 import type { StreamEncoder } from "./subscribers.ts";
 
 /**
@@ -11,6 +12,7 @@ import type { StreamEncoder } from "./subscribers.ts";
 export const MAX_SSE_QUEUED_BYTES = 1024 * 1024;
 
 const utf8 = new TextEncoder();
+const keepAliveBytes = utf8.encode(SSE_KEEPALIVE_COMMENT);
 
 /**
  * One SSE subscriber: a `text/event-stream` body with its own encoder and a bounded
@@ -24,6 +26,10 @@ const utf8 = new TextEncoder();
  * thus costs at most `maxQueuedBytes` (or one base, if a base alone is larger) and
  * converges on the same state as everyone else.
  *
+ * After `keepAliveMs` without a byte written, it writes the comment `: keep-alive`
+ * (docs/decisions/071) so proxies do not cut a quiet stream; the timer ends with the
+ * stream.
+ *
  * @example
  * const sse = new SseStream({ start, state, seq, newEncoder: encoder, onCancel });
  * sse.update(ops, stateAfter, seq + 1);
@@ -36,6 +42,8 @@ export class SseStream {
   readonly #start: ToolStartEvent;
   readonly #newEncoder: () => StreamEncoder;
   readonly #maxQueuedBytes: number;
+  readonly #keepAliveMs: number;
+  #keepAliveTimer: ReturnType<typeof setTimeout> | undefined;
   #controller: ReadableStreamDefaultController<Uint8Array> | null = null;
   #encoder: StreamEncoder;
   #latest: { state: ToolOutputState; seq: number };
@@ -49,11 +57,14 @@ export class SseStream {
     newEncoder: () => StreamEncoder;
     onCancel: () => void;
     maxQueuedBytes?: number;
+    /** Silence before a keep-alive comment (default 25 s). */
+    keepAliveMs?: number;
   }) {
     this.#start = options.start;
     this.#newEncoder = options.newEncoder;
     this.#encoder = options.newEncoder();
     this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_SSE_QUEUED_BYTES;
+    this.#keepAliveMs = options.keepAliveMs ?? DEFAULT_SSE_KEEPALIVE_SECONDS * 1000;
     this.#latest = { state: options.state, seq: options.seq };
     this.readable = new ReadableStream<Uint8Array>(
       {
@@ -64,6 +75,7 @@ export class SseStream {
         pull: () => this.#catchUp(),
         cancel: () => {
           this.#open = false;
+          clearTimeout(this.#keepAliveTimer);
           options.onCancel();
         },
       },
@@ -111,6 +123,7 @@ export class SseStream {
   #close(): void {
     if (!this.#open) return;
     this.#open = false;
+    clearTimeout(this.#keepAliveTimer);
     this.#controller?.close();
   }
 
@@ -136,8 +149,17 @@ export class SseStream {
   #enqueue(event: HarnessEvent, seq: number, force: boolean): boolean {
     const bytes = utf8.encode(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`);
     if (!force && this.queuedBytes + bytes.byteLength > this.#maxQueuedBytes) return false;
-    this.#controller?.enqueue(bytes);
+    this.#write(bytes);
     return true;
+  }
+
+  /** Writes bytes and restarts the silence timer, whose end writes a keep-alive comment. */
+  #write(bytes: Uint8Array): void {
+    this.#controller?.enqueue(bytes);
+    clearTimeout(this.#keepAliveTimer);
+    this.#keepAliveTimer = setTimeout(() => {
+      if (this.#open) this.#write(keepAliveBytes);
+    }, this.#keepAliveMs);
   }
 }
 

@@ -40,10 +40,16 @@ export class Subscribers {
    */
   readonly #holdingLatestBase = new Set<string>();
   readonly #streams = new Map<string, SseStream>();
+  readonly #sseKeepAliveMs: number | undefined;
 
-  constructor(ctx: DurableObjectState, newEncoder: () => StreamEncoder) {
+  constructor(
+    ctx: DurableObjectState,
+    newEncoder: () => StreamEncoder,
+    options: { sseKeepAliveMs?: number } = {},
+  ) {
     this.#ctx = ctx;
     this.#newEncoder = newEncoder;
+    this.#sseKeepAliveMs = options.sseKeepAliveMs;
   }
 
   /**
@@ -95,6 +101,7 @@ export class Subscribers {
       seq,
       newEncoder: this.#newEncoder,
       onCancel: () => this.#streams.delete(streamId),
+      keepAliveMs: this.#sseKeepAliveMs,
     });
     if (ended) stream.end(ended.isError, seq);
     else this.#streams.set(streamId, stream);

@@ -127,7 +127,7 @@ export async function connectSocket(name: string): Promise<Subscriber & { socket
 
 /**
  * Opens an SSE stream and reads it in the background until it ends; `ids` collects each
- * event's `id:`. Resolves once the greeting (tool_start and the base) has arrived.
+ * event's `id:`, `comments` the comment lines (keep-alives). Resolves once the greeting (tool_start and the base) has arrived.
  */
 export async function openEvents(name: string) {
   const res = await stubFor(name).fetch("http://do/events");
@@ -137,6 +137,8 @@ export async function openEvents(name: string) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   const sub = new Subscriber();
   const ids: number[] = [];
+  /** Comment lines (keep-alives), which carry no event. */
+  const comments: string[] = [];
   const finished = (async () => {
     let buffer = "";
     for (;;) {
@@ -147,6 +149,11 @@ export async function openEvents(name: string) {
       while (end >= 0) {
         const lines = buffer.slice(0, end).split("\n");
         buffer = buffer.slice(end + 2);
+        if (lines.every((l) => l.startsWith(":"))) {
+          comments.push(...lines);
+          end = buffer.indexOf("\n\n");
+          continue;
+        }
         const data = lines.filter((l) => l.startsWith("data: "));
         expect(data).toHaveLength(1);
         ids.push(Number(lines.find((l) => l.startsWith("id: "))?.slice(4)));
@@ -156,5 +163,5 @@ export async function openEvents(name: string) {
     }
   })();
   await waitFor("SSE greeting", () => (sub.events.length >= 2 ? true : undefined));
-  return { sub, ids, finished };
+  return { sub, ids, comments, finished };
 }
