@@ -34,6 +34,11 @@ export interface SubscribeOptions {
   backoff?: Partial<BackoffPolicy>;
   /** Keep-alive cadence and deadlines (docs/decisions/063); tests shorten them. */
   keepAlive?: Partial<KeepAlivePolicy>;
+  /**
+   * How long to wait for the base a resync asked for before opening a new connection
+   * instead (the server answers at most one resync per publication). Default 5000 ms.
+   */
+  resyncTimeoutMs?: number;
   /** How many raw events `events` keeps (newest last). Default 1000. */
   keepEvents?: number;
   /** Replaces the transport entirely (custom platforms, tests). */
@@ -108,12 +113,15 @@ class LiveSubscription implements Subscription {
   private readonly keepEvents: number;
   private connection: TransportConnection | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly resyncTimeoutMs: number;
+  private resyncTimer: ReturnType<typeof setTimeout> | null = null;
   private resolve: (outcome: SubscriptionOutcome) => void = () => {};
 
   constructor(connect: Transport, options: SubscribeOptions) {
     this.connect = connect;
     this.policy = { ...DEFAULT_BACKOFF, ...options.backoff };
     this.keepEvents = options.keepEvents ?? 1000;
+    this.resyncTimeoutMs = options.resyncTimeoutMs ?? 5000;
     this.finished = new Promise((resolve) => {
       this.resolve = resolve;
     });
@@ -201,10 +209,22 @@ class LiveSubscription implements Subscription {
     if (this.connection?.resync()) {
       this.attempt++;
       this.replica.awaitBase();
+      this.watchResync(this.connection);
       this.changed();
       return;
     }
     this.reconnect(reason);
+  }
+
+  /** A resync that brings no base in time is given up for a new connection (which starts with one). */
+  private watchResync(connection: TransportConnection): void {
+    if (this.resyncTimer !== null) clearTimeout(this.resyncTimer);
+    this.resyncTimer = setTimeout(() => {
+      this.resyncTimer = null;
+      if (this.connection === connection && !this.replica.synced && !this.over) {
+        this.reconnect("no base arrived after a resync");
+      }
+    }, this.resyncTimeoutMs);
   }
 
   private reconnect(reason: string): void {
@@ -250,6 +270,8 @@ class LiveSubscription implements Subscription {
     this.status = status;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    if (this.resyncTimer !== null) clearTimeout(this.resyncTimer);
+    this.resyncTimer = null;
     const connection = this.connection;
     this.connection = null;
     connection?.close();

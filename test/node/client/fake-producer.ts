@@ -46,6 +46,8 @@ export class FakeProducer {
   refuse: ToolwireError | null = null;
   /** Answers `{"type":"resync"}` with a base (the WebSocket transport) or not (SSE). */
   canResync = true;
+  /** Takes resyncs but never answers them (a server that finds nothing new to send). */
+  ignoreResyncs = false;
   resyncs = 0;
 
   constructor(initial: ToolOutputState = emptyState()) {
@@ -77,7 +79,7 @@ export class FakeProducer {
       resync: () => {
         if (!connection.open || !this.canResync) return false;
         this.resyncs++;
-        queueMicrotask(() => this.sendBase(connection));
+        if (!this.ignoreResyncs) queueMicrotask(() => this.sendBase(connection));
         return true;
       },
       close: () => {

@@ -88,6 +88,43 @@ describe("subscribe", () => {
     sub.close();
   });
 
+  it("opens a new connection when a resync brings no base in time", async () => {
+    const producer = new FakeProducer();
+    producer.ignoreResyncs = true;
+    const sub = subscribe("ws://unused/x", {
+      connect: producer.transport,
+      backoff: fast,
+      resyncTimeoutMs: 20,
+    });
+    await settle();
+    producer.sendRaw(JSON.stringify({ type: "tool_update", ops: [["a", 7, "x"]] }));
+    expect(producer.resyncs).toBe(1);
+    // Deltas published meanwhile are skipped: the client waits for a base.
+    producer.state.content[0] = { type: "text", text: "meanwhile\n" };
+    producer.publish();
+    expect(sub.status).toBe("reconnecting");
+    await settle(60);
+    expect(producer.connections).toHaveLength(2);
+    expect(sub.status).toBe("live");
+    expect(sub.state).toEqual(producer.state);
+    sub.close();
+  });
+
+  it("keeps the connection when the resync is answered before the deadline", async () => {
+    const producer = new FakeProducer();
+    const sub = subscribe("ws://unused/x", {
+      connect: producer.transport,
+      backoff: fast,
+      resyncTimeoutMs: 20,
+    });
+    await settle();
+    producer.sendRaw(JSON.stringify({ type: "tool_update", ops: [["a", 7, "x"]] }));
+    await settle(60);
+    expect(producer.connections).toHaveLength(1);
+    expect(sub.status).toBe("live");
+    sub.close();
+  });
+
   it("treats a stream that does not start with a base as a gap", async () => {
     const producer = new FakeProducer();
     const sub = subscribe("ws://unused/x", { connect: producer.transport, backoff: fast });
