@@ -3,14 +3,13 @@ import type { JsonValue, Op } from "../src/chord/types.ts";
 import type { ToolStartEvent } from "../src/events/types.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
 import { AdaptivePublisher } from "../src/publish/index.ts";
+import { utf8ByteLength } from "../src/retention/index.ts";
 import type { BatchLog } from "./batch-log.ts";
 import type { InvocationStore } from "./store.ts";
 import type { Subscribers } from "./subscribers.ts";
 
 /** Every this-many durable batches one is a base, so recovery replays at most this many. */
 export const REBASE_EVERY = 50;
-
-const utf8 = new TextEncoder();
 
 export interface DurableOutputOptions {
   storage: DurableObjectStorage;
@@ -63,7 +62,7 @@ export class DurableOutput {
         const ops = this.#o.flush();
         return ops.length > 0 || this.#pendingCheckpoint ? ops : null;
       },
-      measure: (ops) => utf8.encode(JSON.stringify(ops)).length,
+      measure: (ops) => utf8ByteLength(JSON.stringify(ops)),
       publish: (ops) => this.#persistAndSend(ops),
       onError: options.onError,
     });

@@ -1,3 +1,4 @@
+import { utf8ByteLength } from "../retention/utf8.ts";
 import { SandboxStreamError } from "./errors.ts";
 
 /**
@@ -33,10 +34,7 @@ export async function* readNdjson(
       }
       buffered = buffered.slice(start);
       // Each UTF-16 unit is at most 3 UTF-8 bytes: a cheap upper bound on the line's size.
-      if (
-        buffered.length * 3 > maxLineBytes &&
-        new TextEncoder().encode(buffered).length > maxLineBytes
-      ) {
+      if (buffered.length * 3 > maxLineBytes && utf8ByteLength(buffered) > maxLineBytes) {
         throw new SandboxStreamError(
           `NDJSON line exceeds ${maxLineBytes} bytes; the stream is not a sandbox exec stream`,
         );

@@ -10,6 +10,7 @@
  * Cost: `append` is proportional to the appended text plus what it drops; the retained
  * text is kept as a queue of chunks and a queue of line starts, never re-scanned.
  */
+import { utf8ByteLength } from "../retention/utf8.ts";
 import type { OutputPolicy, Truncation } from "./types.ts";
 
 /** What changed in the retained text: `next = prev.slice(drop) + append`. */
@@ -22,21 +23,6 @@ export interface WindowChange {
 
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
-
-/** UTF-8 bytes of `s[from, to)`; lone surrogates count 3 (they encode as U+FFFD). */
-function utf8Bytes(s: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (isHigh(c) && i + 1 < to && isLow(s.charCodeAt(i + 1))) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
 
 /** Bytes and length of the character at `i` (a surrogate pair is one character). */
 function charAt(s: string, i: number): { units: number; bytes: number } {
@@ -104,7 +90,7 @@ class ChunkQueue {
     while (n > 0) {
       const c = this.chunks[this.first]!;
       const take = Math.min(n, c.length - this.offset);
-      bytes += utf8Bytes(c, this.offset, this.offset + take);
+      bytes += utf8ByteLength(c, this.offset, this.offset + take);
       for (let i = this.offset; i < this.offset + take; i++) if (c.charCodeAt(i) === 10) newlines++;
       n -= take;
       this.offset += take;
@@ -433,14 +419,14 @@ export class TextWindow {
     let from = 0;
     let byte = this.endByte;
     for (let nl = x.indexOf("\n"); nl !== -1; nl = x.indexOf("\n", nl + 1)) {
-      byte += utf8Bytes(x, from, nl + 1);
+      byte += utf8ByteLength(x, from, nl + 1);
       from = nl + 1;
       this.newlines++;
       this.prevBreak = this.lastBreak;
       this.lastBreak = this.end + from;
       if (tail) this.starts.push(this.end + from, byte);
     }
-    this.endByte = byte + utf8Bytes(x, from, x.length);
+    this.endByte = byte + utf8ByteLength(x, from, x.length);
     this.end += x.length;
   }
 

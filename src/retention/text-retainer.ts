@@ -158,7 +158,7 @@ export class TextRetainer {
     if (s.length > ring.capacity) {
       // Only the last `capacity` bytes survive in the ring: count the rest, encode the end.
       const cut = utf8TailIndex(s, ring.capacity + 3);
-      const skipped = utf8ByteLength(s.slice(0, cut));
+      const skipped = utf8ByteLength(s, 0, cut);
       this.#total += skipped;
       ring.skip(skipped);
       s = s.slice(cut);

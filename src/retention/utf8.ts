@@ -29,12 +29,25 @@ export function splitsSurrogatePair(s: string, i: number): boolean {
 }
 
 /**
- * Length of `s` in UTF-8 bytes.
+ * Length in UTF-8 bytes of `s`, or of `s[from, to)` read as a string of its own (a pair
+ * split by the range's edge counts as a lone surrogate). Cost is the range, not `s`.
  * @example utf8ByteLength("é€😀") // 2 + 3 + 4 = 9
+ * @example utf8ByteLength("ab😀", 2) // 4
  */
-export function utf8ByteLength(s: string): number {
+export function utf8ByteLength(s: string, from = 0, to = s.length): number {
   let n = 0;
-  for (let i = 0; i < s.length; i++) n += unitBytes(s, i);
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < to) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
   return n;
 }
 
