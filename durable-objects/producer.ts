@@ -4,15 +4,13 @@ import {
   assertImage,
   assertToolNames,
   assertUsage,
-  MAX_DETAILS_BYTES,
+  detailsSizeError,
   OutputLimitError,
   type ToolOutputSink,
   type ToolOutputState,
 } from "../src/output/index.ts";
 import { apiError, messageOf } from "./outcome.ts";
 import type { ApiError, ProducerCall } from "./protocol.ts";
-
-const utf8 = new TextEncoder();
 
 /**
  * Checks a producer batch against the current output before anything is applied, so
@@ -34,14 +32,11 @@ export function checkCalls(calls: ProducerCall[], current: ToolOutputState): Api
         images++;
       } else if ("details" in call) {
         details = applyDetails(details, call.details);
-        const bytes = utf8.encode(JSON.stringify(details)).length;
-        if (bytes > MAX_DETAILS_BYTES) {
-          throw new OutputLimitError(
-            `details would be ${bytes} bytes serialized; the limit is ${MAX_DETAILS_BYTES} bytes (64 KiB)`,
-            MAX_DETAILS_BYTES,
-            bytes,
-          );
-        }
+        const tooLarge = detailsSizeError(
+          JSON.stringify(details),
+          "That is what the details ops of this request would make it.",
+        );
+        if (tooLarge) throw tooLarge;
       } else if ("usage" in call) {
         assertUsage(call.usage);
       } else if ("addTools" in call) {

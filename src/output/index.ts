@@ -4,6 +4,7 @@ export {
   assertToolNames,
   assertTruncation,
   assertUsage,
+  detailsSizeError,
   MAX_DETAILS_BYTES,
   MAX_IMAGE_BASE64,
   MAX_IMAGES,

@@ -2,6 +2,7 @@
  * The sink's bounds (SPEC §5, decision 021) and the checks that enforce them. Every check
  * throws before anything changes, with what was wrong, the limit, and what to do.
  */
+import { utf8ByteLength } from "../retention/utf8.ts";
 import type { ImageContent, Truncation, Usage } from "./types.ts";
 
 /** At most this many images per result. */
@@ -81,6 +82,21 @@ export function assertToolNames(names: unknown): asserts names is string[] {
   if (!Array.isArray(names) || names.some((n) => typeof n !== "string" || n === "")) {
     throw new TypeError("addTools() takes an array of non-empty tool names.");
   }
+}
+
+/**
+ * The error for `details` serialized as `json` when it is over 64 KiB, else null. `advice`
+ * ends the message (what happened to the value, what to do).
+ * @example detailsSizeError(JSON.stringify(details), "Keep large data in the text.") // null
+ */
+export function detailsSizeError(json: string, advice: string): OutputLimitError | null {
+  const bytes = utf8ByteLength(json);
+  if (bytes <= MAX_DETAILS_BYTES) return null;
+  return new OutputLimitError(
+    `details is ${bytes} bytes serialized; the limit is ${MAX_DETAILS_BYTES} bytes (64 KiB). ${advice}`,
+    MAX_DETAILS_BYTES,
+    bytes,
+  );
 }
 
 /** Throws unless `t` has every `Truncation` field with the right type. */

@@ -11,9 +11,9 @@ import {
   assertToolNames,
   assertTruncation,
   assertUsage,
-  MAX_DETAILS_BYTES,
+  detailsSizeError,
   MAX_NOTICE_BYTES,
-  OutputLimitError,
+  type OutputLimitError,
 } from "./limits.ts";
 import {
   DEFAULT_OUTPUT_POLICY,
@@ -147,15 +147,11 @@ export function assertOutputState(state: unknown): asserts state is ToolOutputSt
   if (s.usage !== undefined) assertUsage(s.usage);
   if (s.addedTools !== undefined) assertToolNames(s.addedTools);
   assertTruncation(s.truncation, "truncation");
-  const json = JSON.stringify(s.details ?? null);
-  const bytes = utf8ByteLength(json);
-  if (bytes > MAX_DETAILS_BYTES) {
-    throw new OutputLimitError(
-      `details is ${bytes} bytes serialized; the limit is ${MAX_DETAILS_BYTES} bytes (64 KiB).`,
-      MAX_DETAILS_BYTES,
-      bytes,
-    );
-  }
+  const tooLarge = detailsSizeError(
+    JSON.stringify(s.details ?? null),
+    "A state with such details cannot be used.",
+  );
+  if (tooLarge) throw tooLarge;
 }
 
 /**
@@ -537,17 +533,16 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
     if (!this.tracker.dirty) return;
     const json = JSON.stringify(this.tracker.state.details) ?? "null";
     if (json === this.acceptedDetails) return;
-    const bytes = utf8ByteLength(json);
-    if (bytes <= MAX_DETAILS_BYTES) {
+    const error = detailsSizeError(
+      json,
+      "It was rolled back to its last accepted value; keep large data in the text or a file.",
+    );
+    if (error === null) {
       this.acceptedDetails = json;
       return;
     }
     this.tracker.state.details = JSON.parse(this.acceptedDetails) as JsonValue;
-    this.detailsError ??= new OutputLimitError(
-      `details grew to ${bytes} bytes serialized; the limit is ${MAX_DETAILS_BYTES} bytes (64 KiB). It was rolled back to its last accepted value; keep large data in the text or a file.`,
-      MAX_DETAILS_BYTES,
-      bytes,
-    );
+    this.detailsError ??= error;
   }
 }
 
