@@ -115,6 +115,8 @@ class LiveSubscription implements Subscription {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly resyncTimeoutMs: number;
   private resyncTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Whether the current resync was already sent again after a skipped delta. */
+  private resyncRepeated = false;
   private resolve: (outcome: SubscriptionOutcome) => void = () => {};
 
   constructor(connect: Transport, options: SubscribeOptions) {
@@ -180,6 +182,13 @@ class LiveSubscription implements Subscription {
         this.recover(outcome.reason);
         return;
       }
+      if (outcome.kind === "skipped" && !this.resyncRepeated) {
+        // A publication after our resync: if the server had nothing new to send then
+        // (docs/decisions/070), it will answer now. Once per resync, so at most one extra base.
+        this.resyncRepeated = true;
+        this.connection?.resync();
+        return;
+      }
       if (outcome.kind === "applied") {
         this.attempt = 0;
         this.error = null;
@@ -208,6 +217,7 @@ class LiveSubscription implements Subscription {
     }
     if (this.connection?.resync()) {
       this.attempt++;
+      this.resyncRepeated = false;
       this.replica.awaitBase();
       this.watchResync(this.connection);
       this.changed();

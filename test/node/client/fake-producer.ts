@@ -48,6 +48,8 @@ export class FakeProducer {
   canResync = true;
   /** Takes resyncs but never answers them (a server that finds nothing new to send). */
   ignoreResyncs = false;
+  /** Takes this many resyncs without answering, then answers as usual. */
+  unansweredResyncs = 0;
   resyncs = 0;
 
   constructor(initial: ToolOutputState = emptyState()) {
@@ -79,7 +81,12 @@ export class FakeProducer {
       resync: () => {
         if (!connection.open || !this.canResync) return false;
         this.resyncs++;
-        if (!this.ignoreResyncs) queueMicrotask(() => this.sendBase(connection));
+        if (this.ignoreResyncs) return true;
+        if (this.unansweredResyncs > 0) {
+          this.unansweredResyncs--;
+          return true;
+        }
+        queueMicrotask(() => this.sendBase(connection));
         return true;
       },
       close: () => {

@@ -110,6 +110,23 @@ describe("subscribe", () => {
     sub.close();
   });
 
+  it("asks again after a delta when its resync was not answered, on the same connection", async () => {
+    const producer = new FakeProducer();
+    producer.unansweredResyncs = 1;
+    const sub = subscribe("ws://unused/x", { connect: producer.transport, backoff: fast });
+    await settle();
+    producer.sendRaw(JSON.stringify({ type: "tool_update", ops: [["a", 7, "x"]] }));
+    expect(producer.resyncs).toBe(1);
+    producer.state.content[0] = { type: "text", text: "next\n" };
+    producer.publish();
+    expect(producer.resyncs).toBe(2);
+    await settle();
+    expect(sub.status).toBe("live");
+    expect(sub.state).toEqual(producer.state);
+    expect(producer.connections).toHaveLength(1);
+    sub.close();
+  });
+
   it("keeps the connection when the resync is answered before the deadline", async () => {
     const producer = new FakeProducer();
     const sub = subscribe("ws://unused/x", {
