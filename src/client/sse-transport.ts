@@ -41,6 +41,9 @@ export function sseTransport(url: string, options: SseTransportOptions = {}): Tr
     /** (Re)starts the silence deadline; called when the request starts and on every chunk. */
     const heard = () => {
       if (quiet !== null) clearTimeout(quiet);
+      quiet = null;
+      // Closed (e.g. by the tool_end just fed): a read that never returns must hold no timer.
+      if (done) return;
       quiet = setTimeout(() => {
         finish(
           new ToolwireError(
