@@ -5,8 +5,25 @@
  * fold (`reduceLaneSnapshot`) for views of many invocations of one run.
  */
 
+export type { JsonValue, Op } from "../chord/types.ts";
 export type { LaneTool, LaneView } from "../events/index.ts";
 export { createLaneView, reduceLaneSnapshot } from "../events/index.ts";
+export type {
+  HarnessEvent,
+  ToolEndEvent,
+  ToolStartEvent,
+  ToolUpdateEvent,
+} from "../events/types.ts";
+export type {
+  ImageContent,
+  OutputContent,
+  ProducerEnd,
+  SettledResult,
+  TextContent,
+  ToolOutputState,
+  Truncation,
+  Usage,
+} from "../output/types.ts";
 export { type AnsiLine, type AnsiSpan, type AnsiStyle, parseAnsi, stripAnsi } from "./ansi.ts";
 export { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff.ts";
 export { type InvocationAddress, type StreamKind, streamUrl } from "./endpoints.ts";
@@ -30,7 +47,6 @@ export { InvocationReplica, type ReplicaOutcome } from "./invocation-replica.ts"
 export { DEFAULT_KEEP_ALIVE, type KeepAlivePolicy } from "./keep-alive.ts";
 export { type FollowStep, OutputFollower } from "./output-follower.ts";
 export { type SocketFactory, type SocketLike, socketTransport } from "./socket-transport.ts";
-export { type SseMessage, SseParser } from "./sse-parser.ts";
 export { sseTransport } from "./sse-transport.ts";
 export {
   type SubscribeOptions,

@@ -1,7 +1,7 @@
+import { createParser } from "eventsource-parser";
 import { errorFromResponse, ToolwireError, unreachable } from "./errors.ts";
 import { DEFAULT_KEEP_ALIVE, type KeepAlivePolicy, seconds } from "./keep-alive.ts";
 import { redact } from "./socket-transport.ts";
-import { SseParser } from "./sse-parser.ts";
 import type { Transport } from "./transport.ts";
 
 export interface SseTransportOptions {
@@ -15,9 +15,11 @@ export interface SseTransportOptions {
 /**
  * A transport over the invocation's Server-Sent Events (`/v1/invocations/:id/events`),
  * read with a streaming `fetch` (no `EventSource`, so it runs in Node and can send
- * headers). It cannot ask for a base mid-stream: recovery is a new connection.
- * Comment lines (`:`, the server's keep-alives) are skipped; a stream that sends no
- * bytes at all for `sseQuietMs` is dead and reported closed (the subscription reconnects).
+ * headers), parsed by `eventsource-parser` (the WHATWG rules). It cannot ask for a base
+ * mid-stream: recovery is a new connection. Each event's `data` (its `data:` lines
+ * joined with "\n") is one frame; comment lines (`:`, the server's keep-alives) are
+ * skipped; a stream that sends no bytes at all for `sseQuietMs` is dead and reported
+ * closed (the subscription reconnects).
  *
  * @example
  * subscribe(url, { connect: sseTransport("https://host/v1/invocations/abc/events?token=…") })
@@ -39,6 +41,9 @@ export function sseTransport(url: string, options: SseTransportOptions = {}): Tr
     /** (Re)starts the silence deadline; called when the request starts and on every chunk. */
     const heard = () => {
       if (quiet !== null) clearTimeout(quiet);
+      quiet = null;
+      // Closed (e.g. by the tool_end just fed): a read that never returns must hold no timer.
+      if (done) return;
       quiet = setTimeout(() => {
         finish(
           new ToolwireError(
@@ -72,17 +77,18 @@ export function sseTransport(url: string, options: SseTransportOptions = {}): Tr
           ),
         );
       }
-      const parser = new SseParser();
+      const parser = createParser({
+        onEvent: (event) => {
+          if (!done) handlers.message(event.data);
+        },
+      });
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       try {
         for (;;) {
           heard();
           const { value, done: ended } = await reader.read();
           if (ended || done) break;
-          for (const message of parser.push(value)) {
-            if (done) break;
-            handlers.message(message.data);
-          }
+          parser.feed(value);
         }
         finish();
       } catch (error) {

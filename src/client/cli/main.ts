@@ -2,12 +2,11 @@
  * The `toolwire` command (bin/toolwire runs this file with Node 22).
  * Usage: `toolwire run bash --command "npm test"`; see `toolwire --help`.
  */
-import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { runCli } from "./commands.ts";
 
-const { version } = JSON.parse(
-  readFileSync(new URL("../../../package.json", import.meta.url), "utf8"),
-) as { version: string };
+// By the package's own name, so it is found from src/ and from an installed dist/package/.
+const { version } = createRequire(import.meta.url)("toolwire/package.json") as { version: string };
 
 // A reader that went away (`toolwire … | head`) ends the command quietly.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

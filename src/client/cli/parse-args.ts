@@ -1,9 +1,11 @@
 /**
- * `toolwire` command lines to commands. Options before a command are global;
- * `run` takes its own options before the tool name and the tool's arguments after it
- * (`--key value`, `--key=value`, a bare `--flag`, or `--args '<json>'`), so a tool
- * argument may share a name with a CLI option (`toolwire run web_fetch --url …`).
+ * `toolwire` command lines to commands, tokenized by `node:util` `parseArgs`. Options
+ * before a command are global; `run` takes its own options before the tool name and
+ * the tool's arguments after it (`--key value`, `--key=value`, a bare `--flag`, or
+ * `--args '<json>'`), so a tool argument may share a name with a CLI option
+ * (`toolwire run web_fetch --url …`). `--` ends a command's options.
  */
+import { parseArgs as tokenize } from "node:util";
 import type { StreamKind } from "../endpoints.ts";
 
 export type CommandName = "run" | "watch" | "result" | "tools";
@@ -51,10 +53,29 @@ export class UsageError extends Error {
   }
 }
 
-interface Token {
-  name: string;
-  value: RawArg;
-}
+type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string }>;
+type OptionValues = Map<string, RawArg>;
+
+const CONNECTION_OPTIONS = {
+  url: { type: "string" },
+  token: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies OptionSpec;
+
+/** The options each part of a command line takes (tool arguments are any `--name`). */
+const OPTIONS = {
+  global: { ...CONNECTION_OPTIONS, version: { type: "boolean" } },
+  run: {
+    ...CONNECTION_OPTIONS,
+    id: { type: "string" },
+    sandbox: { type: "string" },
+    detach: { type: "boolean" },
+    sse: { type: "boolean" },
+  },
+  watch: { ...CONNECTION_OPTIONS, sse: { type: "boolean" } },
+  result: { ...CONNECTION_OPTIONS, wait: { type: "string" }, json: { type: "boolean" } },
+  tools: { ...CONNECTION_OPTIONS, json: { type: "boolean" } },
+} as const satisfies Record<string, OptionSpec>;
 
 /**
  * Parses `process.argv.slice(2)`.
@@ -65,16 +86,11 @@ interface Token {
  */
 export function parseArgs(argv: readonly string[]): ParsedCommandLine {
   const connection: Connection = {};
-  const rest = [...argv];
-  let help = false;
-  // Global options, up to the command name.
-  while (rest.length > 0 && rest[0]?.startsWith("-")) {
-    const option = takeOption(rest);
-    if (option.name === "help" || option.name === "h") help = true;
-    else if (option.name === "version") return { connection, command: { kind: "version" } };
-    else applyConnection(connection, option, undefined);
-  }
-  const name = rest.shift();
+  const global = readOptions(argv, OPTIONS.global, undefined, true);
+  if (global.values.has("version")) return { connection, command: { kind: "version" } };
+  applyConnection(connection, global.values);
+  const [name] = global.positionals;
+  const rest = argv.slice(global.next);
   if (name === undefined || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
     if (topic !== undefined && !isCommand(topic))
@@ -84,155 +100,165 @@ export function parseArgs(argv: readonly string[]): ParsedCommandLine {
   if (!isCommand(name)) {
     throw new UsageError(`Unknown command "${name}". Commands: ${COMMANDS.join(", ")}.`);
   }
-  if (help) return { connection, command: { kind: "help", topic: name } };
-  const command = parseCommand(name, rest, connection);
-  return { connection, command };
+  if (global.values.has("help")) return { connection, command: { kind: "help", topic: name } };
+  if (name === "run") return { connection, command: parseRun(rest, connection) };
+  const { values, positionals } = readOptions(rest, OPTIONS[name], name, false);
+  if (values.has("help")) return { connection, command: { kind: "help", topic: name } };
+  applyConnection(connection, values);
+  return { connection, command: parseCommand(name, values, positionals) };
 }
 
-function parseCommand(name: CommandName, rest: string[], connection: Connection): CliCommand {
+function parseCommand(
+  name: Exclude<CommandName, "run">,
+  options: OptionValues,
+  positional: string[],
+): CliCommand {
   switch (name) {
-    case "run":
-      return parseRun(rest, connection);
-    case "watch": {
-      const { positional, options } = split(rest);
-      if (options.has("help")) return { kind: "help", topic: name };
-      applyAll(connection, options, name, ["sse"]);
+    case "watch":
       return {
         kind: "watch",
         id: onePositional(positional, "an invocation id", name),
-        transport: transportOf(options),
+        transport: options.has("sse") ? "sse" : "socket",
       };
-    }
     case "result": {
-      const { positional, options } = split(rest);
-      if (options.has("help")) return { kind: "help", topic: name };
-      applyAll(connection, options, name, ["wait", "json"]);
       const id = onePositional(positional, "an invocation id", name);
       const wait = options.get("wait");
-      const command: CliCommand = { kind: "result", id, json: options.get("json") === true };
+      const command: CliCommand = { kind: "result", id, json: options.has("json") };
       if (wait !== undefined) command.waitSeconds = nonNegativeNumber(wait, "--wait", name);
       return command;
     }
-    case "tools": {
-      const { positional, options } = split(rest);
-      if (options.has("help")) return { kind: "help", topic: name };
-      applyAll(connection, options, name, ["json"]);
+    case "tools":
       if (positional.length > 0)
         throw new UsageError(`tools takes no arguments, got "${positional[0]}".`, name);
-      return { kind: "tools", json: options.get("json") === true };
-    }
+      return { kind: "tools", json: options.has("json") };
   }
 }
 
-function parseRun(rest: string[], connection: Connection): CliCommand {
-  const command: RunCommand = {
-    kind: "run",
-    tool: "",
-    args: {},
-    detach: false,
-    transport: "socket",
-  };
-  // Run options come before the tool name.
-  while (rest.length > 0 && rest[0]?.startsWith("-")) {
-    const option = takeOption(rest);
-    if (option.name === "help" || option.name === "h") return { kind: "help", topic: "run" };
-    if (option.name === "detach") command.detach = flag(option, "run");
-    else if (option.name === "sse") command.transport = flag(option, "run") ? "sse" : "socket";
-    else if (option.name === "id") command.toolCallId = needValue(option, "run");
-    else if (option.name === "sandbox") command.sandbox = needValue(option, "run");
-    else applyConnection(connection, option, "run");
-  }
-  const tool = rest.shift();
+function parseRun(rest: readonly string[], connection: Connection): CliCommand {
+  // Run options come before the tool name; everything after it is the tool's.
+  const { values, positionals, next } = readOptions(rest, OPTIONS.run, "run", true);
+  if (values.has("help")) return { kind: "help", topic: "run" };
+  applyConnection(connection, values);
+  const [tool] = positionals;
   if (tool === undefined)
     throw new UsageError("run needs a tool name, e.g. toolwire run bash --command 'ls'.", "run");
-  command.tool = tool;
-  while (rest.length > 0) {
-    const next = rest[0] ?? "";
-    if (!next.startsWith("--") || next === "--") {
-      throw new UsageError(
-        `Unexpected "${next}": tool arguments are --name value pairs (or --args '<json>').`,
-        "run",
-      );
-    }
-    const option = takeOption(rest, true);
-    if (option.name === "help") return { kind: "help", topic: "run" };
-    if (option.name === "args") command.argsJson = needValue(option, "run");
-    else command.args[camelCase(option.name)] = option.value;
-  }
+  const command: RunCommand = {
+    kind: "run",
+    tool,
+    args: {},
+    detach: values.has("detach"),
+    transport: values.has("sse") ? "sse" : "socket",
+  };
+  const id = values.get("id");
+  const sandbox = values.get("sandbox");
+  if (typeof id === "string") command.toolCallId = id;
+  if (typeof sandbox === "string") command.sandbox = sandbox;
+  const toolArgs = readToolArgs(rest.slice(next));
+  if (toolArgs === "help") return { kind: "help", topic: "run" };
+  command.args = toolArgs.pairs;
+  if (toolArgs.argsJson !== undefined) command.argsJson = toolArgs.argsJson;
   return command;
 }
 
-/** CLI options that never take a value (tool arguments may: they follow the tool name). */
-const FLAGS = new Set(["help", "h", "version", "detach", "sse", "json"]);
-
-function takeOption(rest: string[], toolArg = false): Token {
-  const raw = rest.shift() ?? "";
-  const body = raw.replace(/^--?/, "");
-  const eq = body.indexOf("=");
-  if (eq !== -1) return { name: body.slice(0, eq), value: body.slice(eq + 1) };
-  const next = rest[0];
-  if (next !== undefined && !next.startsWith("--") && (toolArg || !FLAGS.has(body))) {
-    rest.shift();
-    return { name: body, value: next };
-  }
-  return { name: body, value: true };
-}
-
-function split(rest: string[]): { positional: string[]; options: Map<string, RawArg> } {
-  const positional: string[] = [];
-  const options = new Map<string, RawArg>();
-  while (rest.length > 0) {
-    const next = rest[0] ?? "";
-    if (!next.startsWith("-")) {
-      positional.push(next);
-      rest.shift();
+/**
+ * Reads the options `spec` names, refusing any other, a flag given a value and an
+ * option left without one. With `untilPositional`, stops at the first positional
+ * argument (a command or tool name) and says where the rest begins.
+ */
+function readOptions(
+  args: readonly string[],
+  spec: OptionSpec,
+  command: CommandName | undefined,
+  untilPositional: boolean,
+): { values: OptionValues; positionals: string[]; next: number } {
+  const { tokens } = tokenize({
+    args: [...args],
+    options: spec,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const values: OptionValues = new Map();
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") continue;
+    if (token.kind === "positional") {
+      positionals.push(token.value);
+      if (untilPositional) return { values, positionals, next: token.index + 1 };
       continue;
     }
-    const option = takeOption(rest);
-    options.set(option.name === "h" ? "help" : option.name, option.value);
+    const option = spec[token.name];
+    if (option === undefined) throw new UsageError(`Unknown option ${token.rawName}.`, command);
+    if (option.type === "boolean") {
+      if (token.value !== undefined) {
+        throw new UsageError(
+          `--${token.name} is a flag and takes no value (got "${token.value}").`,
+          command,
+        );
+      }
+      values.set(token.name, true);
+      continue;
+    }
+    // parseArgs hands a string option the next argument whatever it is; a `--name` is
+    // another option, not a value.
+    const value = token.value;
+    if (value === undefined || value === "" || (!token.inlineValue && value.startsWith("--"))) {
+      throw new UsageError(`--${token.name} needs a value.`, command);
+    }
+    values.set(token.name, value);
   }
-  return { positional, options };
+  return { values, positionals, next: args.length };
 }
 
-function applyAll(
-  connection: Connection,
-  options: Map<string, RawArg>,
-  command: CommandName,
-  own: string[],
-): void {
-  for (const [name, value] of options) {
-    if (own.includes(name)) continue;
-    applyConnection(connection, { name, value }, command);
+/**
+ * Tool arguments, whose names only the server's schema knows. `parseArgs` reads an
+ * unknown `--name` as a bare flag, so a value is paired here: a `--name` with no
+ * `=value` takes the next argument unless that is another `--option` (so `--offset -5`
+ * is a value and `--a --b` two flags).
+ */
+function readToolArgs(
+  args: readonly string[],
+): { pairs: Record<string, RawArg>; argsJson?: string } | "help" {
+  const { tokens } = tokenize({
+    args: [...args],
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const pairs: Record<string, RawArg> = {};
+  let argsJson: string | undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token === undefined) break;
+    if (token.kind !== "option" || !token.rawName.startsWith("--")) {
+      throw new UsageError(
+        `Unexpected "${args[token.index]}": tool arguments are --name value pairs (or --args '<json>').`,
+        "run",
+      );
+    }
+    let value: RawArg = token.value ?? true;
+    const next = args[token.index + 1];
+    if (token.value === undefined && next !== undefined && !next.startsWith("--")) {
+      value = next;
+      // `-abc` is several tokens of one argument: skip all of them.
+      while (tokens[i + 1]?.index === token.index + 1) i++;
+    }
+    if (token.name === "help") return "help";
+    if (token.name === "args") {
+      if (value === true || value === "") throw new UsageError("--args needs a value.", "run");
+      argsJson = value;
+    } else {
+      pairs[camelCase(token.name)] = value;
+    }
   }
+  return argsJson === undefined ? { pairs } : { pairs, argsJson };
 }
 
-function applyConnection(
-  connection: Connection,
-  option: Token,
-  command: CommandName | undefined,
-): void {
-  if (option.name === "url") connection.url = needValue(option, command);
-  else if (option.name === "token") connection.token = needValue(option, command);
-  else throw new UsageError(`Unknown option --${option.name}.`, command);
-}
-
-function needValue(option: Token, command: CommandName | undefined): string {
-  if (option.value === true || option.value === "") {
-    throw new UsageError(`--${option.name} needs a value.`, command);
-  }
-  return option.value;
-}
-
-function flag(option: Token, command: CommandName): boolean {
-  if (option.value === true) return true;
-  throw new UsageError(
-    `--${option.name} is a flag and takes no value (got "${option.value}").`,
-    command,
-  );
-}
-
-function transportOf(options: Map<string, RawArg>): StreamKind {
-  return options.get("sse") === true ? "sse" : "socket";
+function applyConnection(connection: Connection, values: OptionValues): void {
+  const url = values.get("url");
+  const token = values.get("token");
+  if (typeof url === "string") connection.url = url;
+  if (typeof token === "string") connection.token = token;
 }
 
 function onePositional(positional: string[], what: string, command: CommandName): string {

@@ -77,6 +77,40 @@ describe("parseArgs", () => {
     });
   });
 
+  it("pairs each tool argument with the next word unless that is another --option", () => {
+    const run = (...toolArgv: string[]) => {
+      const { command } = parseArgs(["run", "bash", ...toolArgv]);
+      return command.kind === "run" ? command.args : command;
+    };
+    expect(run("--offset", "-5", "--a", "--b", "--c=--d", "--e", "-xyz")).toEqual({
+      offset: "-5",
+      a: true,
+      b: true,
+      c: "--d",
+      e: "-xyz",
+    });
+    expect(run("--url", "https://x", "--sse", "--id", "tool-arg")).toEqual({
+      url: "https://x",
+      sse: true,
+      id: "tool-arg",
+    });
+    expect(run("--empty=")).toEqual({ empty: "" });
+  });
+
+  it("takes -h for --help, and -- to end a command's options", () => {
+    expect(parseArgs(["watch", "-h"]).command).toEqual({ kind: "help", topic: "watch" });
+    expect(parseArgs(["-h"]).command).toEqual({ kind: "help" });
+    expect(parseArgs(["watch", "--sse", "--", "--odd-id"]).command).toEqual({
+      kind: "watch",
+      id: "--odd-id",
+      transport: "sse",
+    });
+    expect(parseArgs(["--token=t", "--", "run", "--", "bash"])).toEqual({
+      connection: { token: "t" },
+      command: { kind: "run", tool: "bash", args: {}, detach: false, transport: "socket" },
+    });
+  });
+
   it("refuses mistakes with a message naming the problem", () => {
     const cases: [string[], RegExp][] = [
       [["frobnicate"], /Unknown command "frobnicate"/],
@@ -88,6 +122,15 @@ describe("parseArgs", () => {
       [["tools", "--bogus", "1"], /Unknown option --bogus/],
       [["run", "--id", "bash"], /needs a tool name/],
       [["--token"], /--token needs a value/],
+      [["--token", "--url", "http://x", "tools"], /--token needs a value/],
+      [["--token=", "tools"], /--token needs a value/],
+      [["run", "--detach=yes", "bash"], /--detach is a flag and takes no value \(got "yes"\)/],
+      [["-x", "tools"], /Unknown option -x/],
+      [["run", "bash", "-x"], /Unexpected "-x"/],
+      [["run", "bash", "--command", "ls", "--", "x"], /Unexpected "--"/],
+      [["run", "bash", "--args"], /--args needs a value/],
+      [["watch", "--json", "c1"], /Unknown option --json/],
+      [["tools", "extra"], /tools takes no arguments/],
     ];
     for (const [argv, message] of cases) {
       expect(() => parseArgs(argv), argv.join(" ")).toThrow(UsageError);

@@ -191,6 +191,26 @@ describe("SSE keep-alive", () => {
     expect(closed.mock.calls[0]?.[0]?.message).toContain("60 s");
   });
 
+  it("leaves no timer behind once settled, even when the body never ends", async () => {
+    // A stream the server keeps open after tool_end, read by a fetch that ignores the abort.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const frame = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`;
+        const text =
+          frame({ type: "tool_update", ...ids, ops: [["r", emptyState()]] }) +
+          frame({ type: "tool_end", ...ids, isError: false });
+        controller.enqueue(new TextEncoder().encode(text));
+      },
+    });
+    const fetch = async () =>
+      new Response(body, { headers: { "content-type": "text/event-stream" } });
+    const sub = subscribe("http://x/v1/invocations/c/events", { transport: "sse", fetch });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sub.status).toBe("settled");
+    // A pending quiet-stream deadline would keep a Node process alive for a minute.
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it("makes a subscription reconnect after a silent minute", async () => {
     const { fetch, calls, write } = fakeFetch();
     const sub = subscribe("http://x/v1/invocations/c/events", {

@@ -1,51 +1,12 @@
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   backoffDelay,
   DEFAULT_BACKOFF,
   describeTruncation,
   formatBytes,
-  SseParser,
   streamUrl,
 } from "../../../src/client/index.ts";
 import type { Truncation } from "../../../src/output/types.ts";
-
-describe("SseParser", () => {
-  it("dispatches on a blank line, joins data lines, keeps the last id, skips comments", () => {
-    const p = new SseParser();
-    expect(p.push(': hello\nid: 7\ndata: {"a":\ndata: 1}\n\n')).toEqual([
-      { event: "message", id: "7", data: '{"a":\n1}' },
-    ]);
-    expect(p.push("event: ping\ndata\n\n")).toEqual([{ event: "ping", id: "7", data: "" }]);
-  });
-
-  it("gives the same messages however the stream is chunked, with any line endings (property)", () => {
-    const message = fc.record({
-      id: fc.nat().map(String),
-      data: fc.string().filter((s) => !/[\r\n]/.test(s)),
-    });
-    fc.assert(
-      fc.property(
-        fc.array(message, { maxLength: 10 }),
-        fc.constantFrom("\n", "\r", "\r\n"),
-        fc.array(fc.nat(), { maxLength: 20 }),
-        (messages, eol, cuts) => {
-          const text = messages.map((m) => `id: ${m.id}${eol}data: ${m.data}${eol}${eol}`).join("");
-          const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
-          const p = new SseParser();
-          const out = [];
-          let at = 0;
-          for (const point of [...points, text.length]) {
-            out.push(...p.push(text.slice(at, point)));
-            at = point;
-          }
-          expect(out).toEqual(messages.map((m) => ({ event: "message", id: m.id, data: m.data })));
-        },
-      ),
-      { seed: 9, numRuns: 500 },
-    );
-  });
-});
 
 const base: Truncation = {
   truncated: true,

@@ -1,8 +1,9 @@
+import { createParser } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { MAX_SSE_QUEUED_BYTES, SseStream } from "../../../durable-objects/sse-stream.ts";
 import { apply, encoder } from "../../../src/chord/index.ts";
 import type { JsonValue, Op } from "../../../src/chord/types.ts";
-import { InvocationReplica, SseParser } from "../../../src/client/index.ts";
+import { InvocationReplica } from "../../../src/client/index.ts";
 import type { HarnessEvent, ToolStartEvent } from "../../../src/events/types.ts";
 import { DEFAULT_OUTPUT_POLICY, ToolOutputSink } from "../../../src/output/index.ts";
 import type { ToolOutputState } from "../../../src/output/types.ts";
@@ -15,10 +16,19 @@ type StatsStub = ReturnType<typeof stubFor> & {
 /** A client of one SSE body, folding with the client library (parser + replica). */
 function sseClient(body: ReadableStream<Uint8Array>) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  const parser = new SseParser();
   const replica = new InvocationReplica();
   const events: HarnessEvent[] = [];
   let bases = 0;
+  const parser = createParser({
+    onEvent(message) {
+      const event = JSON.parse(message.data) as HarnessEvent;
+      events.push(event);
+      if (event.type !== "tool_update") return;
+      if (event.ops[0]?.[0] === "r") bases++;
+      const outcome = replica.receive(event.ops);
+      if (outcome.kind !== "applied") throw new Error(`fold failed: ${JSON.stringify(outcome)}`);
+    },
+  });
   let done = false;
   let bytesRead = 0;
   return {
@@ -41,14 +51,7 @@ function sseClient(body: ReadableStream<Uint8Array>) {
         return;
       }
       bytesRead += chunk.value.length;
-      for (const message of parser.push(chunk.value)) {
-        const event = JSON.parse(message.data) as HarnessEvent;
-        events.push(event);
-        if (event.type !== "tool_update") continue;
-        if (event.ops[0]?.[0] === "r") bases++;
-        const outcome = replica.receive(event.ops);
-        if (outcome.kind !== "applied") throw new Error(`fold failed: ${JSON.stringify(outcome)}`);
-      }
+      parser.feed(chunk.value);
     },
     /** Reads until the folded state equals `expected`. */
     async readUntil(expected: ToolOutputState): Promise<void> {
