@@ -166,6 +166,24 @@ function applyOne(root: JsonValue, op: Op, undo: (() => void)[]): JsonValue {
       });
       return root;
     }
+    case "m": {
+      const [, path, order] = op;
+      const arr = resolve(root, path, path.length, op);
+      if (!Array.isArray(arr)) {
+        throw new ApplyError(`Cannot apply "m": ${describePath(path, "target")} is not an array.`);
+      }
+      if (order.length !== arr.length) {
+        throw new ApplyError(
+          `Cannot apply "m": a permutation of ${order.length} elements does not reorder ${describePath(path, "target")}, an array of length ${arr.length}.`,
+        );
+      }
+      const old = arr.slice();
+      for (let i = 0; i < order.length; i++) arr[i] = old[order[i] as number] as JsonValue;
+      undo.push(() => {
+        for (let i = 0; i < old.length; i++) arr[i] = old[i] as JsonValue;
+      });
+      return root;
+    }
   }
 }
 
