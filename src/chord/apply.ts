@@ -128,7 +128,9 @@ function applyOne(root: JsonValue, op: Op, undo: (() => void)[]): JsonValue {
           `Cannot apply "d": ${describePath(op[1], "target")} is an array element; remove it with "p".`,
         );
       }
-      childOf(parent, key, op[1], op[1].length - 1, op);
+      // Deleting an absent key is a no-op, as in the reference Chord, whose tracker sends
+      // "d" for a key added and removed within one flush (docs/decisions/007).
+      if (!Object.hasOwn(parent, key)) return root;
       const old = parent[key as string] as JsonValue;
       delete parent[key as string];
       undo.push(() => define(parent, key, old));

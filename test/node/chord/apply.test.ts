@@ -74,7 +74,9 @@ describe("apply", () => {
 
   it("follows own properties only", () => {
     expect(() => apply({}, [["a", ["toString"], "x"]])).toThrow(/does not exist/);
-    expect(() => apply({}, [["d", ["hasOwnProperty"]]])).toThrow(ApplyError);
+    const doc = apply({}, [["d", ["hasOwnProperty"]]]);
+    expect(doc).toEqual({});
+    expect(Object.hasOwn(Object.prototype, "hasOwnProperty")).toBe(true);
     expect(() => apply({}, [["s", ["valueOf", "x"], 1]])).toThrow(/does not exist/);
   });
 
@@ -92,6 +94,13 @@ describe("apply", () => {
     expect(() => apply({ s: "ab" }, [["t", ["s"], 3]])).toThrow(/only 2/);
     expect(() => apply({ s: 1 }, [["a", ["s"], "x"]])).toThrow(/not a string/);
     expect(() => apply({ s: [] }, [["p", ["s", "x"], 0, 0, []]])).toThrow(/string/);
+  });
+
+  it("deletes an absent key as a no-op (the reference sends d for a key added and removed in one flush), but needs its parent", () => {
+    expect(apply({ a: 1 }, [["d", ["b"]]])).toEqual({ a: 1 });
+    expect(apply({ o: {} }, [["d", ["o", "k"]]])).toEqual({ o: {} });
+    expect(() => apply({}, [["d", ["o", "k"]]])).toThrow(/target.o does not exist/);
+    expect(() => apply({ o: 1 }, [["d", ["o", "k"]]])).toThrow(ApplyError);
   });
 
   it("writes keys that look like accessors as plain data", () => {
