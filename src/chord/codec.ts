@@ -1,7 +1,7 @@
 import { CodecError, InvalidOpError } from "./errors.ts";
 import { pathKey } from "./segments.ts";
 import type { JsonValue, Op, Path, WireOp, WirePath } from "./types.ts";
-import { assertValidWireOp, isBase, mayAddressRoot } from "./validate.ts";
+import { assertValidWireOp, carriesPath, isBase, mayAddressRoot } from "./validate.ts";
 
 /** Encodes one stream's batches. Keep one per consumer (per subscriber, per durable log). */
 export interface Encoder {
@@ -149,7 +149,7 @@ export function decoder(): Decoder {
           previous = null;
           continue;
         }
-        const full = w.length === FULL_ARITY[w[0]];
+        const full = carriesPath(w);
         let path: Path;
         if (!full) {
           if (previous === null) {
@@ -186,9 +186,6 @@ export function decoder(): Decoder {
     },
   };
 }
-
-/** Tuple length of each path-carrying wire op with its path (the short form is one less). */
-const FULL_ARITY: Readonly<Record<string, number>> = { s: 3, d: 2, a: 3, t: 3, p: 5, m: 3 };
 
 function toOp(w: WireOp, path: Path, at: number): Op {
   const rest = w as unknown[];

@@ -6,6 +6,11 @@ import type { Op, Path, WireOp } from "./types.ts";
 /** Tuple length of each verb with its path; the short wire form is one less. */
 const ARITY: Readonly<Record<string, number>> = { r: 2, s: 3, d: 2, a: 3, t: 3, p: 5, m: 3 };
 
+/** `true` when wire op `w` carries its path (or a path id), `false` for the short form. */
+export function carriesPath(w: WireOp): boolean {
+  return w.length === ARITY[w[0]];
+}
+
 /** Verbs whose path may be the root `[]` (`r` replaces the root and carries no path). */
 const ROOT_VERBS: ReadonlySet<string> = new Set(["p", "m"]);
 
