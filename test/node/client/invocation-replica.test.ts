@@ -82,7 +82,7 @@ describe("InvocationReplica", () => {
       fc.tuple(
         fc.constant("m" as const),
         fc.array(seg, { maxLength: 3 }),
-        fc.constantFrom([], [0], [0, 1], [1, 0], [2, 0, 1]),
+        fc.constantFrom<number[]>([], [0], [0, 1], [1, 0], [2, 0, 1]),
       ),
     );
     fc.assert(
