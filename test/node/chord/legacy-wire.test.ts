@@ -115,5 +115,5 @@ describe("upgradeLegacyWire", () => {
       }),
       { seed: 8_0008, numRuns: 300 },
     );
-  });
+  }, 60_000);
 });

@@ -147,35 +147,45 @@ function run(producer: Producer, consume: Consumer, steps: Step[], seen: Seen): 
 }
 
 const RUNS = 1000;
+/** A guard for a loaded machine (each property takes about 4 s alone), not a speed claim. */
+const PROPERTY_TIMEOUT_MS = 60_000;
 
 describe("wire-identical with the reference Chord", () => {
-  it("a stream the reference tracker and encoder produce decodes and applies here to the producer's value at every flush", () => {
-    const seen: Seen = new Map();
-    fc.assert(
-      fc.property(mutationStream, ({ start, steps }) => {
-        run(theirs(plain(start)), ourConsumer(), steps, seen);
-      }),
-      { seed: 8_0001, numRuns: RUNS },
-    );
-    // The streams used every verb the reference tracker emits, and ids across batches.
-    for (const verb of ["r", "s", "d", "a", "t", "p", "#"]) {
-      expect(seen.get(verb) ?? 0).toBeGreaterThan(50);
-    }
-  });
+  it(
+    "a stream the reference tracker and encoder produce decodes and applies here to the producer's value at every flush",
+    () => {
+      const seen: Seen = new Map();
+      fc.assert(
+        fc.property(mutationStream, ({ start, steps }) => {
+          run(theirs(plain(start)), ourConsumer(), steps, seen);
+        }),
+        { seed: 8_0001, numRuns: RUNS },
+      );
+      // The streams used every verb the reference tracker emits, and ids across batches.
+      for (const verb of ["r", "s", "d", "a", "t", "p", "#"]) {
+        expect(seen.get(verb) ?? 0).toBeGreaterThan(50);
+      }
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it("a stream our tracker and encoder produce decodes and applies in the reference to the producer's value at every flush", () => {
-    const seen: Seen = new Map();
-    fc.assert(
-      fc.property(mutationStream, ({ start, steps }) => {
-        run(ours(plain(start)), theirConsumer(), steps, seen);
-      }),
-      { seed: 8_0002, numRuns: RUNS },
-    );
-    // Ours also sends "m" for a sort or reverse where it is the smaller form.
-    for (const verb of ["r", "s", "d", "a", "t", "p", "m", "#"]) {
-      expect(seen.get(verb) ?? 0).toBeGreaterThan(50);
-    }
-  });
+  it(
+    "a stream our tracker and encoder produce decodes and applies in the reference to the producer's value at every flush",
+    () => {
+      const seen: Seen = new Map();
+      fc.assert(
+        fc.property(mutationStream, ({ start, steps }) => {
+          run(ours(plain(start)), theirConsumer(), steps, seen);
+        }),
+        { seed: 8_0002, numRuns: RUNS },
+      );
+      // Ours also sends "m" for a sort or reverse where it is the smaller form.
+      for (const verb of ["r", "s", "d", "a", "t", "p", "m", "#"]) {
+        expect(seen.get(verb) ?? 0).toBeGreaterThan(50);
+      }
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   it("a key the reference adds and removes within one flush arrives as a d that changes nothing here", () => {
     const t = reference.track<{ a?: number; b?: number }>({});
