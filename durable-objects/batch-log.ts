@@ -1,3 +1,4 @@
+import { upgradeLegacyWire } from "../src/chord/index.ts";
 import type { WireOp } from "../src/chord/types.ts";
 import { fromChunks, toChunks } from "./chunks.ts";
 
@@ -128,7 +129,8 @@ export class BatchLog {
       batches.push({
         seq: row.seq,
         tag: row.tag === "base" ? "base" : "delta",
-        wire: fromChunks(pieces),
+        // Rows written before the wire became the reference's read as today's (decision 008).
+        wire: upgradeLegacyWire(fromChunks<unknown[]>(pieces)) as WireOp[],
       });
       pieces = [];
     }

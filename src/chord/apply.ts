@@ -128,7 +128,9 @@ function applyOne(root: JsonValue, op: Op, undo: (() => void)[]): JsonValue {
           `Cannot apply "d": ${describePath(op[1], "target")} is an array element; remove it with "p".`,
         );
       }
-      childOf(parent, key, op[1], op[1].length - 1, op);
+      // Deleting an absent key is a no-op, as in the reference Chord, whose tracker sends
+      // "d" for a key added and removed within one flush (docs/decisions/007).
+      if (!Object.hasOwn(parent, key)) return root;
       const old = parent[key as string] as JsonValue;
       delete parent[key as string];
       undo.push(() => define(parent, key, old));
@@ -163,6 +165,24 @@ function applyOne(root: JsonValue, op: Op, undo: (() => void)[]): JsonValue {
       const removed = arr.splice(index, remove, ...cloneJson(items));
       undo.push(() => {
         arr.splice(index, items.length, ...removed);
+      });
+      return root;
+    }
+    case "m": {
+      const [, path, order] = op;
+      const arr = resolve(root, path, path.length, op);
+      if (!Array.isArray(arr)) {
+        throw new ApplyError(`Cannot apply "m": ${describePath(path, "target")} is not an array.`);
+      }
+      if (order.length !== arr.length) {
+        throw new ApplyError(
+          `Cannot apply "m": a permutation of ${order.length} elements does not reorder ${describePath(path, "target")}, an array of length ${arr.length}.`,
+        );
+      }
+      const old = arr.slice();
+      for (let i = 0; i < order.length; i++) arr[i] = old[order[i] as number] as JsonValue;
+      undo.push(() => {
+        for (let i = 0; i < old.length; i++) arr[i] = old[i] as JsonValue;
       });
       return root;
     }

@@ -1,7 +1,7 @@
 import { CodecError, InvalidOpError } from "./errors.ts";
 import { pathKey } from "./segments.ts";
 import type { JsonValue, Op, Path, WireOp, WirePath } from "./types.ts";
-import { assertValidWireOp, isBase, isInternForm } from "./validate.ts";
+import { assertValidWireOp, carriesPath, isBase, mayAddressRoot } from "./validate.ts";
 
 /** Encodes one stream's batches. Keep one per consumer (per subscriber, per durable log). */
 export interface Encoder {
@@ -27,21 +27,25 @@ function withPath(op: Op, wirePath: WirePath | null): WireOp {
       return wirePath === null ? ["t", op[2]] : ["t", wirePath, op[2]];
     case "p":
       return wirePath === null ? ["p", op[2], op[3], op[4]] : ["p", wirePath, op[2], op[3], op[4]];
+    case "m":
+      return wirePath === null ? ["m", op[2]] : ["m", wirePath, op[2]];
   }
 }
 
 /**
- * A stream encoder with two compressions: a path is interned on its second use as
- * `["#", id, path]` and sent as the number `id` afterwards; an op whose path repeats
- * the previous op's path in the same batch drops it (arity tells the forms apart).
- * Both tables reset on a base batch, so every base is a self-contained recovery point.
- * Payloads are not copied: the wire ops share them with `ops`.
+ * A stream encoder with two compressions, the wire of the reference Chord
+ * (`@earendil-works/chord/delta`): a path used a second time is defined by a wire op of
+ * its own, `["#", id, path]`, placed just before the op, which then carries the number
+ * `id`, as do later uses; an op whose path repeats the previous op's path in the same
+ * batch drops it (arity tells the forms apart). Both tables reset on a base batch, so
+ * every base is a self-contained recovery point. Payloads are not copied: the wire ops
+ * share them with `ops`.
  *
  * @example
  * const enc = encoder();
  * enc.encode([["r", { text: "" }]]);                        // [["r", { text: "" }]]
  * enc.encode([["t", ["text"], 3], ["a", ["text"], "xyz"]]); // [["t", ["text"], 3], ["a", "xyz"]]
- * enc.encode([["a", ["text"], "!"]]);                       // [["a", ["#", 0, ["text"]], "!"]]
+ * enc.encode([["a", ["text"], "!"]]);                       // [["#", 0, ["text"]], ["a", 0, "!"]]
  * enc.encode([["a", ["text"], "?"]]);                       // [["a", 0, "?"]]
  */
 export function encoder(): Encoder {
@@ -79,7 +83,8 @@ export function encoder(): Encoder {
           } else if (seen.has(key)) {
             const next = ids.size;
             ids.set(key, next);
-            wirePath = ["#", next, path];
+            out.push(["#", next, path]);
+            wirePath = next;
           } else {
             seen.add(key);
             wirePath = path;
@@ -94,15 +99,17 @@ export function encoder(): Encoder {
 }
 
 /**
- * The decoder paired with `encoder()`. Validates every wire op (`assertValidWireOp`)
- * and throws `CodecError` for an unknown id, an id out of order, or a short form with no
- * previous path. A batch that throws leaves the tables as they were; the consumer should
- * then ask for a base batch, which resets them.
+ * The decoder paired with `encoder()` (and with the reference Chord's encoder).
+ * Validates every wire op (`assertValidWireOp`) and throws `CodecError` for an unknown
+ * id, a definition out of order, or a short form with no previous path. A batch that
+ * throws leaves the tables as they were; the consumer should then ask for a base batch,
+ * which resets them.
  *
  * @example
  * const dec = decoder();
  * dec.decode([["r", { text: "" }]]);
  * dec.decode([["a", ["text"], "hi"], ["a", "!"]]); // [["a", ["text"], "hi"], ["a", ["text"], "!"]]
+ * dec.decode([["#", 0, ["text"]], ["a", 0, "?"]]); // [["a", ["text"], "?"]]
  */
 export function decoder(): Decoder {
   let table: Path[] = [];
@@ -113,7 +120,7 @@ export function decoder(): Decoder {
       }
       const base = wire.length > 0 && Array.isArray(wire[0]) && wire[0][0] === "r";
       const known = base ? [] : table;
-      // Ids interned by this batch; they join the table only if the whole batch decodes.
+      // Ids defined by this batch; they join the table only if the whole batch decodes.
       const added: Path[] = [];
       const lookup = (id: number): Path | undefined =>
         id < known.length ? known[id] : added[id - known.length];
@@ -122,6 +129,18 @@ export function decoder(): Decoder {
       for (let i = 0; i < wire.length; i++) {
         const w: unknown = wire[i];
         assertValidWireOp(w);
+        if (w[0] === "#") {
+          // Ids count up from 0 after each base, so a definition out of order means a
+          // batch was lost or reordered: no later reference could be trusted.
+          const expected = known.length + added.length;
+          if (w[1] !== expected) {
+            throw new CodecError(
+              `Cannot decode op ${i}: path id ${w[1]} defined out of order (expected ${expected}); resync from a base batch.`,
+            );
+          }
+          added.push(w[2]);
+          continue;
+        }
         if (w[0] === "r") {
           if (i > 0) {
             throw new InvalidOpError(`Invalid batch: "r" at index ${i}; it may only come first.`);
@@ -130,7 +149,7 @@ export function decoder(): Decoder {
           previous = null;
           continue;
         }
-        const full = w.length === (w[0] === "p" ? 5 : w[0] === "d" ? 2 : 3);
+        const full = carriesPath(w);
         let path: Path;
         if (!full) {
           if (previous === null) {
@@ -142,29 +161,20 @@ export function decoder(): Decoder {
         } else {
           const wirePath = w[1] as WirePath;
           if (typeof wirePath === "number") {
-            const interned = lookup(wirePath);
-            if (interned === undefined) {
+            const defined = lookup(wirePath);
+            if (defined === undefined) {
               throw new CodecError(
-                `Cannot decode op ${i}: path id ${wirePath} was never interned on this stream (${known.length + added.length} known); resync from a base batch.`,
+                `Cannot decode op ${i}: path id ${wirePath} was never defined on this stream (${known.length + added.length} known); resync from a base batch.`,
               );
             }
-            path = interned;
-          } else if (isInternForm(wirePath)) {
-            const expected = known.length + added.length;
-            if (wirePath[1] !== expected) {
-              throw new CodecError(
-                `Cannot decode op ${i}: path id ${wirePath[1]} interned out of order (expected ${expected}); resync from a base batch.`,
-              );
-            }
-            path = wirePath[2];
-            added.push(path);
+            path = defined;
           } else {
             path = wirePath;
           }
         }
-        if (path.length === 0 && w[0] !== "p") {
+        if (path.length === 0 && !mayAddressRoot(w[0])) {
           throw new InvalidOpError(
-            `Invalid op ${i} (${w[0]}): its path resolves to the root; only "r" and "p" may address the root.`,
+            `Invalid op ${i} (${w[0]}): its path resolves to the root; only "p" and "m" may address the root ("r" replaces it).`,
           );
         }
         out.push(toOp(w, path.slice(), full ? 2 : 1));
@@ -188,6 +198,8 @@ function toOp(w: WireOp, path: Path, at: number): Op {
       return ["a", path, rest[at] as string];
     case "t":
       return ["t", path, rest[at] as number];
+    case "m":
+      return ["m", path, rest[at] as number[]];
     default:
       return ["p", path, rest[at] as number, rest[at + 1] as number, rest[at + 2] as JsonValue[]];
   }

@@ -9,6 +9,7 @@ export {
   UnsafePathError,
 } from "./errors.ts";
 export { fitsDepth, MAX_JSON_DEPTH } from "./json.ts";
+export { upgradeLegacyWire } from "./legacy-wire.ts";
 export { findOverlap } from "./overlap.ts";
 export { type JsonShape, type Tracker, track } from "./tracker.ts";
 export type * from "./types.ts";

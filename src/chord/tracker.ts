@@ -130,6 +130,8 @@ export function track<T>(
   /** Base batches are due for the first flush and after `rebase()`. */
   let baseDue = true;
   let rebaseAsked = false;
+  /** Arrays sorted or reversed since the last flush: a reorder may be their smallest delta. */
+  const reordered = new Set<Meta>();
 
   const newMeta = (node: Node, parent: Meta | null, key: Seg): Meta => {
     const meta: Meta = {
@@ -296,12 +298,14 @@ export function track<T>(
         beginStructural(meta);
         const cmp = compare as ((a: unknown, b: unknown) => number) | undefined;
         arr.sort(cmp && ((a, b) => cmp(out(a, -1), out(b, -1))));
+        reordered.add(meta);
         touch(meta);
         return meta.proxy;
       },
       reverse: () => {
         beginStructural(meta);
         arr.reverse();
+        reordered.add(meta);
         touch(meta);
         return meta.proxy;
       },
@@ -487,8 +491,28 @@ export function track<T>(
     settle(meta);
   };
 
-  /** Arrays after a structural change: common head and tail stay, the middle is one splice. */
+  /**
+   * Arrays after a structural change. An array only sorted or reversed since the last
+   * flush, with no pending change inside its elements, is sent as one `m` where that is
+   * smaller than the splices (docs/decisions/009); otherwise as splices.
+   */
   const diffArray = (meta: Meta, prev: JsonValue[], path: Path, ops: Op[]): void => {
+    const order = reordered.has(meta) ? reorderOf(meta, prev) : null;
+    if (order === null) {
+      spliceArray(meta, prev, path, ops);
+      return;
+    }
+    // The splice form visits no pending child (there is none) and rekeys the moved
+    // ones, which the reorder needs as well; only the ops differ.
+    const spliced: Op[] = [];
+    spliceArray(meta, prev, path, spliced);
+    const reorder: Op = ["m", path, order];
+    if (wireLength([reorder]) < wireLength(spliced)) ops.push(reorder);
+    else for (const op of spliced) ops.push(op);
+  };
+
+  /** Common head and tail stay, the middle is one splice. */
+  const spliceArray = (meta: Meta, prev: JsonValue[], path: Path, ops: Op[]): void => {
     const next = meta.node as JsonValue[];
     const shorter = Math.min(prev.length, next.length);
     let head = 0;
@@ -607,11 +631,13 @@ export function track<T>(
         baseDue = false;
         rebaseAsked = false;
         replaced = null;
+        reordered.clear();
         if (rootMeta !== null) settle(rootMeta);
         return [["r", cloneJson(root)]];
       }
       const ops: Op[] = [];
       if (rootMeta !== null && hasPending(rootMeta)) diffNode(rootMeta, [], ops);
+      reordered.clear();
       return ops;
     },
     rebase(): void {
@@ -623,9 +649,54 @@ export function track<T>(
         rootMeta = replaced.meta;
         replaced = null;
       }
+      reordered.clear();
       if (rootMeta !== null) restore(rootMeta);
     },
   };
+}
+
+/**
+ * About the JSON length `ops` take on the wire: an op's path is left out when it repeats
+ * the previous op's, as the encoder does (ids are left aside: both forms share the path).
+ */
+function wireLength(ops: readonly Op[]): number {
+  let length = 0;
+  let previous = "";
+  for (const op of ops) {
+    length += JSON.stringify(op).length + 1;
+    if (op[0] === "r") continue;
+    const path = JSON.stringify(op[1]);
+    if (path === previous) length -= path.length + 1;
+    previous = path;
+  }
+  return length;
+}
+
+/**
+ * The permutation that turns `prev` into the array's elements now
+ * (`now[i] = prev[order[i]]`), or null when they are not the same elements (by
+ * identity) or an element has changes pending inside it.
+ */
+function reorderOf(meta: Meta, prev: JsonValue[]): number[] | null {
+  const now = meta.node as JsonValue[];
+  if (now.length !== prev.length) return null;
+  if (meta.dirtyChildren !== null) {
+    for (const child of meta.dirtyChildren) if (child.queued) return null;
+  }
+  const places = new Map<JsonValue, number[]>();
+  for (let i = prev.length - 1; i >= 0; i--) {
+    const v = prev[i] as JsonValue;
+    const list = places.get(v);
+    if (list === undefined) places.set(v, [i]);
+    else list.push(i);
+  }
+  const order = new Array<number>(now.length);
+  for (let i = 0; i < now.length; i++) {
+    const at = places.get(now[i] as JsonValue)?.pop();
+    if (at === undefined) return null;
+    order[i] = at;
+  }
+  return order;
 }
 
 /**

@@ -24,20 +24,34 @@ export type AppendOp = ["a", Path, string];
 export type TrimOp = ["t", Path, number];
 /** Array splice at `path` (may be the root `[]`). */
 export type SpliceOp = ["p", Path, number, number, JsonValue[]];
+/**
+ * Reorder the array at `path` (may be the root `[]`) in place:
+ * `new[i] = old[permutation[i]]`, where `permutation` is a permutation of `0..n-1`
+ * and `n` is the array's length.
+ */
+export type ReorderOp = ["m", Path, number[]];
 
-export type Op = ReplaceOp | SetOp | DeleteOp | AppendOp | TrimOp | SpliceOp;
+export type Op = ReplaceOp | SetOp | DeleteOp | AppendOp | TrimOp | SpliceOp | ReorderOp;
 export type Verb = Op[0];
 
-/**
- * A path on the wire: the full path, an interned id (a number), or omitted when it
- * repeats the previous op's path within the same batch.
- * `["#", id, path]` is the interning form, used on a path's second use.
- */
-export type WirePath = Path | number | ["#", number, Path];
+/** A path on the wire: the full path, or the id a `DefineOp` gave it on this stream. */
+export type WirePath = Path | number;
 
-/** An encoded op: the same tuples, with paths compressed (see `encoder`). */
+/**
+ * Gives `path` the number `id` on this stream, until the next base batch. Sent on a
+ * path's second use, as a wire op of its own just before the op that uses the number;
+ * ids count up from 0 after each base.
+ */
+export type DefineOp = ["#", number, Path];
+
+/**
+ * An encoded op: the same tuples with paths compressed (see `encoder`), plus `DefineOp`.
+ * Each path-carrying tuple has a short form without its path, meaning "the path of the
+ * previous op in this batch"; arity tells the forms apart.
+ */
 export type WireOp =
   | ["r", JsonValue]
+  | DefineOp
   | ["s", WirePath, JsonValue]
   | ["s", JsonValue]
   | ["d", WirePath]
@@ -47,4 +61,6 @@ export type WireOp =
   | ["t", WirePath, number]
   | ["t", number]
   | ["p", WirePath, number, number, JsonValue[]]
-  | ["p", number, number, JsonValue[]];
+  | ["p", number, number, JsonValue[]]
+  | ["m", WirePath, number[]]
+  | ["m", number[]];

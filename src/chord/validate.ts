@@ -4,7 +4,15 @@ import { assertSafeKey, isCount } from "./segments.ts";
 import type { Op, Path, WireOp } from "./types.ts";
 
 /** Tuple length of each verb with its path; the short wire form is one less. */
-const ARITY: Readonly<Record<string, number>> = { r: 2, s: 3, d: 2, a: 3, t: 3, p: 5 };
+const ARITY: Readonly<Record<string, number>> = { r: 2, s: 3, d: 2, a: 3, t: 3, p: 5, m: 3 };
+
+/** `true` when wire op `w` carries its path (or a path id), `false` for the short form. */
+export function carriesPath(w: WireOp): boolean {
+  return w.length === ARITY[w[0]];
+}
+
+/** Verbs whose path may be the root `[]` (`r` replaces the root and carries no path). */
+const ROOT_VERBS: ReadonlySet<string> = new Set(["p", "m"]);
 
 /**
  * `true` when the batch starts with `r`: a self-contained recovery point. A token
@@ -31,13 +39,17 @@ function fail(what: unknown, problem: string): never {
   throw new InvalidOpError(`Invalid op ${show(what)}: ${problem}.`);
 }
 
-function verbOf(op: unknown): string {
+function verbOf(op: unknown, wire: boolean): string {
   if (!Array.isArray(op)) {
     return fail(op, 'an op is a tuple array such as ["s", ["key"], value]');
   }
   const verb = op[0];
+  if (wire && verb === "#") return verb;
   if (typeof verb !== "string" || ARITY[verb] === undefined) {
-    return fail(op, `unknown verb ${show(verb)}; expected one of r, s, d, a, t, p`);
+    return fail(
+      op,
+      `unknown verb ${show(verb)}; expected one of r, s, d, a, t, p, m${wire ? " or #" : ""}`,
+    );
   }
   return verb;
 }
@@ -56,7 +68,7 @@ export function assertValidPath(
     );
   }
   if (path.length === 0 && !allowEmpty) {
-    fail(op, 'the path must not be empty (only "r" and "p" may address the root)');
+    fail(op, 'the path must not be empty (only "p" and "m" may address the root; "r" replaces it)');
   }
   for (const seg of path) {
     if (typeof seg === "string") assertSafeKey(seg, () => `path ${show(path)}`);
@@ -90,6 +102,30 @@ function assertOperands(verb: string, op: unknown[], at: number, pathLength: num
       assertJsonPayload(items, `The items of ${show(op)}`, room);
       return;
     }
+    case "m":
+      assertPermutation(op[at], op);
+      return;
+  }
+}
+
+/**
+ * A permutation of `0..n-1`: every index once, nothing else. Whether `n` is the target
+ * array's length is for `apply` to check.
+ */
+function assertPermutation(order: unknown, op: unknown): void {
+  if (!Array.isArray(order)) fail(op, "the reorder permutation must be an array of indexes");
+  const seen = new Uint8Array(order.length);
+  for (const index of order) {
+    if (!isCount(index) || index >= order.length) {
+      fail(
+        op,
+        `the reorder permutation holds ${show(index)}; a permutation of ${order.length} elements holds each integer 0..${order.length - 1}`,
+      );
+    }
+    if (seen[index] === 1) {
+      fail(op, `the reorder permutation holds ${index} twice; each index must appear once`);
+    }
+    seen[index] = 1;
   }
 }
 
@@ -102,7 +138,7 @@ function assertOperands(verb: string, op: unknown[], at: number, pathLength: num
  * assertValidOp(["t", ["text"], -1]);  // throws InvalidOpError
  */
 export function assertValidOp(op: unknown): asserts op is Op {
-  const verb = verbOf(op);
+  const verb = verbOf(op, false);
   const tuple = op as unknown[];
   if (tuple.length !== ARITY[verb]) {
     fail(op, `"${verb}" takes ${ARITY[verb]} elements, got ${tuple.length}`);
@@ -111,27 +147,30 @@ export function assertValidOp(op: unknown): asserts op is Op {
     assertJsonPayload(tuple[1], `The value of ${show(op)}`);
     return;
   }
-  assertValidPath(tuple[1], op, verb === "p");
+  assertValidPath(tuple[1], op, ROOT_VERBS.has(verb));
   assertOperands(verb, tuple, 2, tuple[1].length);
-}
-
-/** `true` for the interning form `["#", id, path]`. */
-export function isInternForm(p: unknown): p is ["#", number, unknown] {
-  return Array.isArray(p) && p.length === 3 && p[0] === "#" && Array.isArray(p[2]);
 }
 
 /**
  * Throws `InvalidOpError` (or `UnsafePathError`) unless `w` is a well-formed wire op:
- * a full path, an interned id, `["#", id, path]`, or the short form with no path.
- * Guards `decode`.
+ * a definition `["#", id, path]`, or an op whose path is inline, an id, or omitted (the
+ * short form). Guards `decode`.
  *
  * @example
- * assertValidWireOp(["a", 3, "more"]);  // ok: path interned as id 3
- * assertValidWireOp(["a", "more"]);     // ok: short form
+ * assertValidWireOp(["#", 3, ["text"]]); // ok: defines id 3
+ * assertValidWireOp(["a", 3, "more"]);   // ok: path given by id 3
+ * assertValidWireOp(["a", "more"]);      // ok: short form
  */
 export function assertValidWireOp(w: unknown): asserts w is WireOp {
-  const verb = verbOf(w);
+  const verb = verbOf(w, true);
   const tuple = w as unknown[];
+  if (verb === "#") {
+    if (tuple.length !== 3) fail(w, `"#" takes 3 elements, got ${tuple.length}`);
+    if (!isCount(tuple[1])) fail(w, "a path id must be a non-negative integer");
+    // The root is a legal definition: "p" and "m" may address it.
+    assertValidPath(tuple[2], w, true);
+    return;
+  }
   const full = ARITY[verb] as number;
   if (verb === "r") {
     if (tuple.length !== 2) fail(w, `"r" takes 2 elements, got ${tuple.length}`);
@@ -142,13 +181,9 @@ export function assertValidWireOp(w: unknown): asserts w is WireOp {
     const wirePath = tuple[1];
     let pathLength = 0;
     if (typeof wirePath === "number") {
-      if (!isCount(wirePath)) fail(w, "an interned path id must be a non-negative integer");
-    } else if (isInternForm(wirePath)) {
-      if (!isCount(wirePath[1])) fail(w, "an interned path id must be a non-negative integer");
-      assertValidPath(wirePath[2], w, verb === "p");
-      pathLength = wirePath[2].length;
+      if (!isCount(wirePath)) fail(w, "a path id must be a non-negative integer");
     } else {
-      assertValidPath(wirePath, w, verb === "p");
+      assertValidPath(wirePath, w, ROOT_VERBS.has(verb));
       pathLength = wirePath.length;
     }
     assertOperands(verb, tuple, 2, pathLength);
@@ -160,4 +195,9 @@ export function assertValidWireOp(w: unknown): asserts w is WireOp {
       `"${verb}" takes ${full} elements (or ${full - 1} without its path), got ${tuple.length}`,
     );
   }
+}
+
+/** `true` for a verb whose path may be the root `[]`: `p` and `m`. */
+export function mayAddressRoot(verb: string): boolean {
+  return ROOT_VERBS.has(verb);
 }

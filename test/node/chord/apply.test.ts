@@ -13,7 +13,7 @@ import {
 } from "../../../src/chord/index.ts";
 
 describe("apply", () => {
-  it("applies the six verbs and returns the new value", () => {
+  it("applies the seven verbs and returns the new value", () => {
     let doc: JsonValue = null;
     doc = apply(doc, [["r", { text: "abc", list: [1, 2], gone: true }]]);
     doc = apply(doc, [
@@ -26,6 +26,43 @@ describe("apply", () => {
     ]);
     expect(doc).toEqual({ text: "cdef", list: [1, 7, 8, 9], n: 1 });
     expect(apply([1, 2], [["p", [], 0, 1, []]])).toEqual([2]);
+    doc = apply(doc, [["m", ["list"], [3, 0, 2, 1]]]);
+    expect(doc).toEqual({ text: "cdef", list: [9, 1, 8, 7], n: 1 });
+  });
+
+  it("reorders so that new[i] = old[permutation[i]], at a path or at the root", () => {
+    expect(apply(["a", "b", "c"], [["m", [], [2, 0, 1]]])).toEqual(["c", "a", "b"]);
+    expect(apply({ xs: [{ k: 1 }, { k: 2 }] }, [["m", ["xs"], [1, 0]]])).toEqual({
+      xs: [{ k: 2 }, { k: 1 }],
+    });
+    expect(apply([], [["m", [], []]])).toEqual([]);
+    expect(
+      apply({ xs: [{ k: 1 }, { k: 2 }] }, [
+        ["m", ["xs"], [1, 0]],
+        ["s", ["xs", 0, "k"], 5],
+      ]),
+    ).toEqual({ xs: [{ k: 5 }, { k: 1 }] });
+  });
+
+  it("refuses a reorder whose permutation does not match the array's length, or whose target is not an array", () => {
+    expect(() => apply([1, 2, 3], [["m", [], [1, 0]]])).toThrow(
+      /a permutation of 2 elements does not reorder target, an array of length 3/,
+    );
+    expect(() => apply([1], [["m", [], [1, 0]]])).toThrow(ApplyError);
+    expect(() => apply({ xs: "ab" }, [["m", ["xs"], [1, 0]]])).toThrow(/not an array/);
+    expect(() => apply({}, [["m", ["xs"], []]])).toThrow(/does not exist/);
+  });
+
+  it("undoes a reorder when a later op of the batch fails", () => {
+    const doc: JsonValue = { xs: [1, 2, 3] };
+    expect(() =>
+      apply(doc, [
+        ["m", ["xs"], [2, 1, 0]],
+        ["m", ["xs"], [1, 0, 2]],
+        ["s", ["missing", "x"], 1],
+      ]),
+    ).toThrow(ApplyError);
+    expect(doc).toEqual({ xs: [1, 2, 3] });
   });
 
   it("copies payloads in", () => {
@@ -37,7 +74,9 @@ describe("apply", () => {
 
   it("follows own properties only", () => {
     expect(() => apply({}, [["a", ["toString"], "x"]])).toThrow(/does not exist/);
-    expect(() => apply({}, [["d", ["hasOwnProperty"]]])).toThrow(ApplyError);
+    const doc = apply({}, [["d", ["hasOwnProperty"]]]);
+    expect(doc).toEqual({});
+    expect(Object.hasOwn(Object.prototype, "hasOwnProperty")).toBe(true);
     expect(() => apply({}, [["s", ["valueOf", "x"], 1]])).toThrow(/does not exist/);
   });
 
@@ -55,6 +94,13 @@ describe("apply", () => {
     expect(() => apply({ s: "ab" }, [["t", ["s"], 3]])).toThrow(/only 2/);
     expect(() => apply({ s: 1 }, [["a", ["s"], "x"]])).toThrow(/not a string/);
     expect(() => apply({ s: [] }, [["p", ["s", "x"], 0, 0, []]])).toThrow(/string/);
+  });
+
+  it("deletes an absent key as a no-op (the reference sends d for a key added and removed in one flush), but needs its parent", () => {
+    expect(apply({ a: 1 }, [["d", ["b"]]])).toEqual({ a: 1 });
+    expect(apply({ o: {} }, [["d", ["o", "k"]]])).toEqual({ o: {} });
+    expect(() => apply({}, [["d", ["o", "k"]]])).toThrow(/target.o does not exist/);
+    expect(() => apply({ o: 1 }, [["d", ["o", "k"]]])).toThrow(ApplyError);
   });
 
   it("writes keys that look like accessors as plain data", () => {
@@ -97,6 +143,7 @@ describe("apply", () => {
 
   it.each(["__proto__", "constructor", "prototype"])("refuses the segment %s", (seg) => {
     expect(() => apply({}, [["s", [seg, "polluted"], true]])).toThrow(UnsafePathError);
+    expect(() => apply({}, [["m", [seg], []]])).toThrow(UnsafePathError);
     expect(() => apply({}, [["s", ["x"], JSON.parse(`{"${seg}": 1}`)]])).toThrow(UnsafePathError);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -125,6 +172,14 @@ describe("assertValidOp", () => {
     ["undefined payload", ["s", ["a"], undefined]],
     ["NaN payload", ["r", Number.NaN]],
     ["trim past the safe integers", ["t", ["a"], Number.MAX_SAFE_INTEGER + 1]],
+    ["reorder with a duplicate index", ["m", ["a"], [0, 0]]],
+    ["reorder with a hole", ["m", ["a"], [0, 2]]],
+    ["reorder with a negative index", ["m", ["a"], [-1, 0]]],
+    ["reorder with a fractional index", ["m", ["a"], [0, 1.5]]],
+    ["reorder with a string index", ["m", ["a"], ["0"]]],
+    ["reorder with a permutation that is not an array", ["m", ["a"], { 0: 0 }]],
+    ["reorder without a path", ["m", [0]]],
+    ["reorder with a string path", ["m", "a", []]],
   ];
   it.each(bad)("refuses %s", (_, op) => {
     expect(() => assertValidOp(op)).toThrow(InvalidOpError);
@@ -139,6 +194,8 @@ describe("assertValidOp", () => {
       ["t", ["a"], 0],
       ["t", ["a"], Number.MAX_SAFE_INTEGER],
       ["p", [], 0, 0, []],
+      ["m", [], []],
+      ["m", ["a", 1], [2, 0, 1]],
     ];
     for (const op of good) expect(() => assertValidOp(op)).not.toThrow();
   });
@@ -157,12 +214,16 @@ describe("assertValidOp", () => {
 });
 
 describe("assertValidWireOp", () => {
-  it("accepts full paths, ids, the interning form and short forms", () => {
+  it("accepts full paths, ids, definitions and short forms", () => {
     const good: unknown[] = [
       ["r", {}],
       ["s", ["a"], 1],
       ["s", 3, 1],
-      ["s", ["#", 0, ["a"]], 1],
+      ["#", 0, ["a"]],
+      ["#", 7, []],
+      ["m", [], [1, 0]],
+      ["m", 2, []],
+      ["m", [0]],
       ["s", 1],
       ["d", 0],
       ["d"],
@@ -180,7 +241,16 @@ describe("assertValidWireOp", () => {
     ["r without value", ["r"]],
     ["negative id", ["a", -1, "x"]],
     ["fractional id", ["a", 1.5, "x"]],
-    ["negative interned id", ["a", ["#", -1, ["x"]], "x"]],
+    ["negative defined id", ["#", -1, ["x"]]],
+    ["fractional defined id", ["#", 0.5, ["x"]]],
+    ["definition without a path", ["#", 0]],
+    ["definition with a string path", ["#", 0, "x"]],
+    ["the old intern form in the path slot", ["a", ["#", 0, ["x"]], "x"]],
+    ["a duplicate in a permutation", ["m", [1, 1]]],
+    ["a hole in a permutation", ["m", ["a"], [0, 2]]],
+    ["a non-integer in a permutation", ["m", [0.5, 1]]],
+    ["a permutation that is not an array", ["m", ["a"], 0]],
+    ["m with too many elements", ["m", ["a"], [0], 1]],
     ["non-string append", ["a", 5]],
     ["negative trim", ["t", -3]],
     ["non-array splice items", ["p", 0, 0, {}]],
@@ -191,7 +261,8 @@ describe("assertValidWireOp", () => {
   });
 
   it("refuses unsafe segments in an interned path", () => {
-    expect(() => assertValidWireOp(["s", ["#", 0, ["constructor"]], 1])).toThrow(UnsafePathError);
+    expect(() => assertValidWireOp(["#", 0, ["constructor"]])).toThrow(UnsafePathError);
+    expect(() => assertValidWireOp(["#", 0, ["a", "__proto__"]])).toThrow(UnsafePathError);
   });
 });
 

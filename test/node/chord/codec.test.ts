@@ -13,11 +13,12 @@ import {
 } from "../../../src/chord/index.ts";
 
 describe("encoder", () => {
-  it("interns a path on its second use, then sends its id", () => {
+  it("defines a path on its second use with a wire op of its own before the op, then sends its id", () => {
     const enc = encoder();
     expect(enc.encode([["a", ["out", "text"], "a"]])).toEqual([["a", ["out", "text"], "a"]]);
     expect(enc.encode([["a", ["out", "text"], "b"]])).toEqual([
-      ["a", ["#", 0, ["out", "text"]], "b"],
+      ["#", 0, ["out", "text"]],
+      ["a", 0, "b"],
     ]);
     expect(enc.encode([["a", ["out", "text"], "c"]])).toEqual([["a", 0, "c"]]);
     expect(enc.encode([["s", ["n"], 1]])).toEqual([["s", ["n"], 1]]);
@@ -27,8 +28,31 @@ describe("encoder", () => {
         ["a", ["out", "text"], "d"],
       ]),
     ).toEqual([
-      ["s", ["#", 1, ["n"]], 2],
+      ["#", 1, ["n"]],
+      ["s", 1, 2],
       ["a", 0, "d"],
+    ]);
+  });
+
+  it("defines a path reused within one batch, and a definition does not break path omission", () => {
+    const enc = encoder();
+    expect(
+      enc.encode([
+        ["a", ["x"], "1"],
+        ["a", ["y"], "2"],
+        ["a", ["x"], "3"],
+        ["t", ["x"], 1],
+        ["m", [], [1, 0]],
+        ["p", [], 0, 1, []],
+      ]),
+    ).toEqual([
+      ["a", ["x"], "1"],
+      ["a", ["y"], "2"],
+      ["#", 0, ["x"]],
+      ["a", 0, "3"],
+      ["t", 1],
+      ["m", [], [1, 0]],
+      ["p", 0, 1, []],
     ]);
   });
 
@@ -72,7 +96,10 @@ describe("encoder", () => {
       ["r", { text: "" }],
       ["a", ["text"], "1"],
     ]);
-    expect(enc.encode([["a", ["text"], "2"]])).toEqual([["a", ["#", 0, ["text"]], "2"]]);
+    expect(enc.encode([["a", ["text"], "2"]])).toEqual([
+      ["#", 0, ["text"]],
+      ["a", 0, "2"],
+    ]);
   });
 
   it("refuses an r that is not first, and leaves its tables alone", () => {
@@ -105,6 +132,16 @@ describe("decoder", () => {
         ["a", ["text"], "d"],
         ["p", [], 0, 0, []],
       ],
+      [
+        ["m", ["list"], [1, 0]],
+        ["m", ["list"], [0, 1]],
+        ["a", ["text"], "e"],
+        ["m", [], [0]],
+      ],
+      [
+        ["m", ["list"], [1, 0]],
+        ["m", [], [0]],
+      ],
     ];
     for (const ops of batches) {
       expect(dec.decode(JSON.parse(JSON.stringify(enc.encode(ops))))).toEqual(ops);
@@ -122,15 +159,57 @@ describe("decoder", () => {
     ).toThrow(/omits its path/);
   });
 
-  it("refuses an unknown id and an id interned out of order", () => {
+  it("refuses an unknown id and an id defined out of order", () => {
     const dec = decoder();
-    expect(() => dec.decode([["a", 0, "x"]])).toThrow(/never interned/);
-    expect(() => dec.decode([["a", ["#", 1, ["text"]], "x"]])).toThrow(/out of order/);
+    expect(() => dec.decode([["a", 0, "x"]])).toThrow(/never defined/);
+    expect(() =>
+      dec.decode([
+        ["#", 1, ["text"]],
+        ["a", 1, "x"],
+      ]),
+    ).toThrow(/out of order/);
+    dec.decode([["#", 0, ["text"]]]);
+    expect(() => dec.decode([["#", 0, ["other"]]])).toThrow(/out of order/);
+    expect(dec.decode([["a", 0, "x"]])).toEqual([["a", ["text"], "x"]]);
+  });
+
+  it("a definition is not a path use: the short form after it refers to the op before it", () => {
+    const dec = decoder();
+    expect(
+      dec.decode([
+        ["a", ["y"], "1"],
+        ["#", 0, ["x"]],
+        ["a", "2"],
+        ["a", 0, "3"],
+        ["a", "4"],
+      ]),
+    ).toEqual([
+      ["a", ["y"], "1"],
+      ["a", ["y"], "2"],
+      ["a", ["x"], "3"],
+      ["a", ["x"], "4"],
+    ]);
+    expect(() =>
+      decoder().decode([
+        ["#", 0, ["x"]],
+        ["a", "2"],
+      ]),
+    ).toThrow(/omits its path/);
+  });
+
+  it("refuses the old intern form in the path slot (stored rows are upgraded before decoding)", () => {
+    expect(() => decoder().decode([["a", ["#", 0, ["text"]], "x"]])).toThrow(InvalidOpError);
   });
 
   it("refuses unsafe segments, including through an interned id", () => {
     const dec = decoder();
-    expect(() => dec.decode([["s", ["#", 0, ["__proto__"]], 1]])).toThrow(UnsafePathError);
+    expect(() =>
+      dec.decode([
+        ["#", 0, ["__proto__"]],
+        ["s", 0, 1],
+      ]),
+    ).toThrow(UnsafePathError);
+    expect(() => dec.decode([["#", 0, ["ok", "constructor"]]])).toThrow(UnsafePathError);
     expect(() => dec.decode([["s", 0, 1]])).toThrow(CodecError);
     expect(() => dec.decode([["s", ["a", "constructor"], 1]])).toThrow(UnsafePathError);
     expect(() => dec.decode([["s", ["prototype"], 1]])).toThrow(UnsafePathError);
@@ -138,27 +217,47 @@ describe("decoder", () => {
 
   it("refuses an id that names the root for a verb that needs a path", () => {
     const dec = decoder();
-    dec.decode([["p", ["#", 0, []], 0, 0, []]]);
+    dec.decode([
+      ["#", 0, []],
+      ["p", 0, 0, 0, []],
+    ]);
+    expect(dec.decode([["m", 0, []]])).toEqual([["m", [], []]]);
     expect(() => dec.decode([["s", 0, 1]])).toThrow(/root/);
+    expect(() => dec.decode([["d", 0]])).toThrow(/root/);
   });
 
   it("leaves its tables alone when a batch fails", () => {
     const dec = decoder();
     expect(() =>
       dec.decode([
-        ["a", ["#", 0, ["text"]], "x"],
+        ["#", 0, ["text"]],
+        ["a", 0, "x"],
         ["a", 9, "y"],
       ]),
     ).toThrow(CodecError);
-    expect(() => dec.decode([["a", 0, "x"]])).toThrow(/never interned/);
-    expect(dec.decode([["a", ["#", 0, ["text"]], "x"]])).toEqual([["a", ["text"], "x"]]);
+    expect(() => dec.decode([["a", 0, "x"]])).toThrow(/never defined/);
+    expect(
+      dec.decode([
+        ["#", 0, ["text"]],
+        ["a", 0, "x"],
+      ]),
+    ).toEqual([["a", ["text"], "x"]]);
   });
 
   it("resets on a base batch", () => {
     const dec = decoder();
-    dec.decode([["a", ["#", 0, ["text"]], "x"]]);
+    dec.decode([
+      ["#", 0, ["text"]],
+      ["a", 0, "x"],
+    ]);
     dec.decode([["r", {}]]);
-    expect(() => dec.decode([["a", 0, "x"]])).toThrow(/never interned/);
+    expect(() => dec.decode([["a", 0, "x"]])).toThrow(/never defined/);
+    expect(
+      dec.decode([
+        ["#", 0, ["other"]],
+        ["a", 0, "y"],
+      ]),
+    ).toEqual([["a", ["other"], "y"]]);
   });
 
   it("refuses malformed batches", () => {
@@ -172,6 +271,10 @@ describe("decoder", () => {
     ).toThrow(/only come first/);
     expect(() => dec.decode([["q", ["a"]]])).toThrow(/unknown verb/);
     expect(() => dec.decode([["p", ["a"], 0, 0, 5]])).toThrow(/must be an array/);
+    expect(() => dec.decode([["m", ["a"], [0, 0]]])).toThrow(/twice/);
+    expect(() => dec.decode([["#", 0]])).toThrow(/"#" takes 3 elements/);
+    expect(() => dec.decode([["#", -1, ["a"]]])).toThrow(/non-negative integer/);
+    expect(() => dec.decode([["#", 0, "a"]])).toThrow(/must be an array/);
   });
 });
 

@@ -164,6 +164,64 @@ describe("arrays", () => {
   });
 });
 
+describe("reorders", () => {
+  const rows = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ id: i, name: `row ${(i * 7) % n}` }));
+
+  it("a sort or reverse of objects is one m, smaller than sending the objects again", () => {
+    const t = tracked({ list: rows(10) });
+    t.state.list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const sorted = t.flush();
+    expect(sorted).toEqual([["m", ["list"], [0, 3, 6, 9, 2, 5, 8, 1, 4, 7]]]);
+    t.state.list.reverse();
+    expect(t.flush()).toEqual([["m", ["list"], [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]]]);
+    const replica = apply({ list: rows(10) }, sorted);
+    expect(apply(replica, [["m", ["list"], [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]]])).toEqual(
+      JSON.parse(JSON.stringify(t.state)),
+    );
+  });
+
+  it("a root array reversed is an m, not a base", () => {
+    const t = tracked(["alpha", "beta", "gamma", "delta"]);
+    t.state.reverse();
+    expect(t.flush()).toEqual([["m", [], [3, 2, 1, 0]]]);
+  });
+
+  it("keeps splices where they are smaller: short numbers, or one element out of place", () => {
+    const digits = tracked({ list: [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9] });
+    digits.state.list.sort();
+    expect(digits.flush().map((op) => op[0])).not.toContain("m");
+    const nearly = tracked({ list: [{ id: 99 }, ...rows(30)] });
+    nearly.state.list.sort((a, b) => a.id - b.id);
+    // The first element moved to the end: a drop at the front and a push are smaller.
+    expect(nearly.flush()).toEqual([
+      ["p", ["list"], 0, 1, []],
+      ["p", ["list"], 30, 0, [{ id: 99 }]],
+    ]);
+  });
+
+  it("sends splices when an element also changed inside, or the array is no longer the same elements", () => {
+    const inside = tracked({ list: rows(6) });
+    inside.state.list.reverse();
+    (inside.state.list[0] as { name: string }).name = "changed";
+    const ops = inside.flush();
+    expect(ops.map((op) => op[0])).not.toContain("m");
+    expect(apply({ list: rows(6) }, ops)).toEqual(JSON.parse(JSON.stringify(inside.state)));
+    const grown = tracked({ list: rows(6) });
+    grown.state.list.reverse();
+    grown.state.list.push({ id: 6, name: "new" });
+    expect(grown.flush().map((op) => op[0])).not.toContain("m");
+  });
+
+  it("an element changed after the reorder's flush is an op at its new index", () => {
+    const t = tracked({ list: rows(5) });
+    t.state.list.reverse();
+    expect(t.flush()[0]?.[0]).toBe("m");
+    (t.state.list[0] as { name: string }).name = "first";
+    expect(t.flush()).toEqual([["s", ["list", 0, "name"], "first"]]);
+  });
+});
+
 describe("objects", () => {
   it("assigning undefined is d", () => {
     const t = tracked({ a: 1, b: 2 } as Record<string, number | undefined>);

@@ -31,6 +31,23 @@ describe("InvocationReplica", () => {
     expect(replica.state).toEqual(before);
   });
 
+  it("folds a reorder, wire-encoded with a path id, without touching the state a view holds", () => {
+    const replica = synced();
+    expect(replica.receive([["s", ["details", "files"], ["a", "b", "c"]]]).kind).toBe("applied");
+    const held = replica.state;
+    const before = structuredClone(held);
+    expect(
+      replica.receive([
+        ["#", 0, ["details", "files"]],
+        ["m", 0, [2, 0, 1]],
+      ]),
+    ).toEqual({ kind: "applied" });
+    expect(replica.state?.details).toEqual({ files: ["c", "a", "b"] });
+    expect(held).toEqual(before);
+    expect(replica.receive([["m", 0, [0, 1]]]).kind).toBe("needs_base");
+    expect(replica.state?.details).toEqual({ files: ["c", "a", "b"] });
+  });
+
   it("does not let a refused batch alias or change the last good state (property)", () => {
     const seg = fc.constantFrom<string | number>(
       "content",
@@ -61,6 +78,11 @@ describe("InvocationReplica", () => {
         fc.integer({ min: 0, max: 1 }),
         fc.integer({ min: 0, max: 1 }),
         fc.array(value, { maxLength: 2 }),
+      ),
+      fc.tuple(
+        fc.constant("m" as const),
+        fc.array(seg, { maxLength: 3 }),
+        fc.constantFrom<number[]>([], [0], [0, 1], [1, 0], [2, 0, 1]),
       ),
     );
     fc.assert(

@@ -26,7 +26,9 @@ describe("producer API", () => {
         {
           details: [
             ["s", ["files"], []],
-            ["p", ["files"], 0, 0, ["a.ts"]],
+            ["p", ["files"], 0, 0, ["b.ts", "a.ts"]],
+            ["m", ["files"], [1, 0]],
+            ["p", ["files"], 1, 1, []],
           ],
         },
         { usage: { input: 10, cost: 0.5 } },
@@ -65,6 +67,8 @@ describe("producer API", () => {
         ["r", {}],
       ],
       [["a", ["n"], "text on a number"]],
+      [["m", ["n"], []]],
+      [["m", [], [0, 0]]],
     ]) {
       const outcome = await stub.produce([{ write: "lost\n" }, { details: bad as never }]);
       expect(outcome).toMatchObject({ ok: false, error: { code: "bad_request", status: 400 } });
