@@ -91,9 +91,3 @@ export default async function setup(project: TestProject): Promise<() => Promise
       server.close(() => resolve());
     });
 }
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    webOrigin: string;
-  }
-}
