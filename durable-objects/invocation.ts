@@ -10,6 +10,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { encoder } from "../src/chord/index.ts";
 import type { ToolStartEvent } from "../src/events/types.ts";
+import { probeSandbox } from "../src/execenv/index.ts";
 import {
   DEFAULT_OUTPUT_POLICY,
   type OutputPolicy,
@@ -17,25 +18,28 @@ import {
   ToolOutputSink,
   type ToolOutputState,
 } from "../src/output/index.ts";
+import {
+  durationMs,
+  type InvocationApi,
+  type InvocationView,
+  messageOf,
+  type Outcome,
+  ok,
+  type ProducerCall,
+  type ProducerEnd,
+  type ResultPoll,
+  refusal,
+  type StartRequest,
+} from "../src/protocol/index.ts";
 import { type BashStretch, killBash, runBashStretch } from "../src/tools/bash.ts";
 import { EXTERNAL_TOOL, getTool } from "../src/tools/index.ts";
 import type { ToolContext } from "../src/tools/types.ts";
-import { probeSandbox } from "../src/worker/sandboxes.ts";
 import { BatchLog } from "./batch-log.ts";
 import { DurableOutput } from "./durable-output.ts";
 import { idleNotice, idleTimeoutMs } from "./idle-timeout.ts";
 import { PING_MESSAGE, PONG_MESSAGE, sseKeepAliveMs } from "./keep-alive.ts";
-import { fail, messageOf, notFound, ok } from "./outcome.ts";
+import { notFound } from "./outcome.ts";
 import { applyCall, checkCalls } from "./producer.ts";
-import type {
-  InvocationApi,
-  InvocationView,
-  Outcome,
-  ProducerCall,
-  ProducerEnd,
-  ResultPoll,
-  StartRequest,
-} from "./protocol.ts";
 import { readCheckpoint, recoverOutput } from "./recovery.ts";
 import { migrate } from "./schema.ts";
 import { resultOf, stateOf } from "./settled-result.ts";
@@ -166,12 +170,12 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     if (this.#record) return ok({ created: false, view: this.#view() });
     const def = getTool(req.tool);
     if (!def)
-      return fail("bad_request", `Unknown tool "${req.tool}". GET /v1/tools lists the tools.`);
+      return refusal("bad_request", `Unknown tool "${req.tool}". GET /v1/tools lists the tools.`);
     let params: unknown;
     try {
       params = def.parse(req.args);
     } catch (error) {
-      return fail("bad_request", messageOf(error));
+      return refusal("bad_request", messageOf(error));
     }
     if (SANDBOX_TOOLS.has(def.name)) {
       // Nothing is written unless the host answers: an unreachable sandbox is a 502 and
@@ -378,13 +382,13 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const record = this.#record;
     if (!record) return notFound();
     if (record.tool !== EXTERNAL_TOOL) {
-      return fail(
+      return refusal(
         "conflict",
         `Invocation runs tool "${record.tool}"; only "external" invocations accept output.`,
       );
     }
     if (record.status === "settled")
-      return fail("conflict", "Invocation already ended; no more output is accepted.");
+      return refusal("conflict", "Invocation already ended; no more output is accepted.");
     const sink = this.#liveSink();
     const problem = checkCalls(calls, sink.snapshot());
     if (problem) return { ok: false, error: problem };
@@ -403,7 +407,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const record = this.#record;
     if (!record) return notFound();
     if (record.status === "settled")
-      return fail("conflict", "Invocation already settled; there is nothing to cancel.");
+      return refusal("conflict", "Invocation already settled; there is nothing to cancel.");
     const runner = this.#runner;
     this.#runner = null;
     runner?.abort.abort(new Error("cancelled"));
@@ -455,7 +459,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const final = ending.kind === "unpublishable" ? this.#liveSink().snapshot() : output.state;
     const result = resultOf(final, isError);
     const settledAt = Date.now();
-    const deleteAt = settledAt + this.#retentionDays() * DAY_MS;
+    const deleteAt = settledAt + this.#retentionMs();
     this.ctx.storage.transactionSync(() => {
       this.#store.writeResult(result);
       this.#store.markSettled({ isError, cancelled, settledAt, deleteAt });
@@ -481,9 +485,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     await this.ctx.storage.setAlarm(deleteAt);
   }
 
-  #retentionDays(): number {
-    const days = Number(this.env.SETTLED_RETENTION_DAYS ?? DEFAULT_RETENTION_DAYS);
-    return Number.isFinite(days) && days >= 0 ? days : DEFAULT_RETENTION_DAYS;
+  #retentionMs(): number {
+    return durationMs(this.env.SETTLED_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, {
+      unitMs: DAY_MS,
+      allowZero: true,
+    });
   }
 
   // ── alarms: heartbeat, recovery after a crash, retirement ────────────────────

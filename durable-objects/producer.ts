@@ -9,8 +9,7 @@ import {
   type ToolOutputSink,
   type ToolOutputState,
 } from "../src/output/index.ts";
-import { apiError, messageOf } from "./outcome.ts";
-import type { ApiError, ProducerCall } from "./protocol.ts";
+import { type ApiError, apiError, messageOf, type ProducerCall } from "../src/protocol/index.ts";
 
 /**
  * Checks a producer batch against the current output before anything is applied, so

@@ -1,7 +1,7 @@
 import type { JsonValue } from "../src/chord/types.ts";
 import type { SettledResult } from "../src/output/types.ts";
+import type { InvocationStatus } from "../src/protocol/index.ts";
 import { fromChunks, toChunks } from "./chunks.ts";
-import type { InvocationStatus } from "./protocol.ts";
 
 /** The invocation this object holds, as stored. */
 export interface InvocationRecord {

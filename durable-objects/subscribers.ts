@@ -1,5 +1,5 @@
 import type { JsonValue, Op, WireOp } from "../src/chord/types.ts";
-import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
+import { eventHeader, type HarnessEvent, type ToolStartEvent } from "../src/events/index.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
 import { SseStream } from "./sse-stream.ts";
 
@@ -69,12 +69,12 @@ export class Subscribers {
     const encoder = this.#newEncoder();
     sendSocket(server, start);
     sendSocket(server, {
-      ...header(start),
+      ...eventHeader(start),
       type: "tool_update",
       ops: encoder.encode([["r", state as unknown as JsonValue]]),
     });
     if (ended) {
-      sendSocket(server, { ...header(start), type: "tool_end", isError: ended.isError });
+      sendSocket(server, { ...eventHeader(start), type: "tool_end", isError: ended.isError });
       server.close(1000, "settled");
     } else {
       this.#socketEncoders.set(subscriberId, encoder);
@@ -141,7 +141,7 @@ export class Subscribers {
         batch = [["r", state as unknown as JsonValue]];
         this.#holdingLatestBase.add(id);
       }
-      sendSocket(ws, { ...header(start), type: "tool_update", ops: encoder.encode(batch) });
+      sendSocket(ws, { ...eventHeader(start), type: "tool_update", ops: encoder.encode(batch) });
     }
     for (const stream of this.#streams.values()) stream.update(ops, state, seq);
   }
@@ -159,7 +159,7 @@ export class Subscribers {
     this.#socketEncoders.set(id, encoder);
     this.#holdingLatestBase.add(id);
     sendSocket(ws, {
-      ...header(start),
+      ...eventHeader(start),
       type: "tool_update",
       ops: encoder.encode([["r", state as unknown as JsonValue]]),
     });
@@ -168,7 +168,7 @@ export class Subscribers {
 
   /** Sends `tool_end` to everyone and closes every stream. */
   end(start: ToolStartEvent, isError: boolean, seq: number): void {
-    const event: HarnessEvent = { ...header(start), type: "tool_end", isError };
+    const event: HarnessEvent = { ...eventHeader(start), type: "tool_end", isError };
     for (const ws of this.#ctx.getWebSockets()) {
       sendSocket(ws, event);
       closeSocket(ws, 1000, "settled");
@@ -185,10 +185,6 @@ export class Subscribers {
     this.#socketEncoders.delete(id);
     this.#holdingLatestBase.delete(id);
   }
-}
-
-function header(start: ToolStartEvent): { runId: string; turnId: string; toolCallId: string } {
-  return { runId: start.runId, turnId: start.turnId, toolCallId: start.toolCallId };
 }
 
 function subscriberIdOf(ws: WebSocket): string {

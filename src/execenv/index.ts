@@ -1,10 +1,20 @@
 export { SandboxHttpError, SandboxStreamError, SandboxUnreachableError } from "./errors.ts";
-export { EXEC_ID_PATTERN, execIdFor } from "./exec-id.ts";
+export { execIdFor } from "./exec-id.ts";
 export { MAX_NDJSON_LINE_BYTES, readNdjson } from "./ndjson.ts";
 export { type KillResult, SandboxClient } from "./sandbox-client.ts";
 export {
+  checkSandboxName,
+  DEFAULT_SANDBOX,
+  probeSandbox,
+  resolveSandbox,
+  SANDBOX_PROBE_TIMEOUT_MS,
+  type SandboxSettings,
+  type SandboxTarget,
+  sandboxTable,
+  sandboxTokenName,
+} from "./sandbox-routing.ts";
+export {
   bashEnding,
-  type ExitUpdate,
   runShell,
   type ShellRunOptions,
   type ShellRunResult,
@@ -13,6 +23,7 @@ export {
 export type {
   ExecLimits,
   ExecRequest,
+  ExitUpdate,
   GlobRequest,
   GlobResult,
   GrepMatch,

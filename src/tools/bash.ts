@@ -15,6 +15,7 @@ import {
   type ShellSink,
 } from "../execenv/index.ts";
 import { DEFAULT_OUTPUT_POLICY, type ToolOutput } from "../output/index.ts";
+import { durationMs } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 import type { ToolContext } from "./types.ts";
@@ -34,10 +35,7 @@ export const DEFAULT_REJOIN_SECONDS = 30;
  * @example rejoinBudgetMs({ SANDBOX_REJOIN_SECONDS: "5" }) // 5000
  */
 export function rejoinBudgetMs(env: Pick<Env, "SANDBOX_REJOIN_SECONDS">): number {
-  const seconds = Number(env.SANDBOX_REJOIN_SECONDS ?? DEFAULT_REJOIN_SECONDS);
-  return Math.round(
-    (Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_REJOIN_SECONDS) * 1000,
-  );
+  return durationMs(env.SANDBOX_REJOIN_SECONDS, DEFAULT_REJOIN_SECONDS);
 }
 
 /** Default seconds the DO reads a bash stream before letting go of it (`SANDBOX_STREAM_WINDOW_SECONDS`). */
@@ -49,9 +47,7 @@ export const DEFAULT_STREAM_WINDOW_SECONDS = 10;
  * @example streamWindowMs({ SANDBOX_STREAM_WINDOW_SECONDS: "1" }) // 1000
  */
 export function streamWindowMs(env: Pick<Env, "SANDBOX_STREAM_WINDOW_SECONDS">): number {
-  const seconds = Number(env.SANDBOX_STREAM_WINDOW_SECONDS ?? DEFAULT_STREAM_WINDOW_SECONDS);
-  const valid = Number.isFinite(seconds) && seconds > 0;
-  return Math.round((valid ? seconds : DEFAULT_STREAM_WINDOW_SECONDS) * 1000);
+  return durationMs(env.SANDBOX_STREAM_WINDOW_SECONDS, DEFAULT_STREAM_WINDOW_SECONDS);
 }
 
 /** Longest timeout a call may ask for: one day. */

@@ -1,8 +1,7 @@
 /**
  * The sandbox a tool call was routed to, as a client. Shared by bash, read, grep, glob.
  */
-import { SandboxClient } from "../execenv/sandbox-client.ts";
-import { resolveSandbox } from "../worker/sandboxes.ts";
+import { resolveSandbox, SandboxClient } from "../execenv/index.ts";
 import type { ToolContext } from "./types.ts";
 
 /**

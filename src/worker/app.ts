@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { listTools } from "../tools/index.ts";
 import { authorizeAgent, authorizeSubscriber, requireApiConfigured } from "./auth.ts";
-import { ApiException, errorResponse, fail } from "./errors.ts";
+import { ApiException, errorResponse, raise } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
 
@@ -57,7 +57,7 @@ app.get("/view/:id", async (c) => {
   await authorizeSubscriber(c.env, c.req.query("token"), id);
   const page = await c.env.ASSETS.fetch(new Request(new URL(VIEWER_ASSET, c.req.url)));
   if (!page.ok)
-    fail(
+    raise(
       "not_configured",
       `the viewer page ${VIEWER_ASSET} is missing from the assets; build it with node scripts/build-client.ts`,
     );

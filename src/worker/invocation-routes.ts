@@ -3,16 +3,16 @@
  * (WebSocket or SSE, forwarded to the DO) and the producer API for agent-side tools.
  */
 import { Hono } from "hono";
-import type { InvocationView, StartRequest } from "../../durable-objects/protocol.ts";
 import type { JsonValue } from "../chord/types.ts";
+import { checkSandboxName, DEFAULT_SANDBOX } from "../execenv/index.ts";
+import type { InvocationView, StartRequest } from "../protocol/index.ts";
 import { getTool, listTools, ToolArgsError } from "../tools/index.ts";
 import { authorizeAgent, authorizeReader, subscribeSecret } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
-import { errorResponse, fail } from "./errors.ts";
+import { errorResponse, raise } from "./errors.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { parseProducerBody } from "./producer-calls.ts";
 import { sameJson } from "./same-json.ts";
-import { checkSandboxName, DEFAULT_SANDBOX } from "./sandboxes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
 import { mintSubscribeToken } from "./subscribe-token.ts";
 
@@ -48,16 +48,16 @@ function refuseOtherCall(stored: InvocationView, request: StartRequest): void {
   const id = `toolCallId "${request.toolCallId}"`;
   const advice = "use a new toolCallId";
   if (stored.tool !== request.tool) {
-    fail("conflict", `${id} already names an invocation of ${stored.tool}; ${advice}`);
+    raise("conflict", `${id} already names an invocation of ${stored.tool}; ${advice}`);
   }
   if (!sameJson(stored.args, request.args)) {
-    fail(
+    raise(
       "conflict",
       `${id} already names an invocation of ${stored.tool} with other args; ${advice}`,
     );
   }
   if (stored.sandbox !== request.sandbox) {
-    fail(
+    raise(
       "conflict",
       `${id} already names an invocation on sandbox "${stored.sandbox}", not "${request.sandbox}"; ${advice}`,
     );
@@ -72,7 +72,7 @@ invocationRoutes.post("/", async (c) => {
     const known = listTools()
       .map((t) => t.name)
       .join(", ");
-    fail("bad_request", `body.tool: unknown tool "${body.tool}" (known: ${known})`);
+    raise("bad_request", `body.tool: unknown tool "${body.tool}" (known: ${known})`);
   }
   const args = (body.args ?? {}) as JsonValue;
   try {
@@ -80,7 +80,7 @@ invocationRoutes.post("/", async (c) => {
   } catch (err) {
     // `parse` throws only for bad input (ToolDefinition's contract), whoever wrote the tool.
     const message = err instanceof Error ? err.message : String(err);
-    fail(
+    raise(
       "bad_request",
       err instanceof ToolArgsError ? `${tool.name} ${message}` : `${tool.name} args: ${message}`,
     );

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { app, resolveSandbox, sandboxTable, sandboxTokenName } from "../../../src/worker/index.ts";
+import { resolveSandbox, sandboxTable, sandboxTokenName } from "../../../src/execenv/index.ts";
+import { app } from "../../../src/worker/index.ts";
 import { authed, call, expectError, freshId, ORIGIN } from "./helpers.ts";
 
 function withConfig(vars: Partial<Env>): Env {

@@ -5,16 +5,16 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import { apply, decoder } from "../../../src/chord/index.ts";
+import type { JsonValue } from "../../../src/chord/types.ts";
+import type { HarnessEvent } from "../../../src/events/types.ts";
+import type { ToolOutputState } from "../../../src/output/types.ts";
 import type {
   InvocationApi,
   InvocationView,
   Outcome,
   StartRequest,
-} from "../../../durable-objects/protocol.ts";
-import { apply, decoder } from "../../../src/chord/index.ts";
-import type { JsonValue } from "../../../src/chord/types.ts";
-import type { HarnessEvent } from "../../../src/events/types.ts";
-import type { ToolOutputState } from "../../../src/output/types.ts";
+} from "../../../src/protocol/index.ts";
 
 /** The DO's RPC surface as the tests call it (the protocol plus the flush used by tests). */
 export type InvocationStub = DurableObjectStub & InvocationApi & { flushOutput(): Promise<void> };

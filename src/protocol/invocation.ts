@@ -1,15 +1,10 @@
 /**
- * The contract between the Worker (src/worker) and the InvocationDO: the RPC methods
- * the Worker calls and the values they return. The DO never throws for a user's
- * mistake; it returns an `Outcome` whose error the Worker turns into HTTP.
+ * The contract between the Worker and the Invocation Durable Object: the RPC methods the
+ * Worker calls and the values they return (the DO class implements `InvocationApi`).
  */
-import type { JsonValue } from "../src/chord/types.ts";
-import type {
-  ProducerCall,
-  ProducerEnd,
-  SettledResult,
-  ToolOutputState,
-} from "../src/output/types.ts";
+import type { JsonValue } from "../chord/index.ts";
+import type { ProducerCall, ProducerEnd, SettledResult, ToolOutputState } from "../output/index.ts";
+import type { Outcome } from "./outcome.ts";
 
 export type { ProducerCall, ProducerEnd };
 
@@ -41,31 +36,14 @@ export interface InvocationView {
   settledAt?: number;
 }
 
-export type ErrorCode =
-  | "bad_request"
-  | "unauthorized"
-  | "forbidden"
-  | "not_found"
-  | "conflict"
-  | "too_large"
-  | "sandbox_unreachable"
-  | "not_configured";
-
-export interface ApiError {
-  code: ErrorCode;
-  message: string;
-  /** HTTP status the Worker answers with. */
-  status: 400 | 401 | 403 | 404 | 409 | 413 | 502 | 503;
-}
-
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ApiError };
-
 export type ResultPoll = { status: "settled"; result: SettledResult } | { status: "running" };
 
+/** Subscription paths of the DO's `fetch`; it answers 404 itself for an unknown invocation. */
+export type SubscriptionPath = "/socket" | "/events";
+
 /**
- * RPC surface of `InvocationDO` (the DO class implements this). WebSocket and SSE
- * subscriptions go through `fetch` with paths `/socket` and `/events`; the Worker has
- * already checked the subscribe token.
+ * RPC surface of `InvocationDO`. WebSocket and SSE subscriptions go through `fetch` with
+ * a `SubscriptionPath`; the Worker has already checked the subscribe token.
  */
 export interface InvocationApi {
   /** Creates and starts the invocation, or returns the existing one (`created: false`). */

@@ -4,8 +4,16 @@
  * of sandbox `NAME` is the secret `SANDBOX_TOKEN_<NAME>` (upper-cased, other characters
  * as `_`), falling back to `SANDBOX_TOKEN`.
  */
-import type { Outcome } from "../../durable-objects/protocol.ts";
-import { apiError } from "./errors.ts";
+import { messageOf, type Outcome, ok, refusal } from "../protocol/index.ts";
+
+/** The settings routing reads (wrangler vars and secrets of the Worker's `Env`). */
+export interface SandboxSettings {
+  /** JSON object: sandbox name -> base URL. */
+  SANDBOXES?: string;
+  /** Bearer token of the default sandbox. */
+  SANDBOX_TOKEN?: string;
+  [key: `SANDBOX_TOKEN_${string}`]: string | undefined;
+}
 
 /** Name used when a call does not choose a sandbox. */
 export const DEFAULT_SANDBOX = "default";
@@ -24,13 +32,15 @@ export interface SandboxTarget {
  * The name -> URL table from `SANDBOXES`, or a 503 saying what is wrong with it.
  * @example sandboxTable({ SANDBOXES: '{"gpu":"https://gpu.example"}' }) // { ok: true, value: { gpu: ... } }
  */
-export function sandboxTable(env: Pick<Env, "SANDBOXES">): Outcome<Record<string, string>> {
+export function sandboxTable(
+  env: Pick<SandboxSettings, "SANDBOXES">,
+): Outcome<Record<string, string>> {
   const raw = env.SANDBOXES ?? DEFAULT_SANDBOXES;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch (err) {
-    return notConfigured(`SANDBOXES is not valid JSON (${(err as Error).message})`);
+    return notConfigured(`SANDBOXES is not valid JSON (${messageOf(err)})`);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     return notConfigured(
@@ -44,11 +54,11 @@ export function sandboxTable(env: Pick<Env, "SANDBOXES">): Outcome<Record<string
     }
     table[name] = url.replace(/\/+$/, "");
   }
-  return { ok: true, value: table };
+  return ok(table);
 }
 
-function notConfigured(message: string): { ok: false; error: ReturnType<typeof apiError> } {
-  return { ok: false, error: apiError("not_configured", message) };
+function notConfigured<T>(message: string): Outcome<T> {
+  return refusal("not_configured", message);
 }
 
 /** The secret name holding sandbox `name`'s token, e.g. `SANDBOX_TOKEN_GPU_1` for "gpu-1". */
@@ -61,21 +71,18 @@ export function sandboxTokenName(name: string): `SANDBOX_TOKEN_${string}` {
  * does this before starting any tool; a 400 for an unknown name, 503 for bad config).
  * @example checkSandboxName(env, "default") // { ok: true, value: "http://127.0.0.1:8788" }
  */
-export function checkSandboxName(env: Pick<Env, "SANDBOXES">, name: string): Outcome<string> {
+export function checkSandboxName(
+  env: Pick<SandboxSettings, "SANDBOXES">,
+  name: string,
+): Outcome<string> {
   const table = sandboxTable(env);
   if (!table.ok) return table;
   const url = table.value[name];
   if (url === undefined) {
     const known = Object.keys(table.value).join(", ") || "none";
-    return {
-      ok: false,
-      error: apiError(
-        "bad_request",
-        `body.sandbox: unknown sandbox "${name}" (configured: ${known})`,
-      ),
-    };
+    return refusal("bad_request", `body.sandbox: unknown sandbox "${name}" (configured: ${known})`);
   }
-  return { ok: true, value: url };
+  return ok(url);
 }
 
 /**
@@ -85,7 +92,7 @@ export function checkSandboxName(env: Pick<Env, "SANDBOXES">, name: string): Out
  * if (!target.ok) throw new Error(target.error.message);
  * new SandboxClient(target.value.url, target.value.token);
  */
-export function resolveSandbox(env: Env, name: string): Outcome<SandboxTarget> {
+export function resolveSandbox(env: SandboxSettings, name: string): Outcome<SandboxTarget> {
   const url = checkSandboxName(env, name);
   if (!url.ok) return url;
   const tokenName = sandboxTokenName(name);
@@ -93,7 +100,7 @@ export function resolveSandbox(env: Env, name: string): Outcome<SandboxTarget> {
   if (!token) {
     return notConfigured(`no token for sandbox "${name}": set ${tokenName} or SANDBOX_TOKEN`);
   }
-  return { ok: true, value: { name, url: url.value, token } };
+  return ok({ name, url: url.value, token });
 }
 
 /** How long the reachability probe of `probeSandbox` waits for an answer. */
@@ -107,7 +114,7 @@ export const SANDBOX_PROBE_TIMEOUT_MS = 5000;
  * if (!probe.ok) return probe; // 502 sandbox_unreachable, with the URL and what to do
  */
 export async function probeSandbox(
-  env: Pick<Env, "SANDBOXES">,
+  env: Pick<SandboxSettings, "SANDBOXES">,
   name: string,
 ): Promise<Outcome<null>> {
   const url = checkSandboxName(env, name);
@@ -120,20 +127,17 @@ export async function probeSandbox(
   try {
     const res = await fetch(`${url.value}/healthz`, { signal: abort.signal });
     await res.body?.cancel();
-    if (res.ok) return { ok: true, value: null };
+    if (res.ok) return ok(null);
     reason = `GET /healthz answered ${res.status}`;
   } catch (err) {
     reason = abort.signal.aborted
       ? `no answer within ${SANDBOX_PROBE_TIMEOUT_MS / 1000} s`
-      : (err as Error).message;
+      : messageOf(err);
   } finally {
     clearTimeout(timer);
   }
-  return {
-    ok: false,
-    error: apiError(
-      "sandbox_unreachable",
-      `sandbox "${name}" at ${url.value} is unreachable (${reason}); check that the sandbox host is running and SANDBOXES points at it. Nothing was started: retry with the same toolCallId once it is up.`,
-    ),
-  };
+  return refusal(
+    "sandbox_unreachable",
+    `sandbox "${name}" at ${url.value} is unreachable (${reason}); check that the sandbox host is running and SANDBOXES points at it. Nothing was started: retry with the same toolCallId once it is up.`,
+  );
 }
