@@ -213,9 +213,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       );
       await this.#heartbeat();
     } else if (def.name !== EXTERNAL_TOOL) {
-      this.#run((signal, out, context) =>
-        def.execute(req.toolCallId, params, signal, out, context),
-      );
+      this.#run((signal, out, context) => def.execute({ params, out, signal, context }));
       await this.#heartbeat();
     } else {
       await this.#armIdleTimeout();
@@ -565,7 +563,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     if (def.replaySafe && record.checkpointSeq !== null) {
       // Re-execute from the last memo checkpoint: memoised output once, the rest redone.
       this.#attachSink(def.output, readCheckpoint(this.#log, record.checkpointSeq));
-      return (signal, out, context) => def.execute(record.toolCallId, params, signal, out, context);
+      return (signal, out, context) => def.execute({ params, out, signal, context });
     }
     return null;
   }

@@ -162,11 +162,18 @@ export const bashTool = defineTool({
     maxLines: DEFAULT_OUTPUT_POLICY.maxLines + BASH_ENDING_ROOM.lines,
   },
   replaySafe: false,
-  async execute(toolCallId, params, signal, out, context) {
-    await runBash(sandboxClientFor(context), await execIdFor(toolCallId), params, out, signal, {
-      reattach: false,
-      rejoinBudgetMs: rejoinBudgetMs(context.env),
-    });
+  async execute({ params, out, signal, context }) {
+    await runBash(
+      sandboxClientFor(context),
+      await execIdFor(context.toolCallId),
+      params,
+      out,
+      signal,
+      {
+        reattach: false,
+        rejoinBudgetMs: rejoinBudgetMs(context.env),
+      },
+    );
   },
 });
 

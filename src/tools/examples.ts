@@ -53,7 +53,7 @@ export const emitTool = defineTool({
     fail: z.boolean().default(false).describe("Throw an error after the last line"),
   }),
   replaySafe: false,
-  async execute(_id, params, signal, out) {
+  async execute({ params, out, signal }) {
     const details = out.details as JsonObject;
     details.emitted = 0;
     for (let n = 1; n <= params.lines; n++) {
@@ -90,7 +90,7 @@ export const stepsTool = defineTool({
     text: z.string().max(4096).default("done").describe("Text written after each step number"),
   }),
   replaySafe: true,
-  async execute(_id, params, signal, out, context) {
+  async execute({ params, out, signal, context }) {
     const details = out.details as JsonObject;
     for (let n = 1; n <= params.steps; n++) {
       if (context.getMemo(`step:${n}`) !== undefined) continue;
@@ -130,7 +130,7 @@ export const reportTool = defineTool({
       .describe("A PNG image, base64"),
   }),
   replaySafe: true,
-  async execute(_id, params, _signal, out) {
+  async execute({ params, out }) {
     const details = out.details as JsonObject;
     details.items = [];
     details.count = 0;

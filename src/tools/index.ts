@@ -35,4 +35,4 @@ export {
   ToolArgsError,
   type ToolSpec,
 } from "./registry.ts";
-export type { ToolContext, ToolDefinition } from "./types.ts";
+export type { ToolContext, ToolDefinition, ToolRun } from "./types.ts";

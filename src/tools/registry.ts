@@ -7,8 +7,8 @@
 import { type ZodError, type ZodType, z } from "zod";
 import { fitsDepth, MAX_JSON_DEPTH } from "../chord/index.ts";
 import type { JsonValue } from "../chord/types.ts";
-import { DEFAULT_OUTPUT_POLICY, type OutputPolicy, type ToolOutput } from "../output/types.ts";
-import type { ToolContext, ToolDefinition } from "./types.ts";
+import { DEFAULT_OUTPUT_POLICY, type OutputPolicy } from "../output/types.ts";
+import type { ToolDefinition, ToolRun } from "./types.ts";
 
 /** Any registered tool, whatever its parameter type. */
 export type AnyTool = ToolDefinition<unknown>;
@@ -46,13 +46,7 @@ export interface ToolSpec<S extends ZodType> {
   /** Overrides of the default policy (tail, 50 KiB, 2000 lines). */
   output?: Partial<OutputPolicy>;
   replaySafe: boolean;
-  execute(
-    toolCallId: string,
-    params: z.output<S>,
-    signal: AbortSignal,
-    out: ToolOutput,
-    context: ToolContext,
-  ): Promise<void>;
+  execute(run: ToolRun<z.output<S>>): Promise<void>;
 }
 
 /**
@@ -61,7 +55,7 @@ export interface ToolSpec<S extends ZodType> {
  * const echo = defineTool({
  *   name: "echo", description: "Writes its text back.", replaySafe: true,
  *   params: z.strictObject({ text: z.string() }),
- *   async execute(_id, { text }, _signal, out) { out.write(text); },
+ *   async execute({ params, out }) { out.write(params.text); },
  * });
  * registerTool(echo);
  */

@@ -15,6 +15,16 @@ export interface ToolContext {
   sandbox: string;
 }
 
+/** What one run of a tool gets: its parsed params, its sink, an abort signal, its context. */
+export interface ToolRun<P> {
+  params: P;
+  /** The sink the tool writes its output to. */
+  out: ToolOutput;
+  /** Aborts when the call is cancelled or settles another way. */
+  signal: AbortSignal;
+  context: ToolContext;
+}
+
 /**
  * A tool: JSON Schema for its parameters, how its output is bounded, and `execute`.
  * `execute` returns nothing: what it wrote is the result; a thrown error marks the
@@ -30,11 +40,5 @@ export interface ToolDefinition<P = Record<string, JsonValue>> {
   output: OutputPolicy;
   /** Safe to execute again after a crash, starting from the checkpointed output. */
   replaySafe: boolean;
-  execute(
-    toolCallId: string,
-    params: P,
-    signal: AbortSignal,
-    out: ToolOutput,
-    context: ToolContext,
-  ): Promise<void>;
+  execute(run: ToolRun<P>): Promise<void>;
 }

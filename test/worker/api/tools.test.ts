@@ -67,8 +67,8 @@ describe("custom tools", () => {
     description: "Writes its text in capitals (a custom tool registered by a test).",
     params: z.strictObject({ text: z.string().max(100) }),
     replaySafe: true,
-    async execute(_id, { text }, _signal, out) {
-      out.write(text.toUpperCase());
+    async execute({ params, out }) {
+      out.write(params.text.toUpperCase());
     },
   });
 

@@ -145,13 +145,12 @@ describe("web_fetch without WEB_FETCH_ALLOW_PRIVATE", () => {
     "http://169.254.169.254/",
   ]) {
     it(`refuses ${url} before connecting`, async () => {
-      const run = webFetchTool.execute(
-        "wf",
-        webFetchTool.parse({ url }),
-        new AbortController().signal,
+      const run = webFetchTool.execute({
+        params: webFetchTool.parse({ url }),
         out,
+        signal: new AbortController().signal,
         context,
-      );
+      });
       await expect(run).rejects.toThrow(
         /address; web_fetch refuses non-public addresses \(an operator can set WEB_FETCH_ALLOW_PRIVATE=1\)/,
       );
@@ -164,13 +163,12 @@ describe("web_fetch without WEB_FETCH_ALLOW_PRIVATE", () => {
       ...context,
       env: { ...context.env, WEB_FETCH_ALLOW_PRIVATE: "0" } as Env,
     };
-    const run = webFetchTool.execute(
-      "wf",
-      webFetchTool.parse({ url: "http://127.0.0.1:9/" }),
-      new AbortController().signal,
+    const run = webFetchTool.execute({
+      params: webFetchTool.parse({ url: "http://127.0.0.1:9/" }),
       out,
-      zero,
-    );
+      signal: new AbortController().signal,
+      context: zero,
+    });
     await expect(run).rejects.toThrow("URL http://127.0.0.1:9/ is a loopback address");
   });
 });
