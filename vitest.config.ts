@@ -46,6 +46,8 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
+            // Production's app with the DO class bound to its test subclass (decision 093).
+            main: "./test/worker/test-entry.ts",
             miniflare: {
               // Test-only secrets, every one set here so that a developer's .dev.vars
               // never changes what the tests see; web_fetch tests fetch from a local server.
@@ -69,6 +71,8 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
+            // Production's app with the DO class bound to its test subclass (decision 093).
+            main: "./test/worker/test-entry.ts",
             miniflare: {
               bindings: {
                 SANDBOXES: JSON.stringify({

@@ -1,6 +1,7 @@
 import type { JsonValue, Op, WireOp } from "../src/chord/types.ts";
 import { eventHeader, type HarnessEvent, type ToolStartEvent } from "../src/events/index.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
+import { apiError, errorResponse } from "../src/protocol/index.ts";
 import { SseStream } from "./sse-stream.ts";
 
 /** Encodes one stream's batches; one per subscriber (path tables are per stream). */
@@ -50,6 +51,54 @@ export class Subscribers {
     this.#ctx = ctx;
     this.#newEncoder = newEncoder;
     this.#sseKeepAliveMs = options.sseKeepAliveMs;
+  }
+
+  /**
+   * A subscription (the Worker checked the subscribe token): `/socket` upgrades to a
+   * hibernatable WebSocket, `/events` opens an SSE stream. Either starts with
+   * `tool_start` and a base `tool_update`; a settled invocation (`ended`) adds `tool_end`.
+   */
+  open(
+    request: Request,
+    start: ToolStartEvent,
+    state: ToolOutputState,
+    seq: number,
+    ended: { isError: boolean } | null,
+  ): Response {
+    const path = new URL(request.url).pathname;
+    if (path === "/events") return this.openEventStream(start, state, seq, ended);
+    if (path !== "/socket") {
+      return errorResponse(
+        apiError("not_found", `no subscription at ${path}; use /socket or /events`),
+      );
+    }
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      return errorResponse(apiError("upgrade_required", "Expected Upgrade: websocket"), {
+        Upgrade: "websocket",
+      });
+    }
+    return this.acceptSocket(start, state, ended);
+  }
+
+  /**
+   * A message from a socket: `{"type":"resync"}` asks for a fresh base, at most once per
+   * publication (docs/decisions/070); nothing else is read.
+   */
+  receive(
+    ws: WebSocket,
+    message: string | ArrayBuffer,
+    base: () => { start: ToolStartEvent; state: ToolOutputState },
+  ): void {
+    if (typeof message !== "string") return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if ((parsed as { type?: unknown } | null)?.type !== "resync") return;
+    const { start, state } = base();
+    this.resync(ws, start, state);
   }
 
   /**

@@ -65,3 +65,18 @@ export function messageOf(error: unknown): string {
     return String(error);
   }
 }
+
+/**
+ * The JSON response for an error: `{ "error": { "code", "message" } }`, uncached.
+ * `extraHeaders` carries e.g. `Allow`, `Upgrade` or `WWW-Authenticate`.
+ * @example errorResponse(apiError("conflict", "already settled"))
+ */
+export function errorResponse(
+  error: ApiError,
+  extraHeaders: Record<string, string> = {},
+): Response {
+  return Response.json(
+    { error: { code: error.code, message: error.message } },
+    { status: error.status, headers: { "Cache-Control": "no-store", ...extraHeaders } },
+  );
+}

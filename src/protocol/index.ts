@@ -7,7 +7,14 @@
  * test/node/layers.test.ts keeps the arrows pointing that way.
  */
 export { bearerToken, bytesEqual, secretMatches } from "./bearer.ts";
-export { type ApiError, apiError, type ErrorCode, type ErrorStatus, messageOf } from "./errors.ts";
+export {
+  type ApiError,
+  apiError,
+  type ErrorCode,
+  type ErrorStatus,
+  errorResponse,
+  messageOf,
+} from "./errors.ts";
 export type {
   InvocationApi,
   InvocationStatus,

@@ -45,6 +45,7 @@ export const globTool = defineTool({
   params: globParams,
   output: { retain: "head", maxBytes: 50 * 1024, maxLines: 100_000 + 4 },
   replaySafe: true,
+  sandbox: true,
   async execute({ params, out, signal, context }) {
     out.replace(formatGlob(await sandboxClientFor(context).glob(params, signal)));
   },

@@ -59,6 +59,7 @@ export const grepTool = defineTool({
   params: grepParams,
   output: { retain: "head", maxBytes: 50 * 1024, maxLines: 10_000 + 4 },
   replaySafe: true,
+  sandbox: true,
   async execute({ params, out, signal, context }) {
     out.replace(formatGrep(await sandboxClientFor(context).grep(params, signal)));
   },

@@ -35,4 +35,10 @@ export {
   ToolArgsError,
   type ToolSpec,
 } from "./registry.ts";
-export type { ToolContext, ToolDefinition, ToolRun } from "./types.ts";
+export type {
+  StretchEnd,
+  ToolContext,
+  ToolDefinition,
+  ToolRun,
+  ToolStretch,
+} from "./types.ts";

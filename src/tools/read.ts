@@ -56,6 +56,7 @@ export const readTool = defineTool({
   params: readParams,
   output: { retain: "head", maxBytes: 50 * 1024 + NOTICE_ROOM_BYTES, maxLines: 2000 + 4 },
   replaySafe: true,
+  sandbox: true,
   async execute({ params, out, signal, context }) {
     const result = await sandboxClientFor(context).read(params, signal);
     out.replace(formatRead(result));

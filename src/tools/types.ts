@@ -25,8 +25,26 @@ export interface ToolRun<P> {
   context: ToolContext;
 }
 
+/** How one stretch of a stretched tool ended: its work finished, or the stretch let go of it. */
+export type StretchEnd = "exited" | "parked";
+
 /**
- * A tool: JSON Schema for its parameters, how its output is bounded, and `execute`.
+ * A tool whose work runs outside the Durable Object and that the DO follows in bounded
+ * stretches (docs/decisions/046): a stretch reads for a while and parks, the alarm starts
+ * the next one, which rejoins; after eviction or a restart the next stretch rejoins the
+ * same way.
+ */
+export interface ToolStretch<P> {
+  /** One stretch: starts the work, or with `reattach` rejoins it, and reads it for a while. */
+  run(run: ToolRun<P> & { reattach: boolean }): Promise<StretchEnd>;
+  /** Stops the work while no stretch reads it (a cancel between stretches). */
+  kill(context: ToolContext): Promise<void>;
+}
+
+/**
+ * A tool: JSON Schema for its parameters, how its output is bounded, and how it runs:
+ * `execute` (runs to its end in the DO), `stretch` (followed in stretches), or neither
+ * (the agent-side `external` tool, whose output comes from the producer API).
  * `execute` returns nothing: what it wrote is the result; a thrown error marks the
  * call failed and its message is appended to what was already written.
  */
@@ -40,5 +58,8 @@ export interface ToolDefinition<P = Record<string, JsonValue>> {
   output: OutputPolicy;
   /** Safe to execute again after a crash, starting from the checkpointed output. */
   replaySafe: boolean;
-  execute(run: ToolRun<P>): Promise<void>;
+  /** Runs on a sandbox host: the call is created only if the host answers. */
+  sandbox: boolean;
+  execute?(run: ToolRun<P>): Promise<void>;
+  stretch?: ToolStretch<P>;
 }

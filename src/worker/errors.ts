@@ -6,6 +6,8 @@
  */
 import { type ApiError, apiError, type ErrorCode } from "../protocol/index.ts";
 
+export { errorResponse } from "../protocol/index.ts";
+
 /** Thrown by validation and auth helpers; answered as the error it carries. */
 export class ApiException extends Error {
   readonly error: ApiError;
@@ -25,18 +27,4 @@ export class ApiException extends Error {
  */
 export function raise(code: ErrorCode, message: string, headers?: Record<string, string>): never {
   throw new ApiException(apiError(code, message), headers);
-}
-
-/**
- * The JSON response for an error. `extraHeaders` carries e.g. `Allow` or `WWW-Authenticate`.
- * @example errorResponse(apiError("conflict", "already settled"))
- */
-export function errorResponse(
-  error: ApiError,
-  extraHeaders: Record<string, string> = {},
-): Response {
-  return Response.json(
-    { error: { code: error.code, message: error.message } },
-    { status: error.status, headers: { "Cache-Control": "no-store", ...extraHeaders } },
-  );
 }

@@ -145,7 +145,7 @@ describe("web_fetch without WEB_FETCH_ALLOW_PRIVATE", () => {
     "http://169.254.169.254/",
   ]) {
     it(`refuses ${url} before connecting`, async () => {
-      const run = webFetchTool.execute({
+      const run = webFetchTool.execute!({
         params: webFetchTool.parse({ url }),
         out,
         signal: new AbortController().signal,
@@ -163,7 +163,7 @@ describe("web_fetch without WEB_FETCH_ALLOW_PRIVATE", () => {
       ...context,
       env: { ...context.env, WEB_FETCH_ALLOW_PRIVATE: "0" } as Env,
     };
-    const run = webFetchTool.execute({
+    const run = webFetchTool.execute!({
       params: webFetchTool.parse({ url: "http://127.0.0.1:9/" }),
       out,
       signal: new AbortController().signal,

@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_REJOIN_SECONDS,
-  DEFAULT_STREAM_WINDOW_SECONDS,
+  DEFAULT_STREAM_STRETCH_SECONDS,
   rejoinBudgetMs,
-  streamWindowMs,
+  streamStretchMs,
 } from "../../../src/tools/bash.ts";
 
 describe("bash's DO settings", () => {
   it("SANDBOX_STREAM_WINDOW_SECONDS: positive seconds; anything else is 10 s", () => {
-    const fallback = DEFAULT_STREAM_WINDOW_SECONDS * 1000;
-    expect(streamWindowMs({})).toBe(fallback);
-    expect(streamWindowMs({ SANDBOX_STREAM_WINDOW_SECONDS: "1" })).toBe(1000);
-    expect(streamWindowMs({ SANDBOX_STREAM_WINDOW_SECONDS: "0.001" })).toBe(1);
+    const fallback = DEFAULT_STREAM_STRETCH_SECONDS * 1000;
+    expect(streamStretchMs({})).toBe(fallback);
+    expect(streamStretchMs({ SANDBOX_STREAM_WINDOW_SECONDS: "1" })).toBe(1000);
+    expect(streamStretchMs({ SANDBOX_STREAM_WINDOW_SECONDS: "0.001" })).toBe(1);
     for (const bad of ["0", "-0.5", "ten", ""]) {
-      expect(streamWindowMs({ SANDBOX_STREAM_WINDOW_SECONDS: bad })).toBe(fallback);
+      expect(streamStretchMs({ SANDBOX_STREAM_WINDOW_SECONDS: bad })).toBe(fallback);
     }
   });
 

@@ -1,7 +1,7 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import type { InvocationDO } from "../../../durable-objects/invocation.ts";
+import type { TestInvocationDO as InvocationDO } from "../test-invocation-do.ts";
 import { connectSocket, startRequest, stubFor, textOf, value, view } from "./helpers.ts";
 
 type Step =

@@ -2,8 +2,9 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { describe, expect, it } from "vitest";
 import { BatchLog } from "../../../durable-objects/batch-log.ts";
 import { REBASE_EVERY } from "../../../durable-objects/durable-output.ts";
-import { INTERRUPTED_NOTICE, type InvocationDO } from "../../../durable-objects/invocation.ts";
 import { readCheckpoint } from "../../../durable-objects/recovery.ts";
+import { INTERRUPTED_NOTICE } from "../../../durable-objects/settle-table.ts";
+import type { TestInvocationDO as InvocationDO } from "../test-invocation-do.ts";
 import {
   connectSocket,
   crash,

@@ -1,0 +1,101 @@
+/**
+ * The output of a running invocation: the sink tool code writes to and the durable
+ * publication path behind it (durable-output.ts), with the first error that path threw.
+ * The sink is created on demand and seeded from the durable state after a restart.
+ */
+import type { ToolStartEvent } from "../src/events/index.ts";
+import {
+  DEFAULT_OUTPUT_POLICY,
+  type OutputPolicy,
+  ToolOutputSink,
+  type ToolOutputState,
+} from "../src/output/index.ts";
+import type { BatchLog } from "./batch-log.ts";
+import { DurableOutput } from "./durable-output.ts";
+import type { InvocationStore } from "./store.ts";
+import type { Subscribers } from "./subscribers.ts";
+
+export interface InvocationOutputOptions {
+  storage: DurableObjectStorage;
+  log: BatchLog;
+  store: InvocationStore;
+  subscribers: Subscribers;
+  /** Called before every flush of the sink (a subclass's seam; a throw fails the flush). */
+  beforeFlush(): void;
+  /** The publication path threw for the first time. */
+  onFailure(error: unknown): void;
+}
+
+/**
+ * @example
+ * const output = new InvocationOutput({ ...deps, beforeFlush, onFailure });
+ * output.open(start, state, 0, null).checkpoint(); // the start base
+ * output.attach(policy, null).write("hello");
+ */
+export class InvocationOutput {
+  readonly #o: InvocationOutputOptions;
+  #durable: DurableOutput | null = null;
+  #sink: ToolOutputSink | null = null;
+  #failure: unknown = null;
+
+  constructor(options: InvocationOutputOptions) {
+    this.#o = options;
+  }
+
+  /** The durable publication path, while running. */
+  get durable(): DurableOutput | null {
+    return this.#durable;
+  }
+
+  /** The attached sink, if any. */
+  get sink(): ToolOutputSink | null {
+    return this.#sink;
+  }
+
+  /** The first error the publication path threw, or null. */
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  /** Opens the durable path over `state` (the initial state, or what recovery rebuilt). */
+  open(
+    start: ToolStartEvent,
+    state: ToolOutputState,
+    deltasSinceBase: number,
+    checkpointSeq: number | null,
+  ): DurableOutput {
+    const { storage, log, store, subscribers } = this.#o;
+    this.#durable = new DurableOutput({
+      ...{ storage, log, store, subscribers, start, state, deltasSinceBase, checkpointSeq },
+      flush: () => {
+        this.#o.beforeFlush();
+        return this.#sink?.flush() ?? [];
+      },
+      onError: (error) => {
+        if (this.#failure !== null) return;
+        this.#failure = error;
+        this.#o.onFailure(error);
+      },
+    });
+    return this.#durable;
+  }
+
+  /** A new sink over `seed` (or the initial state); its first flush is a base of it. */
+  attach(policy: OutputPolicy, seed: ToolOutputState | null): ToolOutputSink {
+    this.#sink = new ToolOutputSink({ policy, onChange: () => this.#durable?.markDirty() });
+    if (seed) this.#sink.seed(seed);
+    return this.#sink;
+  }
+
+  /** The sink, created over the durable state when none is attached (after a restart). */
+  live(policy: OutputPolicy = DEFAULT_OUTPUT_POLICY): ToolOutputSink {
+    return this.#sink ?? this.attach(policy, this.#durable?.state ?? null);
+  }
+
+  /** Lets go of both for good (the invocation settled). */
+  close(): void {
+    this.#durable?.dispose();
+    this.#durable = null;
+    this.#sink = null;
+  }
+}

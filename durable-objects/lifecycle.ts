@@ -1,0 +1,422 @@
+/**
+ * The life of one invocation, in the order of this file: start → run → publish →
+ * persist → settle → retire. `InvocationDO` (invocation.ts) is its Durable Object face;
+ * mechanisms live one level down: running tool code (tool-runs.ts), how a run ended
+ * (settle-table.ts), the one alarm (alarm-schedule.ts), the output and its durable
+ * publication (invocation-output.ts, durable-output.ts), storage (schema.ts,
+ * batch-log.ts, store.ts), recovery (recovery.ts) and fan-out (subscribers.ts).
+ */
+import { encoder } from "../src/chord/index.ts";
+import { probeSandbox } from "../src/execenv/index.ts";
+import type { SettledResult, ToolOutputSink, ToolOutputState } from "../src/output/index.ts";
+import {
+  durationMs,
+  type InvocationView,
+  messageOf,
+  type Outcome,
+  ok,
+  type ProducerCall,
+  type ProducerEnd,
+  type ResultPoll,
+  refusal,
+  type StartRequest,
+} from "../src/protocol/index.ts";
+import { EXTERNAL_TOOL, getTool, type ToolContext } from "../src/tools/index.ts";
+import { AlarmSchedule } from "./alarm-schedule.ts";
+import { BatchLog } from "./batch-log.ts";
+import type { DurableOutput } from "./durable-output.ts";
+import { InvocationOutput } from "./invocation-output.ts";
+import { sseKeepAliveMs } from "./keep-alive.ts";
+import { notFound } from "./outcome.ts";
+import { applyCall, checkCalls } from "./producer.ts";
+import { recoverOutput } from "./recovery.ts";
+import { migrate } from "./schema.ts";
+import { type Ending, settlementOf } from "./settle-table.ts";
+import { resultOf, stateOf } from "./settled-result.ts";
+import { type InvocationRecord, InvocationStore } from "./store.ts";
+import { Subscribers } from "./subscribers.ts";
+import {
+  type Execution,
+  executionOf,
+  type MemoMoment,
+  type RunEnd,
+  type RunHandle,
+  resumption,
+  ToolRuns,
+  toolContext,
+} from "./tool-runs.ts";
+import { newRecord, startEventOf, viewOf } from "./views.ts";
+import { WaitList } from "./wait-list.ts";
+
+/** Longest `result(waitMs)` waits; longer requests are cut to this. */
+export const MAX_RESULT_WAIT_MS = 30_000;
+/** Default days a settled invocation is kept (`SETTLED_RETENTION_DAYS`). */
+export const DEFAULT_RETENTION_DAYS = 7;
+
+const DAY_MS = 86_400_000;
+
+/** Where a subclass of the Durable Object may look in (the crash tests, docs/decisions/093). */
+export interface LifecycleSeams {
+  memoMoment: MemoMoment;
+  beforeFlush(): void;
+  recovered(batches: number): void;
+}
+
+export class InvocationLifecycle {
+  readonly #ctx: DurableObjectState;
+  readonly #env: Env;
+  readonly #seams: LifecycleSeams;
+  readonly #store: InvocationStore;
+  readonly #log: BatchLog;
+  readonly subscribers: Subscribers;
+  readonly #alarms: AlarmSchedule;
+  readonly #runs = new ToolRuns();
+  readonly #settled = new WaitList();
+  readonly #output: InvocationOutput;
+  #record: InvocationRecord | undefined;
+  #result: SettledResult | undefined;
+
+  /** Synchronous SQL only, so the object is whole before any event is delivered. */
+  constructor(ctx: DurableObjectState, env: Env, seams: LifecycleSeams) {
+    this.#ctx = ctx;
+    this.#env = env;
+    this.#seams = seams;
+    migrate(ctx.storage);
+    this.#store = new InvocationStore(ctx.storage.sql);
+    this.#log = new BatchLog(ctx.storage.sql);
+    this.subscribers = new Subscribers(ctx, encoder, { sseKeepAliveMs: sseKeepAliveMs(env) });
+    this.#alarms = new AlarmSchedule(ctx.storage, env);
+    this.#output = new InvocationOutput({
+      ...{ storage: ctx.storage, log: this.#log, store: this.#store },
+      subscribers: this.subscribers,
+      beforeFlush: () => seams.beforeFlush(),
+      onFailure: (error) => this.#publicationFailed(error),
+    });
+    this.#load();
+  }
+
+  /** The invocation this object holds, if any. */
+  get record(): InvocationRecord | undefined {
+    return this.#record;
+  }
+
+  /** Seq of the newest batch published. */
+  get lastSeq(): number {
+    return this.#log.lastSeq;
+  }
+
+  // ── start ─────────────────────────────────────────────────────────────────────
+
+  /** Creates the invocation and starts its tool, or returns the existing one. */
+  async start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>> {
+    if (this.#record) return ok({ created: false, view: this.#view() });
+    const def = getTool(req.tool);
+    if (!def)
+      return refusal("bad_request", `Unknown tool "${req.tool}". GET /v1/tools lists the tools.`);
+    let params: unknown;
+    try {
+      params = def.parse(req.args);
+    } catch (error) {
+      return refusal("bad_request", messageOf(error));
+    }
+    if (def.sandbox) {
+      // Nothing is written unless the host answers: an unreachable sandbox is a 502 and
+      // the same toolCallId can be retried. Other events wait (at most the probe timeout),
+      // so a concurrent start of this id cannot create the invocation twice.
+      const probe = await this.#ctx.blockConcurrencyWhile(() =>
+        probeSandbox(this.#env, req.sandbox),
+      );
+      if (this.#record) return ok({ created: false, view: this.#view() });
+      if (!probe.ok) return probe;
+    }
+    this.#record = newRecord(req, Date.now());
+    this.#store.insertRecord(this.#record);
+    const sink = this.#output.attach(def.output, null);
+    // The start base: every subscriber's first state and where a replay-safe tool resumes.
+    this.#output.open(startEventOf(this.#record), sink.snapshot(), 0, null).checkpoint();
+    const execution = executionOf(def, params, false);
+    if (execution) await this.#run(execution);
+    else await this.#alarms.extendIdle();
+    return ok({ created: true, view: this.#view() });
+  }
+
+  // ── run ───────────────────────────────────────────────────────────────────────
+
+  /** Runs tool code on the attached sink and keeps the object alive while it runs. */
+  async #run(execution: Execution): Promise<void> {
+    const sink = this.#output.sink;
+    if (!sink) throw new Error("No sink attached to run the tool on.");
+    this.#runs.start(
+      execution,
+      sink.output,
+      (run) => this.#toolContext(run),
+      (end) => this.#ended(end),
+    );
+    await this.#alarms.heartbeat();
+  }
+
+  /**
+   * A run ended by itself. A parked stretch left its work running: what it read is made
+   * durable and the alarm, due now, starts the next stretch; until then nothing is in
+   * flight, so the object can be evicted and the next stretch runs in a new instance.
+   */
+  async #ended(end: RunEnd): Promise<void> {
+    if (end.kind !== "parked") return this.#settle(end);
+    this.#output.durable?.flushNow();
+    await this.#alarms.resumeNow();
+  }
+
+  #toolContext(run: RunHandle | null): ToolContext {
+    const memos = {
+      getMemo: (name: string) => this.#store.getMemo(name),
+      checkpoint: (memo: Parameters<DurableOutput["checkpoint"]>[0]) =>
+        this.#durable().checkpoint(memo),
+    };
+    return toolContext(this.#required(), this.#env, memos, run, (name, moment) => {
+      const verdict = this.#seams.memoMoment(name, moment);
+      // Halted as a crash would leave it: nothing the tool writes afterwards is published.
+      if (verdict === "halt") this.#output.durable?.dispose();
+      return verdict;
+    });
+  }
+
+  /**
+   * The publication path threw: nothing more would reach storage or subscribers, so
+   * the invocation must not keep running silently. It settles as an error outside the
+   * publisher's call stack, its tool stopped, keeping what was published.
+   */
+  #publicationFailed(error: unknown): void {
+    console.error(`invocation ${this.#record?.toolCallId}: publication failed`, error);
+    queueMicrotask(() => {
+      this.#runs.stop(error);
+      this.#settle({ kind: "unpublishable", error }).catch((failure: unknown) =>
+        console.error(`invocation ${this.#record?.toolCallId}: settle failed`, failure),
+      );
+    });
+  }
+
+  // ── producer API (the `external` tool) ───────────────────────────────────────
+
+  /** Applies every call or none, then ends the invocation when `end` is given. */
+  async produce(calls: ProducerCall[], end?: ProducerEnd): Promise<Outcome<InvocationView>> {
+    const record = this.#record;
+    if (!record) return notFound();
+    if (record.tool !== EXTERNAL_TOOL) {
+      return refusal(
+        "conflict",
+        `Invocation runs tool "${record.tool}"; only "external" invocations accept output.`,
+      );
+    }
+    if (record.status === "settled")
+      return refusal("conflict", "Invocation already ended; no more output is accepted.");
+    const sink = this.#liveSink();
+    const problem = checkCalls(calls, sink.snapshot());
+    if (problem) return { ok: false, error: problem };
+    for (const call of calls) applyCall(sink, call);
+    if (!end) await this.#alarms.extendIdle();
+    else if (!end.isError) await this.#settle({ kind: "completed" });
+    else if (end.error) await this.#settle({ kind: "failed", error: end.error });
+    else await this.#settle({ kind: "failedQuietly" });
+    return ok(this.#view());
+  }
+
+  // ── settle ────────────────────────────────────────────────────────────────────
+
+  /** Aborts a running tool; the result keeps the partial output and says it was cancelled. */
+  async cancel(): Promise<Outcome<InvocationView>> {
+    const record = this.#record;
+    if (!record) return notFound();
+    if (record.status === "settled")
+      return refusal("conflict", "Invocation already settled; there is nothing to cancel.");
+    const stretch = getTool(record.tool)?.stretch;
+    if (!this.#runs.stop(new Error("cancelled")) && stretch) {
+      // Between stretches (or after a restart) nothing reads the work: stop it directly.
+      stretch
+        .kill(this.#toolContext(null))
+        .catch((error: unknown) =>
+          console.error(`invocation ${record.toolCallId}: kill after cancel failed`, error),
+        );
+    }
+    await this.#settle({ kind: "cancelled" });
+    return ok(this.#view());
+  }
+
+  /**
+   * The end of a run (settle-table.ts says what it makes of the result): the last output
+   * published (forced), the settled result stored as one record, the batch log and memos
+   * deleted, `tool_end` to every subscriber, and the retention alarm set.
+   */
+  async #settle(ending: Ending): Promise<void> {
+    const record = this.#record;
+    const output = this.#output.durable;
+    if (!record || record.status === "settled" || !output) return;
+    // A tool that grew `details` past its bound completed with that error.
+    const limit = this.#output.sink?.limitError;
+    if (ending.kind === "completed" && limit) ending = { kind: "failed", error: limit };
+    const { last, isError, cancelled, freshSink } = settlementOf(ending);
+    // A broken sink is dropped; a fresh one over the published state carries the notice.
+    const sink = freshSink ? this.#output.attach(this.#liveSink().policy, output.state) : null;
+    if (last && "error" in last) (sink ?? this.#liveSink()).fail(last.error);
+    else if (last) this.#liveSink().appendNotice(last.notice);
+    output.flushNow();
+    if (this.#output.failure !== null && !freshSink) {
+      // This last flush broke: settle with what was published and say why.
+      return this.#settle({ kind: "unpublishable", error: this.#output.failure });
+    }
+    this.#output.close();
+    // A broken path may have failed the last flush too: the result then comes from the
+    // fresh sink (the published state and the notice), not from what was published.
+    const result = resultOf(sink ? sink.snapshot() : output.state, isError);
+    const settledAt = Date.now();
+    const deleteAt = settledAt + this.#retentionMs();
+    this.#ctx.storage.transactionSync(() => {
+      this.#store.writeResult(result);
+      this.#store.markSettled({ isError, cancelled, settledAt, deleteAt });
+      this.#log.clear();
+      this.#store.clearMemos();
+    });
+    this.#record = {
+      ...record,
+      ...{ status: "settled", isError, cancelled, settledAt, deleteAt, checkpointSeq: null },
+    };
+    this.#result = result;
+    this.subscribers.end(startEventOf(record), isError, this.#log.lastSeq);
+    this.#settled.wakeAll();
+    await this.#alarms.retireAt(deleteAt);
+  }
+
+  #retentionMs(): number {
+    const days = this.#env.SETTLED_RETENTION_DAYS;
+    return durationMs(days, DEFAULT_RETENTION_DAYS, { unitMs: DAY_MS, allowZero: true });
+  }
+
+  // ── the alarm: heartbeat, resume after a crash, idle deadline, retirement ─────
+
+  /** Does what alarm-schedule.ts says is due; each kind is idempotent. */
+  async alarm(): Promise<void> {
+    const record = this.#record;
+    if (!record) return;
+    const due = this.#alarms.due(
+      record.status === "settled"
+        ? { status: "settled", deleteAt: record.deleteAt ?? 0 }
+        : record.tool === EXTERNAL_TOOL
+          ? { status: "running", external: true }
+          : { status: "running", external: false, runLive: this.#runs.live },
+    );
+    if (due.kind === "wait") return this.#alarms.waitUntil(due.until);
+    if (due.kind === "retire") return this.#retire();
+    if (due.kind === "heartbeat") return this.#alarms.heartbeat();
+    if (due.kind === "endIdle") return this.#settle({ kind: "idle", timeoutMs: due.timeoutMs });
+    await this.#resume(record);
+  }
+
+  /**
+   * Running, but no run in this instance (a stretch parked, or the object restarted): a
+   * stretched tool rejoins its work from what subscribers saw, a replay-safe tool
+   * re-executes from its memo checkpoint, anything else settles with an interruption notice.
+   */
+  async #resume(record: InvocationRecord): Promise<void> {
+    let plan: ReturnType<typeof resumption>;
+    try {
+      plan = resumption(getTool(record.tool), record, this.#log, () => this.state());
+    } catch (error) {
+      // Nothing to resume from (a tool renamed, args no longer valid): fail, output kept.
+      const failure = `Could not resume after a restart: ${messageOf(error)}`;
+      return this.#settle({ kind: "failed", error: failure });
+    }
+    if (!plan) return this.#settle({ kind: "interrupted" });
+    this.#output.attach(plan.policy, plan.seed);
+    await this.#run(plan.execution);
+  }
+
+  /** Deletes everything this object stored; it answers `not_found` afterwards. */
+  async #retire(): Promise<void> {
+    await this.#ctx.storage.deleteAlarm();
+    await this.#ctx.storage.deleteAll();
+    migrate(this.#ctx.storage);
+    this.#record = undefined;
+    this.#result = undefined;
+  }
+
+  // ── reading ──────────────────────────────────────────────────────────────────
+
+  async view(): Promise<Outcome<InvocationView>> {
+    return this.#record ? ok(this.#view()) : notFound();
+  }
+
+  /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */
+  async result(waitMs: number): Promise<Outcome<ResultPoll>> {
+    if (!this.#record) return notFound();
+    if (this.#record.status !== "settled") {
+      const wait = Math.min(Math.max(0, Number.isFinite(waitMs) ? waitMs : 0), MAX_RESULT_WAIT_MS);
+      if (wait > 0) await this.#settled.wait(wait);
+    }
+    const result = this.#settledResult();
+    return ok(result ? { status: "settled", result } : { status: "running" });
+  }
+
+  /** Forces a publication of pending output now (tests and benchmarks). */
+  flushOutput(): void {
+    this.#output.durable?.flushNow();
+  }
+
+  /** Storage use, for tests and benchmarks. */
+  storageStats() {
+    return {
+      batchBytes: this.#log.storedBytes(),
+      batchRows: this.#log.storedRows(),
+      resultBytes: this.#store.resultBytes(),
+      memos: this.#store.memoCount(),
+      bytesAppended: this.#log.bytesAppended,
+    };
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────────
+
+  /** Loads the record and, while running, rebuilds the durable output from the log. */
+  #load(): void {
+    this.#record = this.#store.record();
+    if (this.#record?.status !== "running") return;
+    const recovered = recoverOutput(this.#log);
+    if (!recovered)
+      throw new Error(
+        `Invocation ${this.#record.toolCallId} is running but its batch log has no base.`,
+      );
+    this.#seams.recovered(recovered.batches);
+    const { state, deltasSinceBase } = recovered;
+    const start = startEventOf(this.#record);
+    this.#output.open(start, state, deltasSinceBase, this.#record.checkpointSeq);
+  }
+
+  #required(): InvocationRecord {
+    if (!this.#record) throw new Error("This object holds no invocation.");
+    return this.#record;
+  }
+
+  #durable(): DurableOutput {
+    const durable = this.#output.durable;
+    if (!durable) throw new Error("Running invocation without durable output.");
+    return durable;
+  }
+
+  /** The sink, created from the durable state when none is attached (after a restart). */
+  #liveSink(): ToolOutputSink {
+    return this.#output.live(getTool(this.#required().tool)?.output);
+  }
+
+  #settledResult(): SettledResult | undefined {
+    if (this.#record?.status !== "settled") return undefined;
+    this.#result ??= this.#store.result();
+    return this.#result;
+  }
+
+  /** What subscribers have folded: the durable state, or the settled result's. */
+  state(): ToolOutputState {
+    const result = this.#settledResult();
+    return result ? stateOf(result) : this.#durable().state;
+  }
+
+  #view(): InvocationView {
+    return viewOf(this.#required(), this.state());
+  }
+}
