@@ -11,7 +11,9 @@
  * The alarm runs at least once per scheduled time (maybe more), so every due kind is
  * idempotent.
  */
+import { EXTERNAL_TOOL } from "../src/tools/index.ts";
 import { idleTimeoutMs } from "./idle-timeout.ts";
+import type { InvocationRecord } from "./store.ts";
 
 /** Keep-alive alarm spacing while a tool runs (docs/decisions/041). */
 export const HEARTBEAT_MS = 15_000;
@@ -21,6 +23,16 @@ export type AlarmSubject =
   | { status: "settled"; deleteAt: number }
   | { status: "running"; external: true }
   | { status: "running"; external: false; runLive: boolean };
+
+/**
+ * The alarm's view of a stored invocation.
+ * @example subjectOf(record, runs.live) // { status: "running", external: false, runLive: true }
+ */
+export function subjectOf(record: InvocationRecord, runLive: boolean): AlarmSubject {
+  if (record.status === "settled") return { status: "settled", deleteAt: record.deleteAt ?? 0 };
+  if (record.tool === EXTERNAL_TOOL) return { status: "running", external: true };
+  return { status: "running", external: false, runLive };
+}
 
 /** What a firing alarm should do. */
 export type Due =

@@ -12,6 +12,7 @@ import {
 } from "../src/output/index.ts";
 import type { BatchLog } from "./batch-log.ts";
 import { DurableOutput } from "./durable-output.ts";
+import type { Settlement } from "./settle-table.ts";
 import type { InvocationStore } from "./store.ts";
 import type { Subscribers } from "./subscribers.ts";
 
@@ -90,6 +91,29 @@ export class InvocationOutput {
   /** The sink, created over the durable state when none is attached (after a restart). */
   live(policy: OutputPolicy = DEFAULT_OUTPUT_POLICY): ToolOutputSink {
     return this.#sink ?? this.attach(policy, this.#durable?.state ?? null);
+  }
+
+  /**
+   * Ends the output as `settlement` says: its last words, then a forced last publication,
+   * then both let go of. Returns the final state, or null when that publication broke
+   * (nothing is closed; the caller settles again as unpublishable).
+   */
+  finish(settlement: Settlement, policy: OutputPolicy | undefined): ToolOutputState | null {
+    const durable = this.#durable;
+    if (!durable) return null;
+    const { last, freshSink } = settlement;
+    // A broken sink is dropped; a fresh one over the published state carries the notice.
+    const sink = freshSink
+      ? this.attach(this.live(policy).policy, durable.state)
+      : last && this.live(policy);
+    if (last && "error" in last) sink?.fail(last.error);
+    else if (last) sink?.appendNotice(last.notice);
+    durable.flushNow();
+    if (this.#failure !== null && !freshSink) return null;
+    this.close();
+    // A broken path may have failed the last flush too: the result then comes from the
+    // fresh sink (the published state and the notice), not from what was published.
+    return freshSink && sink ? sink.snapshot() : durable.state;
   }
 
   /** Lets go of both for good (the invocation settled). */

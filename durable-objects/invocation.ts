@@ -17,6 +17,7 @@ import {
 import { PING_MESSAGE, PONG_MESSAGE } from "./keep-alive.ts";
 import { InvocationLifecycle } from "./lifecycle.ts";
 import { NO_INVOCATION } from "./outcome.ts";
+import type { StorageStats } from "./store.ts";
 import { closeSocket } from "./subscribers.ts";
 import { startEventOf } from "./views.ts";
 
@@ -113,7 +114,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   }
 
   /** Storage use. */
-  storageStats(): ReturnType<InvocationLifecycle["storageStats"]> {
+  storageStats(): StorageStats {
     return this.#life.storageStats();
   }
 

@@ -22,7 +22,7 @@ import {
   type StartRequest,
 } from "../src/protocol/index.ts";
 import { EXTERNAL_TOOL, getTool, type ToolContext } from "../src/tools/index.ts";
-import { AlarmSchedule } from "./alarm-schedule.ts";
+import { AlarmSchedule, subjectOf } from "./alarm-schedule.ts";
 import { BatchLog } from "./batch-log.ts";
 import type { DurableOutput } from "./durable-output.ts";
 import { InvocationOutput } from "./invocation-output.ts";
@@ -33,7 +33,12 @@ import { recoverOutput } from "./recovery.ts";
 import { migrate } from "./schema.ts";
 import { type Ending, settlementOf } from "./settle-table.ts";
 import { resultOf, stateOf } from "./settled-result.ts";
-import { type InvocationRecord, InvocationStore } from "./store.ts";
+import {
+  type InvocationRecord,
+  InvocationStore,
+  type StorageStats,
+  storageStatsOf,
+} from "./store.ts";
 import { Subscribers } from "./subscribers.ts";
 import {
   type Execution,
@@ -253,27 +258,17 @@ export class InvocationLifecycle {
     // A tool that grew `details` past its bound completed with that error.
     const limit = this.#output.sink?.limitError;
     if (ending.kind === "completed" && limit) ending = { kind: "failed", error: limit };
-    const { last, isError, cancelled, freshSink } = settlementOf(ending);
-    // A broken sink is dropped; a fresh one over the published state carries the notice.
-    const sink = freshSink ? this.#output.attach(this.#liveSink().policy, output.state) : null;
-    if (last && "error" in last) (sink ?? this.#liveSink()).fail(last.error);
-    else if (last) this.#liveSink().appendNotice(last.notice);
-    output.flushNow();
-    if (this.#output.failure !== null && !freshSink) {
-      // This last flush broke: settle with what was published and say why.
-      return this.#settle({ kind: "unpublishable", error: this.#output.failure });
-    }
-    this.#output.close();
-    // A broken path may have failed the last flush too: the result then comes from the
-    // fresh sink (the published state and the notice), not from what was published.
-    const result = resultOf(sink ? sink.snapshot() : output.state, isError);
+    const settlement = settlementOf(ending);
+    const final = this.#output.finish(settlement, getTool(record.tool)?.output);
+    // This last publication broke: settle with what was published and say why.
+    if (!final) return this.#settle({ kind: "unpublishable", error: this.#output.failure });
+    const { isError, cancelled } = settlement;
+    const result = resultOf(final, isError);
     const settledAt = Date.now();
     const deleteAt = settledAt + this.#retentionMs();
     this.#ctx.storage.transactionSync(() => {
-      this.#store.writeResult(result);
-      this.#store.markSettled({ isError, cancelled, settledAt, deleteAt });
+      this.#store.settle(result, { isError, cancelled, settledAt, deleteAt });
       this.#log.clear();
-      this.#store.clearMemos();
     });
     this.#record = {
       ...record,
@@ -296,13 +291,7 @@ export class InvocationLifecycle {
   async alarm(): Promise<void> {
     const record = this.#record;
     if (!record) return;
-    const due = this.#alarms.due(
-      record.status === "settled"
-        ? { status: "settled", deleteAt: record.deleteAt ?? 0 }
-        : record.tool === EXTERNAL_TOOL
-          ? { status: "running", external: true }
-          : { status: "running", external: false, runLive: this.#runs.live },
-    );
+    const due = this.#alarms.due(subjectOf(record, this.#runs.live));
     if (due.kind === "wait") return this.#alarms.waitUntil(due.until);
     if (due.kind === "retire") return this.#retire();
     if (due.kind === "heartbeat") return this.#alarms.heartbeat();
@@ -361,14 +350,8 @@ export class InvocationLifecycle {
   }
 
   /** Storage use, for tests and benchmarks. */
-  storageStats() {
-    return {
-      batchBytes: this.#log.storedBytes(),
-      batchRows: this.#log.storedRows(),
-      resultBytes: this.#store.resultBytes(),
-      memos: this.#store.memoCount(),
-      bytesAppended: this.#log.bytesAppended,
-    };
+  storageStats(): StorageStats {
+    return storageStatsOf(this.#log, this.#store);
   }
 
   // ── internals ────────────────────────────────────────────────────────────────
