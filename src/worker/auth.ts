@@ -3,6 +3,8 @@
  * route; browsers present a subscribe token in `?token=` on read routes of the one
  * invocation it names. Unconfigured secrets refuse (503), they never open the API.
  */
+import type { Context, Env as HonoEnv, MiddlewareHandler } from "hono";
+import { createMiddleware } from "hono/factory";
 import { bearerToken, secretMatches } from "../protocol/index.ts";
 import { raise } from "./errors.ts";
 import { verifySubscribeToken } from "./subscribe-token.ts";
@@ -104,4 +106,27 @@ export async function authorizeReader(req: Request, env: Env, invocationId: stri
   const token = new URL(req.url).searchParams.get("token");
   if (req.headers.has("Authorization") || token === null) return authorizeAgent(req, env);
   return authorizeSubscriber(env, token, invocationId);
+}
+
+/**
+ * Middleware for writes and listings: the agent's bearer token.
+ * @example app.post("/v1/invocations", agentOnly, handler)
+ */
+export const agentOnly = createMiddleware<{ Bindings: Env }>(async (c, next) => {
+  await authorizeAgent(c.req.raw, c.env);
+  await next();
+});
+
+/**
+ * Middleware for reads of the invocation `idOf` names: the agent's bearer token, or that
+ * invocation's subscribe token.
+ * @example app.get("/v1/invocations/:id", withId, readerOf((c) => c.get("id")), handler)
+ */
+export function readerOf<E extends HonoEnv & { Bindings: Env }>(
+  idOf: (c: Context<E>) => string,
+): MiddlewareHandler<E> {
+  return createMiddleware<E>(async (c, next) => {
+    await authorizeReader(c.req.raw, c.env, idOf(c));
+    await next();
+  });
 }

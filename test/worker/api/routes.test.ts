@@ -34,4 +34,20 @@ describe("routing", () => {
       expect(message).toContain("path.id");
     }
   });
+
+  it("answers a subscription to an unknown invocation with 404 in the error shape, from the DO", async () => {
+    const events = await call("/v1/invocations/never_created_sub/events");
+    expect(events.headers.get("Cache-Control")).toBe("no-store");
+    expect(await expectError(events, 404, "not_found")).toContain("No invocation with this id");
+    const socket = await call("/v1/invocations/never_created_sub/socket", {
+      headers: { Upgrade: "websocket" },
+    });
+    expect(await expectError(socket, 404, "not_found")).toContain("No invocation with this id");
+  });
+
+  it("refuses a socket request without Upgrade with 426 and the Upgrade header", async () => {
+    const res = await call("/v1/invocations/never_created_sub/socket");
+    expect(res.headers.get("Upgrade")).toBe("websocket");
+    await expectError(res, 426, "upgrade_required");
+  });
 });
