@@ -20,17 +20,4 @@ export {
   type ShellRunResult,
   type ShellSink,
 } from "./shell-run.ts";
-export type {
-  ExecLimits,
-  ExecRequest,
-  ExitUpdate,
-  GlobRequest,
-  GlobResult,
-  GrepMatch,
-  GrepRequest,
-  GrepResult,
-  ReadRequest,
-  ReadResult,
-  SearchEngine,
-  ShellUpdate,
-} from "./types.ts";
+export type * from "./types.ts";

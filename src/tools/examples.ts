@@ -13,6 +13,11 @@ import { z } from "zod";
 import type { JsonObject } from "../chord/types.ts";
 import { defineTool } from "./registry.ts";
 
+/** A pause in milliseconds, 0 to 60 s (default 0). */
+function pauseMs() {
+  return z.number().int().min(0).max(60_000).default(0);
+}
+
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -42,13 +47,7 @@ export const emitTool = defineTool({
     "Writes numbered lines over time (a stand-in for a long-running command). Not replay-safe: interrupted runs settle with their partial output and a notice.",
   params: z.strictObject({
     lines: z.number().int().min(1).max(1_000_000).describe("How many lines to write"),
-    intervalMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(60_000)
-      .default(0)
-      .describe("Pause between lines, in milliseconds"),
+    intervalMs: pauseMs().describe("Pause between lines, in milliseconds"),
     text: z.string().max(4096).default("line").describe("Text written after each line number"),
     fail: z.boolean().default(false).describe("Throw an error after the last line"),
   }),
@@ -80,13 +79,7 @@ export const stepsTool = defineTool({
     "Runs numbered steps, memoising each one. Replay-safe: after a crash it resumes after the last finished step without repeating its output.",
   params: z.strictObject({
     steps: z.number().int().min(1).max(10_000).describe("How many steps to run"),
-    intervalMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(60_000)
-      .default(0)
-      .describe("Time each step takes, in milliseconds"),
+    intervalMs: pauseMs().describe("Time each step takes, in milliseconds"),
     text: z.string().max(4096).default("done").describe("Text written after each step number"),
   }),
   replaySafe: true,

@@ -15,8 +15,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SandboxClient, SandboxHttpError } from "../../../src/execenv/index.ts";
-import { utf8ByteLength } from "../../../src/retention/index.ts";
+import { SandboxClient, SandboxHttpError } from "../../../../src/execenv/index.ts";
+import { utf8ByteLength } from "../../../../src/retention/index.ts";
 import {
   applyUpdate,
   execId,
@@ -26,7 +26,7 @@ import {
   sha256OfFile,
   startTestHost,
   type TestHost,
-} from "./harness.ts";
+} from "../harness.ts";
 
 /** The harness's SIGTERM → SIGKILL grace. */
 const GRACE_MS = 300;
@@ -430,7 +430,7 @@ describe("exec: spill failures fail the command", () => {
     // EFBIG (Node ignores SIGXFSZ), as on a full disk.
     const root = mkdtempSync(path.join(tmpdir(), "toolwire-fsize-"));
     const token = randomBytes(24).toString("hex");
-    const main = fileURLToPath(new URL("../../../sandbox/main.ts", import.meta.url));
+    const main = fileURLToPath(new URL("../../../../sandbox/main.ts", import.meta.url));
     const child = spawn("prlimit", ["--fsize=1048576", process.execPath, main], {
       env: { PATH: process.env.PATH, SANDBOX_TOKEN: token, PORT: "0", SANDBOX_ROOT: root },
       stdio: ["ignore", "pipe", "inherit"],

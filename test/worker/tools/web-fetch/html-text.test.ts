@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeEntities, HtmlTextExtractor } from "../../../src/tools/web-fetch/html-text.ts";
+import { decodeEntities, HtmlTextExtractor } from "../../../../src/tools/web-fetch/html-text.ts";
 
 const BASE = new URL("https://docs.example/guide/intro.html");
 

@@ -4,7 +4,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../../../src/chord/types.ts";
-import { call, expectError, freshId, postJson } from "../../api/helpers.ts";
+import { call, expectError, freshId, postJson } from "../../worker/helpers.ts";
 import { startRequest, stubFor, textOf, value } from "../helpers.ts";
 
 describe("a sandbox host that cannot be reached when the call starts", () => {

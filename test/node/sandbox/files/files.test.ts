@@ -2,8 +2,8 @@ import { execSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findRipgrep } from "../../../sandbox/files/ripgrep.ts";
-import { startTestHost, type TestHost } from "./harness.ts";
+import { findRipgrep } from "../../../../sandbox/files/ripgrep.ts";
+import { startTestHost, type TestHost } from "../harness.ts";
 
 let host: TestHost;
 beforeAll(async () => {

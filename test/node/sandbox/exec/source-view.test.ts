@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countNewlines } from "../../../sandbox/exec/newlines.ts";
-import { SourceView } from "../../../sandbox/exec/source-view.ts";
-import { nextUpdate, type Sent } from "../../../sandbox/exec/update-stream.ts";
-import { type OutputPolicy, TextWindow } from "../../../src/output/index.ts";
-import { applyUpdate, type Folded } from "./harness.ts";
+import { countNewlines } from "../../../../sandbox/exec/newlines.ts";
+import { SourceView } from "../../../../sandbox/exec/source-view.ts";
+import { nextUpdate, type Sent } from "../../../../sandbox/exec/update-stream.ts";
+import { type OutputPolicy, TextWindow } from "../../../../src/output/index.ts";
+import { applyUpdate, type Folded } from "../harness.ts";
 
 const piece = fc.oneof(
   fc.constantFrom("\n", "a", "é", "€", "😀", "line\n", "x".repeat(40), "y\n".repeat(20)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { privateAddressReason } from "../../../src/tools/web-fetch/private-address.ts";
+import { privateAddressReason } from "../../../../src/tools/web-fetch/private-address.ts";
 
 const reason = (url: string) => privateAddressReason(new URL(url));
 

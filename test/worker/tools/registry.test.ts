@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool, getTool, registerTool } from "../../../src/tools/index.ts";
-import { call, create, expectError, freshId } from "./helpers.ts";
+import { call, create, expectError, freshId } from "../worker/helpers.ts";
 
 interface ListedTool {
   name: string;

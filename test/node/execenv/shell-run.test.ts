@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bashEnding, runShell, SandboxClient, type ShellSink } from "../../../src/execenv/index.ts";
 import type { ShellOutputMetadata } from "../../../src/output/index.ts";
-import { execId, startTestHost, type TestHost } from "./harness.ts";
+import { execId, startTestHost, type TestHost } from "../sandbox/harness.ts";
 
 /** A sink replica: just enough of ToolOutput to see what bash's fold calls. */
 class RecordingSink {

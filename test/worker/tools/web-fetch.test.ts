@@ -7,7 +7,7 @@ import {
   WEB_FETCH_MAX_TEXT_BYTES,
   webFetchTool,
 } from "../../../src/tools/web-fetch.ts";
-import { call, create, freshId } from "./helpers.ts";
+import { call, create, freshId } from "../worker/helpers.ts";
 
 const origin = inject("webOrigin");
 

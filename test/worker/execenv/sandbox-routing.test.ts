@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { resolveSandbox, sandboxTable, sandboxTokenName } from "../../../src/execenv/index.ts";
 import { app } from "../../../src/worker/index.ts";
-import { authed, call, expectError, freshId, ORIGIN } from "./helpers.ts";
+import { authed, call, expectError, freshId, ORIGIN } from "../worker/helpers.ts";
 
 function withConfig(vars: Partial<Env>): Env {
   return { ...env, SANDBOX_TOKEN: undefined, ...vars } as Env;
