@@ -12,6 +12,7 @@ import {
 } from "../src/output/index.ts";
 import type { BatchLog } from "./batch-log.ts";
 import { DurableOutput } from "./durable-output.ts";
+import { recoverOutput } from "./recovery.ts";
 import type { Settlement } from "./settle-table.ts";
 import type { InvocationStore } from "./store.ts";
 import type { Subscribers } from "./subscribers.ts";
@@ -79,6 +80,18 @@ export class InvocationOutput {
       },
     });
     return this.#durable;
+  }
+
+  /**
+   * Rebuilds the durable path of a running invocation from the batch log (recovery.ts)
+   * and returns how many batches that decoded.
+   */
+  recover(start: ToolStartEvent, record: { toolCallId: string; checkpointSeq: number | null }) {
+    const recovered = recoverOutput(this.#o.log);
+    if (!recovered)
+      throw new Error(`Invocation ${record.toolCallId} is running but its batch log has no base.`);
+    this.open(start, recovered.state, recovered.deltasSinceBase, record.checkpointSeq);
+    return recovered.batches;
   }
 
   /** A new sink over `seed` (or the initial state); its first flush is a base of it. */

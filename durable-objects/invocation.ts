@@ -55,7 +55,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     return this.#life.cancel();
   }
 
-  view(): Promise<Outcome<InvocationView>> {
+  async view(): Promise<Outcome<InvocationView>> {
     return this.#life.view();
   }
 

@@ -10,7 +10,6 @@ import { encoder } from "../src/chord/index.ts";
 import { probeSandbox } from "../src/execenv/index.ts";
 import type { SettledResult, ToolOutputSink, ToolOutputState } from "../src/output/index.ts";
 import {
-  durationMs,
   type InvocationView,
   messageOf,
   type Outcome,
@@ -21,17 +20,16 @@ import {
   refusal,
   type StartRequest,
 } from "../src/protocol/index.ts";
-import { EXTERNAL_TOOL, getTool, type ToolContext } from "../src/tools/index.ts";
+import { getTool, type ToolContext } from "../src/tools/index.ts";
 import { AlarmSchedule, subjectOf } from "./alarm-schedule.ts";
 import { BatchLog } from "./batch-log.ts";
 import type { DurableOutput } from "./durable-output.ts";
 import { InvocationOutput } from "./invocation-output.ts";
 import { sseKeepAliveMs } from "./keep-alive.ts";
 import { notFound } from "./outcome.ts";
-import { applyCall, checkCalls } from "./producer.ts";
-import { recoverOutput } from "./recovery.ts";
+import { applyCall, checkCalls, endingOf, refuseOutput } from "./producer.ts";
 import { migrate } from "./schema.ts";
-import { type Ending, settlementOf } from "./settle-table.ts";
+import { type Ending, retentionMs, settlementOf } from "./settle-table.ts";
 import { resultOf, stateOf } from "./settled-result.ts";
 import {
   type InvocationRecord,
@@ -49,16 +47,13 @@ import {
   resumption,
   ToolRuns,
   toolContext,
+  toolToStart,
 } from "./tool-runs.ts";
 import { newRecord, startEventOf, viewOf } from "./views.ts";
 import { WaitList } from "./wait-list.ts";
 
 /** Longest `result(waitMs)` waits; longer requests are cut to this. */
 export const MAX_RESULT_WAIT_MS = 30_000;
-/** Default days a settled invocation is kept (`SETTLED_RETENTION_DAYS`). */
-export const DEFAULT_RETENTION_DAYS = 7;
-
-const DAY_MS = 86_400_000;
 
 /** Where a subclass of the Durable Object may look in (the crash tests, docs/decisions/093). */
 export interface LifecycleSeams {
@@ -115,15 +110,9 @@ export class InvocationLifecycle {
   /** Creates the invocation and starts its tool, or returns the existing one. */
   async start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>> {
     if (this.#record) return ok({ created: false, view: this.#view() });
-    const def = getTool(req.tool);
-    if (!def)
-      return refusal("bad_request", `Unknown tool "${req.tool}". GET /v1/tools lists the tools.`);
-    let params: unknown;
-    try {
-      params = def.parse(req.args);
-    } catch (error) {
-      return refusal("bad_request", messageOf(error));
-    }
+    const tool = toolToStart(req);
+    if (!tool.ok) return tool;
+    const { def, params } = tool.value;
     if (def.sandbox) {
       // Nothing is written unless the host answers: an unreachable sandbox is a 502 and
       // the same toolCallId can be retried. Other events wait (at most the probe timeout),
@@ -204,24 +193,14 @@ export class InvocationLifecycle {
 
   /** Applies every call or none, then ends the invocation when `end` is given. */
   async produce(calls: ProducerCall[], end?: ProducerEnd): Promise<Outcome<InvocationView>> {
-    const record = this.#record;
-    if (!record) return notFound();
-    if (record.tool !== EXTERNAL_TOOL) {
-      return refusal(
-        "conflict",
-        `Invocation runs tool "${record.tool}"; only "external" invocations accept output.`,
-      );
-    }
-    if (record.status === "settled")
-      return refusal("conflict", "Invocation already ended; no more output is accepted.");
+    const refused = this.#record ? refuseOutput(this.#record) : notFound<InvocationView>();
+    if (refused) return refused;
     const sink = this.#liveSink();
     const problem = checkCalls(calls, sink.snapshot());
     if (problem) return { ok: false, error: problem };
     for (const call of calls) applyCall(sink, call);
-    if (!end) await this.#alarms.extendIdle();
-    else if (!end.isError) await this.#settle({ kind: "completed" });
-    else if (end.error) await this.#settle({ kind: "failed", error: end.error });
-    else await this.#settle({ kind: "failedQuietly" });
+    if (end) await this.#settle(endingOf(end));
+    else await this.#alarms.extendIdle();
     return ok(this.#view());
   }
 
@@ -265,24 +244,16 @@ export class InvocationLifecycle {
     const { isError, cancelled } = settlement;
     const result = resultOf(final, isError);
     const settledAt = Date.now();
-    const deleteAt = settledAt + this.#retentionMs();
+    const marks = { isError, cancelled, settledAt, deleteAt: settledAt + retentionMs(this.#env) };
     this.#ctx.storage.transactionSync(() => {
-      this.#store.settle(result, { isError, cancelled, settledAt, deleteAt });
+      this.#store.settle(result, marks);
       this.#log.clear();
     });
-    this.#record = {
-      ...record,
-      ...{ status: "settled", isError, cancelled, settledAt, deleteAt, checkpointSeq: null },
-    };
+    this.#record = { ...record, ...marks, status: "settled", checkpointSeq: null };
     this.#result = result;
     this.subscribers.end(startEventOf(record), isError, this.#log.lastSeq);
     this.#settled.wakeAll();
-    await this.#alarms.retireAt(deleteAt);
-  }
-
-  #retentionMs(): number {
-    const days = this.#env.SETTLED_RETENTION_DAYS;
-    return durationMs(days, DEFAULT_RETENTION_DAYS, { unitMs: DAY_MS, allowZero: true });
+    await this.#alarms.retireAt(marks.deleteAt);
   }
 
   // ── the alarm: heartbeat, resume after a crash, idle deadline, retirement ─────
@@ -329,17 +300,10 @@ export class InvocationLifecycle {
 
   // ── reading ──────────────────────────────────────────────────────────────────
 
-  async view(): Promise<Outcome<InvocationView>> {
-    return this.#record ? ok(this.#view()) : notFound();
-  }
-
   /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */
   async result(waitMs: number): Promise<Outcome<ResultPoll>> {
     if (!this.#record) return notFound();
-    if (this.#record.status !== "settled") {
-      const wait = Math.min(Math.max(0, Number.isFinite(waitMs) ? waitMs : 0), MAX_RESULT_WAIT_MS);
-      if (wait > 0) await this.#settled.wait(wait);
-    }
+    if (this.#record.status !== "settled") await this.#settled.wait(waitMs, MAX_RESULT_WAIT_MS);
     const result = this.#settledResult();
     return ok(result ? { status: "settled", result } : { status: "running" });
   }
@@ -360,15 +324,7 @@ export class InvocationLifecycle {
   #load(): void {
     this.#record = this.#store.record();
     if (this.#record?.status !== "running") return;
-    const recovered = recoverOutput(this.#log);
-    if (!recovered)
-      throw new Error(
-        `Invocation ${this.#record.toolCallId} is running but its batch log has no base.`,
-      );
-    this.#seams.recovered(recovered.batches);
-    const { state, deltasSinceBase } = recovered;
-    const start = startEventOf(this.#record);
-    this.#output.open(start, state, deltasSinceBase, this.#record.checkpointSeq);
+    this.#seams.recovered(this.#output.recover(startEventOf(this.#record), this.#record));
   }
 
   #required(): InvocationRecord {
@@ -397,6 +353,11 @@ export class InvocationLifecycle {
   state(): ToolOutputState {
     const result = this.#settledResult();
     return result ? stateOf(result) : this.#durable().state;
+  }
+
+  /** The view of the invocation, or `not_found`. */
+  view(): Outcome<InvocationView> {
+    return this.#record ? ok(this.#view()) : notFound();
   }
 
   #view(): InvocationView {

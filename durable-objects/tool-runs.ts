@@ -5,7 +5,8 @@
  */
 import type { JsonValue } from "../src/chord/index.ts";
 import type { OutputPolicy, ToolOutput, ToolOutputState } from "../src/output/index.ts";
-import type { AnyTool, StretchEnd, ToolContext } from "../src/tools/index.ts";
+import { messageOf, type Outcome, ok, refusal } from "../src/protocol/index.ts";
+import { type AnyTool, getTool, type StretchEnd, type ToolContext } from "../src/tools/index.ts";
 import type { BatchLog } from "./batch-log.ts";
 import { readCheckpoint } from "./recovery.ts";
 import type { Ending } from "./settle-table.ts";
@@ -129,6 +130,24 @@ export function toolContext(
       if (moment(name, "after") === "halt") run.halt(new Error("halted after a memo"));
     },
   };
+}
+
+/**
+ * The registered tool a start request names, with its parsed params, or a 400 that says
+ * what is wrong (the Worker validated the args already; the DO checks again).
+ * @example toolToStart({ tool: "steps", args: { steps: 3 }, ...ids })
+ */
+export function toolToStart(
+  req: Pick<InvocationRecord, "tool" | "args">,
+): Outcome<{ def: AnyTool; params: unknown }> {
+  const def = getTool(req.tool);
+  if (!def)
+    return refusal("bad_request", `Unknown tool "${req.tool}". GET /v1/tools lists the tools.`);
+  try {
+    return ok({ def, params: def.parse(req.args) });
+  } catch (error) {
+    return refusal("bad_request", messageOf(error));
+  }
 }
 
 /**

@@ -7,15 +7,20 @@
 export class WaitList {
   readonly #waiters = new Set<() => void>();
 
-  /** Resolves at `wakeAll` or after `ms`, whichever comes first. */
-  wait(ms: number): Promise<void> {
+  /**
+   * Resolves at `wakeAll` or after `ms` (cut to `longest`), whichever comes first; at once
+   * for a wait of zero, a negative or a non-finite one.
+   */
+  wait(ms: number, longest = Number.POSITIVE_INFINITY): Promise<void> {
+    const wait = Math.min(Number.isFinite(ms) ? Math.max(0, ms) : 0, longest);
+    if (wait === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.#waiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(done, wait);
       this.#waiters.add(done);
     });
   }
