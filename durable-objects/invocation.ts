@@ -4,6 +4,7 @@
  * persist → settle → retire) is told in lifecycle.ts.
  */
 import { DurableObject } from "cloudflare:workers";
+import { encoder } from "../src/chord/index.ts";
 import {
   errorResponse,
   type InvocationApi,
@@ -14,21 +15,27 @@ import {
   type ResultPoll,
   type StartRequest,
 } from "../src/protocol/index.ts";
-import { PING_MESSAGE, PONG_MESSAGE } from "./keep-alive.ts";
+import { PING_MESSAGE, PONG_MESSAGE, sseKeepAliveMs } from "./keep-alive.ts";
 import { InvocationLifecycle } from "./lifecycle.ts";
 import { NO_INVOCATION } from "./outcome.ts";
 import type { StorageStats } from "./store.ts";
-import { closeSocket } from "./subscribers.ts";
+import { StoredInvocation } from "./stored-invocation.ts";
+import { closeSocket, Subscribers } from "./subscribers.ts";
 import { startEventOf } from "./views.ts";
 
 export class InvocationDO extends DurableObject<Env> implements InvocationApi {
+  readonly #stored: StoredInvocation;
+  readonly #subscribers: Subscribers;
   readonly #life: InvocationLifecycle;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // The lifecycle loads with synchronous SQL: the constructor finishes before any
     // event is delivered, so nothing can observe a half-loaded object.
-    this.#life = new InvocationLifecycle(ctx, env, {
+    this.#stored = new StoredInvocation(ctx.storage);
+    this.#subscribers = new Subscribers(ctx, encoder, { sseKeepAliveMs: sseKeepAliveMs(env) });
+    const parts = { stored: this.#stored, subscribers: this.#subscribers };
+    this.#life = new InvocationLifecycle(ctx, env, parts, {
       memoMoment: (name, moment) => this.memoMoment(name, moment),
       beforeFlush: () => this.beforeFlush(),
       recovered: (batches) => this.recovered(batches),
@@ -76,29 +83,29 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
    * no invocation here it answers 404 in the API's error shape itself.
    */
   override async fetch(request: Request): Promise<Response> {
-    const record = this.#life.record;
+    const record = this.#stored.record;
     if (!record) return errorResponse(NO_INVOCATION);
     const ended = record.status === "settled" ? { isError: record.isError } : null;
     const [start, state] = [startEventOf(record), this.#life.state()];
-    return this.#life.subscribers.open(request, start, state, this.#life.lastSeq, ended);
+    return this.#subscribers.open(request, start, state, this.#stored.log.lastSeq, ended);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    const record = this.#life.record;
+    const record = this.#stored.record;
     if (!record) return;
-    this.#life.subscribers.receive(ws, message, () => ({
+    this.#subscribers.receive(ws, message, () => ({
       start: startEventOf(record),
       state: this.#life.state(),
     }));
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    this.#life.subscribers.drop(ws);
+    this.#subscribers.drop(ws);
     closeSocket(ws, code, reason);
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    this.#life.subscribers.drop(ws);
+    this.#subscribers.drop(ws);
   }
 
   // ── for tests and benchmarks ─────────────────────────────────────────────────
@@ -110,12 +117,12 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
 
   /** SSE queues: the fullest stream's unread bytes and how often a reader fell behind. */
   sseStats(): { maxQueuedBytes: number; resets: number; streams: number } {
-    return this.#life.subscribers.sseStats();
+    return this.#subscribers.sseStats();
   }
 
   /** Storage use. */
   storageStats(): StorageStats {
-    return this.#life.storageStats();
+    return this.#stored.stats();
   }
 
   /**

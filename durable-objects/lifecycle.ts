@@ -1,14 +1,5 @@
-/**
- * The life of one invocation, in the order of this file: start → run → publish →
- * persist → settle → retire. `InvocationDO` (invocation.ts) is its Durable Object face;
- * mechanisms live one level down: running tool code (tool-runs.ts), how a run ended
- * (settle-table.ts), the one alarm (alarm-schedule.ts), the output and its durable
- * publication (invocation-output.ts, durable-output.ts), storage (schema.ts,
- * batch-log.ts, store.ts), recovery (recovery.ts) and fan-out (subscribers.ts).
- */
-import { encoder } from "../src/chord/index.ts";
 import { probeSandbox } from "../src/execenv/index.ts";
-import type { SettledResult, ToolOutputSink, ToolOutputState } from "../src/output/index.ts";
+import type { ToolOutputSink, ToolOutputState } from "../src/output/index.ts";
 import {
   type InvocationView,
   messageOf,
@@ -22,22 +13,15 @@ import {
 } from "../src/protocol/index.ts";
 import { getTool, type ToolContext } from "../src/tools/index.ts";
 import { AlarmSchedule, subjectOf } from "./alarm-schedule.ts";
-import { BatchLog } from "./batch-log.ts";
 import type { DurableOutput } from "./durable-output.ts";
 import { InvocationOutput } from "./invocation-output.ts";
-import { sseKeepAliveMs } from "./keep-alive.ts";
 import { notFound } from "./outcome.ts";
 import { applyCall, checkCalls, endingOf, refuseOutput } from "./producer.ts";
-import { migrate } from "./schema.ts";
 import { type Ending, retentionMs, settlementOf } from "./settle-table.ts";
 import { resultOf, stateOf } from "./settled-result.ts";
-import {
-  type InvocationRecord,
-  InvocationStore,
-  type StorageStats,
-  storageStatsOf,
-} from "./store.ts";
-import { Subscribers } from "./subscribers.ts";
+import type { InvocationRecord } from "./store.ts";
+import type { StoredInvocation } from "./stored-invocation.ts";
+import type { Subscribers } from "./subscribers.ts";
 import {
   type Execution,
   executionOf,
@@ -49,7 +33,7 @@ import {
   toolContext,
   toolToStart,
 } from "./tool-runs.ts";
-import { newRecord, startEventOf, viewOf } from "./views.ts";
+import { startEventOf, viewOf } from "./views.ts";
 import { WaitList } from "./wait-list.ts";
 
 /** Longest `result(waitMs)` waits; longer requests are cut to this. */
@@ -66,50 +50,40 @@ export class InvocationLifecycle {
   readonly #ctx: DurableObjectState;
   readonly #env: Env;
   readonly #seams: LifecycleSeams;
-  readonly #store: InvocationStore;
-  readonly #log: BatchLog;
-  readonly subscribers: Subscribers;
+  readonly #stored: StoredInvocation;
+  readonly #subscribers: Subscribers;
   readonly #alarms: AlarmSchedule;
   readonly #runs = new ToolRuns();
   readonly #settled = new WaitList();
   readonly #output: InvocationOutput;
-  #record: InvocationRecord | undefined;
-  #result: SettledResult | undefined;
 
   /** Synchronous SQL only, so the object is whole before any event is delivered. */
-  constructor(ctx: DurableObjectState, env: Env, seams: LifecycleSeams) {
+  constructor(
+    ctx: DurableObjectState,
+    env: Env,
+    parts: { stored: StoredInvocation; subscribers: Subscribers },
+    seams: LifecycleSeams,
+  ) {
     this.#ctx = ctx;
     this.#env = env;
     this.#seams = seams;
-    migrate(ctx.storage);
-    this.#store = new InvocationStore(ctx.storage.sql);
-    this.#log = new BatchLog(ctx.storage.sql);
-    this.subscribers = new Subscribers(ctx, encoder, { sseKeepAliveMs: sseKeepAliveMs(env) });
+    this.#stored = parts.stored;
+    this.#subscribers = parts.subscribers;
     this.#alarms = new AlarmSchedule(ctx.storage, env);
     this.#output = new InvocationOutput({
-      ...{ storage: ctx.storage, log: this.#log, store: this.#store },
-      subscribers: this.subscribers,
+      ...{ storage: ctx.storage, log: this.#stored.log, store: this.#stored.store },
+      subscribers: this.#subscribers,
       beforeFlush: () => seams.beforeFlush(),
       onFailure: (error) => this.#publicationFailed(error),
     });
     this.#load();
   }
 
-  /** The invocation this object holds, if any. */
-  get record(): InvocationRecord | undefined {
-    return this.#record;
-  }
-
-  /** Seq of the newest batch published. */
-  get lastSeq(): number {
-    return this.#log.lastSeq;
-  }
-
   // ── start ─────────────────────────────────────────────────────────────────────
 
   /** Creates the invocation and starts its tool, or returns the existing one. */
   async start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>> {
-    if (this.#record) return ok({ created: false, view: this.#view() });
+    if (this.#stored.record) return ok({ created: false, view: this.#view() });
     const tool = toolToStart(req);
     if (!tool.ok) return tool;
     const { def, params } = tool.value;
@@ -120,14 +94,13 @@ export class InvocationLifecycle {
       const probe = await this.#ctx.blockConcurrencyWhile(() =>
         probeSandbox(this.#env, req.sandbox),
       );
-      if (this.#record) return ok({ created: false, view: this.#view() });
+      if (this.#stored.record) return ok({ created: false, view: this.#view() });
       if (!probe.ok) return probe;
     }
-    this.#record = newRecord(req, Date.now());
-    this.#store.insertRecord(this.#record);
+    const record = this.#stored.create(req);
     const sink = this.#output.attach(def.output, null);
     // The start base: every subscriber's first state and where a replay-safe tool resumes.
-    this.#output.open(startEventOf(this.#record), sink.snapshot(), 0, null).checkpoint();
+    this.#output.open(startEventOf(record), sink.snapshot(), 0, null).checkpoint();
     const execution = executionOf(def, params, false);
     if (execution) await this.#run(execution);
     else await this.#alarms.extendIdle();
@@ -162,11 +135,11 @@ export class InvocationLifecycle {
 
   #toolContext(run: RunHandle | null): ToolContext {
     const memos = {
-      getMemo: (name: string) => this.#store.getMemo(name),
+      getMemo: (name: string) => this.#stored.store.getMemo(name),
       checkpoint: (memo: Parameters<DurableOutput["checkpoint"]>[0]) =>
         this.#durable().checkpoint(memo),
     };
-    return toolContext(this.#required(), this.#env, memos, run, (name, moment) => {
+    return toolContext(this.#stored.required(), this.#env, memos, run, (name, moment) => {
       const verdict = this.#seams.memoMoment(name, moment);
       // Halted as a crash would leave it: nothing the tool writes afterwards is published.
       if (verdict === "halt") this.#output.durable?.dispose();
@@ -180,11 +153,11 @@ export class InvocationLifecycle {
    * publisher's call stack, its tool stopped, keeping what was published.
    */
   #publicationFailed(error: unknown): void {
-    console.error(`invocation ${this.#record?.toolCallId}: publication failed`, error);
+    console.error(`invocation ${this.#stored.record?.toolCallId}: publication failed`, error);
     queueMicrotask(() => {
       this.#runs.stop(error);
       this.#settle({ kind: "unpublishable", error }).catch((failure: unknown) =>
-        console.error(`invocation ${this.#record?.toolCallId}: settle failed`, failure),
+        console.error(`invocation ${this.#stored.record?.toolCallId}: settle failed`, failure),
       );
     });
   }
@@ -193,7 +166,9 @@ export class InvocationLifecycle {
 
   /** Applies every call or none, then ends the invocation when `end` is given. */
   async produce(calls: ProducerCall[], end?: ProducerEnd): Promise<Outcome<InvocationView>> {
-    const refused = this.#record ? refuseOutput(this.#record) : notFound<InvocationView>();
+    const refused = this.#stored.record
+      ? refuseOutput(this.#stored.record)
+      : notFound<InvocationView>();
     if (refused) return refused;
     const sink = this.#liveSink();
     const problem = checkCalls(calls, sink.snapshot());
@@ -208,7 +183,7 @@ export class InvocationLifecycle {
 
   /** Aborts a running tool; the result keeps the partial output and says it was cancelled. */
   async cancel(): Promise<Outcome<InvocationView>> {
-    const record = this.#record;
+    const record = this.#stored.record;
     if (!record) return notFound();
     if (record.status === "settled")
       return refusal("conflict", "Invocation already settled; there is nothing to cancel.");
@@ -231,7 +206,7 @@ export class InvocationLifecycle {
    * deleted, `tool_end` to every subscriber, and the retention alarm set.
    */
   async #settle(ending: Ending): Promise<void> {
-    const record = this.#record;
+    const record = this.#stored.record;
     const output = this.#output.durable;
     if (!record || record.status === "settled" || !output) return;
     // A tool that grew `details` past its bound completed with that error.
@@ -245,13 +220,8 @@ export class InvocationLifecycle {
     const result = resultOf(final, isError);
     const settledAt = Date.now();
     const marks = { isError, cancelled, settledAt, deleteAt: settledAt + retentionMs(this.#env) };
-    this.#ctx.storage.transactionSync(() => {
-      this.#store.settle(result, marks);
-      this.#log.clear();
-    });
-    this.#record = { ...record, ...marks, status: "settled", checkpointSeq: null };
-    this.#result = result;
-    this.subscribers.end(startEventOf(record), isError, this.#log.lastSeq);
+    this.#stored.settle(result, marks);
+    this.#subscribers.end(startEventOf(record), isError, this.#stored.log.lastSeq);
     this.#settled.wakeAll();
     await this.#alarms.retireAt(marks.deleteAt);
   }
@@ -260,11 +230,11 @@ export class InvocationLifecycle {
 
   /** Does what alarm-schedule.ts says is due; each kind is idempotent. */
   async alarm(): Promise<void> {
-    const record = this.#record;
+    const record = this.#stored.record;
     if (!record) return;
     const due = this.#alarms.due(subjectOf(record, this.#runs.live));
     if (due.kind === "wait") return this.#alarms.waitUntil(due.until);
-    if (due.kind === "retire") return this.#retire();
+    if (due.kind === "retire") return this.#stored.retire();
     if (due.kind === "heartbeat") return this.#alarms.heartbeat();
     if (due.kind === "endIdle") return this.#settle({ kind: "idle", timeoutMs: due.timeoutMs });
     await this.#resume(record);
@@ -278,7 +248,7 @@ export class InvocationLifecycle {
   async #resume(record: InvocationRecord): Promise<void> {
     let plan: ReturnType<typeof resumption>;
     try {
-      plan = resumption(getTool(record.tool), record, this.#log, () => this.state());
+      plan = resumption(getTool(record.tool), record, this.#stored.log, () => this.state());
     } catch (error) {
       // Nothing to resume from (a tool renamed, args no longer valid): fail, output kept.
       const failure = `Could not resume after a restart: ${messageOf(error)}`;
@@ -289,22 +259,14 @@ export class InvocationLifecycle {
     await this.#run(plan.execution);
   }
 
-  /** Deletes everything this object stored; it answers `not_found` afterwards. */
-  async #retire(): Promise<void> {
-    await this.#ctx.storage.deleteAlarm();
-    await this.#ctx.storage.deleteAll();
-    migrate(this.#ctx.storage);
-    this.#record = undefined;
-    this.#result = undefined;
-  }
-
   // ── reading ──────────────────────────────────────────────────────────────────
 
   /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */
   async result(waitMs: number): Promise<Outcome<ResultPoll>> {
-    if (!this.#record) return notFound();
-    if (this.#record.status !== "settled") await this.#settled.wait(waitMs, MAX_RESULT_WAIT_MS);
-    const result = this.#settledResult();
+    if (!this.#stored.record) return notFound();
+    if (this.#stored.record.status !== "settled")
+      await this.#settled.wait(waitMs, MAX_RESULT_WAIT_MS);
+    const result = this.#stored.result();
     return ok(result ? { status: "settled", result } : { status: "running" });
   }
 
@@ -313,23 +275,13 @@ export class InvocationLifecycle {
     this.#output.durable?.flushNow();
   }
 
-  /** Storage use, for tests and benchmarks. */
-  storageStats(): StorageStats {
-    return storageStatsOf(this.#log, this.#store);
-  }
-
   // ── internals ────────────────────────────────────────────────────────────────
 
   /** Loads the record and, while running, rebuilds the durable output from the log. */
   #load(): void {
-    this.#record = this.#store.record();
-    if (this.#record?.status !== "running") return;
-    this.#seams.recovered(this.#output.recover(startEventOf(this.#record), this.#record));
-  }
-
-  #required(): InvocationRecord {
-    if (!this.#record) throw new Error("This object holds no invocation.");
-    return this.#record;
+    const record = this.#stored.record;
+    if (record?.status !== "running") return;
+    this.#seams.recovered(this.#output.recover(startEventOf(record), record));
   }
 
   #durable(): DurableOutput {
@@ -340,27 +292,21 @@ export class InvocationLifecycle {
 
   /** The sink, created from the durable state when none is attached (after a restart). */
   #liveSink(): ToolOutputSink {
-    return this.#output.live(getTool(this.#required().tool)?.output);
-  }
-
-  #settledResult(): SettledResult | undefined {
-    if (this.#record?.status !== "settled") return undefined;
-    this.#result ??= this.#store.result();
-    return this.#result;
+    return this.#output.live(getTool(this.#stored.required().tool)?.output);
   }
 
   /** What subscribers have folded: the durable state, or the settled result's. */
   state(): ToolOutputState {
-    const result = this.#settledResult();
+    const result = this.#stored.result();
     return result ? stateOf(result) : this.#durable().state;
   }
 
   /** The view of the invocation, or `not_found`. */
   view(): Outcome<InvocationView> {
-    return this.#record ? ok(this.#view()) : notFound();
+    return this.#stored.record ? ok(this.#view()) : notFound();
   }
 
   #view(): InvocationView {
-    return viewOf(this.#required(), this.state());
+    return viewOf(this.#stored.required(), this.state());
   }
 }
