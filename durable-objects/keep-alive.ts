@@ -8,6 +8,7 @@
  * - WebSocket: the client sends `{"type":"ping"}`; the runtime answers `{"type":"pong"}`
  *   itself (`setWebSocketAutoResponse`), without waking a hibernated object.
  */
+import { durationMs } from "../src/protocol/index.ts";
 
 /** Default seconds of silence on an SSE stream before a keep-alive comment: 25. */
 export const DEFAULT_SSE_KEEPALIVE_SECONDS = 25;
@@ -27,7 +28,5 @@ export const PONG_MESSAGE = '{"type":"pong"}';
  * @example sseKeepAliveMs({ SSE_KEEPALIVE_SECONDS: "10" }) // 10_000
  */
 export function sseKeepAliveMs(env: Pick<Env, "SSE_KEEPALIVE_SECONDS">): number {
-  const seconds = Number(env.SSE_KEEPALIVE_SECONDS ?? DEFAULT_SSE_KEEPALIVE_SECONDS);
-  const valid = Number.isFinite(seconds) && seconds > 0;
-  return Math.round((valid ? seconds : DEFAULT_SSE_KEEPALIVE_SECONDS) * 1000);
+  return durationMs(env.SSE_KEEPALIVE_SECONDS, DEFAULT_SSE_KEEPALIVE_SECONDS);
 }

@@ -9,8 +9,18 @@ import {
   type ToolOutputSink,
   type ToolOutputState,
 } from "../src/output/index.ts";
-import { apiError, messageOf } from "./outcome.ts";
-import type { ApiError, ProducerCall } from "./protocol.ts";
+import {
+  type ApiError,
+  apiError,
+  messageOf,
+  type Outcome,
+  type ProducerCall,
+  type ProducerEnd,
+  refusal,
+} from "../src/protocol/index.ts";
+import { EXTERNAL_TOOL } from "../src/tools/index.ts";
+import type { Ending } from "./settle-table.ts";
+import type { InvocationRecord } from "./store.ts";
 
 /**
  * Checks a producer batch against the current output before anything is applied, so
@@ -48,6 +58,32 @@ export function checkCalls(calls: ProducerCall[], current: ToolOutputState): Api
     }
   }
   return null;
+}
+
+/**
+ * Why this invocation takes no producer output, or null when it does: only a running
+ * `external` invocation does.
+ * @example refuseOutput(record) // null, or a 409 conflict
+ */
+export function refuseOutput(record: InvocationRecord): Outcome<never> | null {
+  if (record.tool !== EXTERNAL_TOOL) {
+    return refusal(
+      "conflict",
+      `Invocation runs tool "${record.tool}"; only "external" invocations accept output.`,
+    );
+  }
+  if (record.status === "settled")
+    return refusal("conflict", "Invocation already ended; no more output is accepted.");
+  return null;
+}
+
+/**
+ * How the producer's `end` ends the run.
+ * @example endingOf({ isError: true }) // { kind: "failedQuietly" }
+ */
+export function endingOf(end: ProducerEnd): Ending {
+  if (!end.isError) return { kind: "completed" };
+  return end.error ? { kind: "failed", error: end.error } : { kind: "failedQuietly" };
 }
 
 /**

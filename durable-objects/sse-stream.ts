@@ -1,5 +1,5 @@
 import type { JsonValue, Op } from "../src/chord/types.ts";
-import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
+import { eventHeader, type HarnessEvent, type ToolStartEvent } from "../src/events/index.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
 import { DEFAULT_SSE_KEEPALIVE_SECONDS, SSE_KEEPALIVE_COMMENT } from "./keep-alive.ts";
 import type { StreamEncoder } from "./subscribers.ts";
@@ -101,7 +101,7 @@ export class SseStream {
     this.#latest = { state, seq };
     if (!this.#open || this.#behind) return;
     const event: HarnessEvent = {
-      ...header(this.#start),
+      ...eventHeader(this.#start),
       type: "tool_update",
       ops: this.#encoder.encode(ops),
     };
@@ -116,7 +116,7 @@ export class SseStream {
   end(isError: boolean, seq: number): void {
     if (!this.#open) return;
     if (this.#behind) this.#sendBase(true);
-    this.#enqueue({ ...header(this.#start), type: "tool_end", isError }, seq, true);
+    this.#enqueue({ ...eventHeader(this.#start), type: "tool_end", isError }, seq, true);
     this.#close();
   }
 
@@ -136,7 +136,7 @@ export class SseStream {
   #sendBase(force: boolean): void {
     const encoder = this.#newEncoder();
     const event: HarnessEvent = {
-      ...header(this.#start),
+      ...eventHeader(this.#start),
       type: "tool_update",
       ops: encoder.encode([["r", this.#latest.state as unknown as JsonValue]]),
     };
@@ -161,8 +161,4 @@ export class SseStream {
       if (this.#open) this.#write(keepAliveBytes);
     }, this.#keepAliveMs);
   }
-}
-
-function header(start: ToolStartEvent): { runId: string; turnId: string; toolCallId: string } {
-  return { runId: start.runId, turnId: start.turnId, toolCallId: start.toolCallId };
 }

@@ -1,7 +1,8 @@
 import type { JsonValue } from "../src/chord/types.ts";
 import type { SettledResult } from "../src/output/types.ts";
+import type { InvocationStatus } from "../src/protocol/index.ts";
+import type { BatchLog } from "./batch-log.ts";
 import { fromChunks, toChunks } from "./chunks.ts";
-import type { InvocationStatus } from "./protocol.ts";
 
 /** The invocation this object holds, as stored. */
 export interface InvocationRecord {
@@ -37,6 +38,29 @@ type RecordRow = {
   delete_at: number | null;
   checkpoint_seq: number | null;
 };
+
+/** Storage use of one invocation (tests and benchmarks). */
+export interface StorageStats {
+  batchBytes: number;
+  batchRows: number;
+  resultBytes: number;
+  memos: number;
+  bytesAppended: number;
+}
+
+/**
+ * What the batch log and the store hold now.
+ * @example storageStatsOf(log, store).batchRows // 3
+ */
+export function storageStatsOf(log: BatchLog, store: InvocationStore): StorageStats {
+  return {
+    batchBytes: log.storedBytes(),
+    batchRows: log.storedRows(),
+    resultBytes: store.resultBytes(),
+    memos: store.memoCount(),
+    bytesAppended: log.bytesAppended,
+  };
+}
 
 /**
  * Rows of the invocation record, memos and the settled result (schema in `schema.ts`).
@@ -134,6 +158,13 @@ export class InvocationStore {
 
   memoCount(): number {
     return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM memos").one().n;
+  }
+
+  /** The settled result stored, the record marked settled, the memos deleted. */
+  settle(result: SettledResult, marks: Parameters<InvocationStore["markSettled"]>[0]): void {
+    this.writeResult(result);
+    this.markSettled(marks);
+    this.clearMemos();
   }
 
   writeResult(result: SettledResult): void {

@@ -1,6 +1,7 @@
 import type { JsonValue, Op, WireOp } from "../src/chord/types.ts";
-import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
+import { eventHeader, type HarnessEvent, type ToolStartEvent } from "../src/events/index.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
+import { apiError, errorResponse } from "../src/protocol/index.ts";
 import { SseStream } from "./sse-stream.ts";
 
 /** Encodes one stream's batches; one per subscriber (path tables are per stream). */
@@ -53,6 +54,54 @@ export class Subscribers {
   }
 
   /**
+   * A subscription (the Worker checked the subscribe token): `/socket` upgrades to a
+   * hibernatable WebSocket, `/events` opens an SSE stream. Either starts with
+   * `tool_start` and a base `tool_update`; a settled invocation (`ended`) adds `tool_end`.
+   */
+  open(
+    request: Request,
+    start: ToolStartEvent,
+    state: ToolOutputState,
+    seq: number,
+    ended: { isError: boolean } | null,
+  ): Response {
+    const path = new URL(request.url).pathname;
+    if (path === "/events") return this.openEventStream(start, state, seq, ended);
+    if (path !== "/socket") {
+      return errorResponse(
+        apiError("not_found", `no subscription at ${path}; use /socket or /events`),
+      );
+    }
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      return errorResponse(apiError("upgrade_required", "Expected Upgrade: websocket"), {
+        Upgrade: "websocket",
+      });
+    }
+    return this.acceptSocket(start, state, ended);
+  }
+
+  /**
+   * A message from a socket: `{"type":"resync"}` asks for a fresh base, at most once per
+   * publication (docs/decisions/070); nothing else is read.
+   */
+  receive(
+    ws: WebSocket,
+    message: string | ArrayBuffer,
+    base: () => { start: ToolStartEvent; state: ToolOutputState },
+  ): void {
+    if (typeof message !== "string") return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if ((parsed as { type?: unknown } | null)?.type !== "resync") return;
+    const { start, state } = base();
+    this.resync(ws, start, state);
+  }
+
+  /**
    * Accepts a WebSocket (hibernatable) and greets it: `tool_start`, a base
    * `tool_update`, and `tool_end` at once when the invocation already settled.
    */
@@ -69,12 +118,12 @@ export class Subscribers {
     const encoder = this.#newEncoder();
     sendSocket(server, start);
     sendSocket(server, {
-      ...header(start),
+      ...eventHeader(start),
       type: "tool_update",
       ops: encoder.encode([["r", state as unknown as JsonValue]]),
     });
     if (ended) {
-      sendSocket(server, { ...header(start), type: "tool_end", isError: ended.isError });
+      sendSocket(server, { ...eventHeader(start), type: "tool_end", isError: ended.isError });
       server.close(1000, "settled");
     } else {
       this.#socketEncoders.set(subscriberId, encoder);
@@ -141,7 +190,7 @@ export class Subscribers {
         batch = [["r", state as unknown as JsonValue]];
         this.#holdingLatestBase.add(id);
       }
-      sendSocket(ws, { ...header(start), type: "tool_update", ops: encoder.encode(batch) });
+      sendSocket(ws, { ...eventHeader(start), type: "tool_update", ops: encoder.encode(batch) });
     }
     for (const stream of this.#streams.values()) stream.update(ops, state, seq);
   }
@@ -159,7 +208,7 @@ export class Subscribers {
     this.#socketEncoders.set(id, encoder);
     this.#holdingLatestBase.add(id);
     sendSocket(ws, {
-      ...header(start),
+      ...eventHeader(start),
       type: "tool_update",
       ops: encoder.encode([["r", state as unknown as JsonValue]]),
     });
@@ -168,7 +217,7 @@ export class Subscribers {
 
   /** Sends `tool_end` to everyone and closes every stream. */
   end(start: ToolStartEvent, isError: boolean, seq: number): void {
-    const event: HarnessEvent = { ...header(start), type: "tool_end", isError };
+    const event: HarnessEvent = { ...eventHeader(start), type: "tool_end", isError };
     for (const ws of this.#ctx.getWebSockets()) {
       sendSocket(ws, event);
       closeSocket(ws, 1000, "settled");
@@ -185,10 +234,6 @@ export class Subscribers {
     this.#socketEncoders.delete(id);
     this.#holdingLatestBase.delete(id);
   }
-}
-
-function header(start: ToolStartEvent): { runId: string; turnId: string; toolCallId: string } {
-  return { runId: start.runId, turnId: start.turnId, toolCallId: start.toolCallId };
 }
 
 function subscriberIdOf(ws: WebSocket): string {

@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type * as z from "zod/mini";
-import { EXEC_ID_PATTERN } from "../src/execenv/exec-id.ts";
+import { EXEC_ID_PATTERN } from "../src/protocol/index.ts";
 import { bearerAuth } from "./auth.ts";
 import type { SandboxConfig } from "./config.ts";
 import { errorBody, SandboxError } from "./errors.ts";

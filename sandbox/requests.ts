@@ -3,7 +3,7 @@
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
 
-import { EXEC_ID_PATTERN } from "../src/execenv/exec-id.ts";
+import { EXEC_ID_PATTERN } from "../src/protocol/index.ts";
 
 // zod/mini ships no messages of its own; these are the English ones zod uses by default.
 z.config(en());

@@ -20,7 +20,7 @@ import {
   textOf,
   value,
   waitFor,
-} from "../../test/worker/do/helpers.ts";
+} from "../../test/worker/durable-objects/helpers.ts";
 
 const PUBLICATIONS = 500;
 const WINDOW_BYTES = 50 * 1024;

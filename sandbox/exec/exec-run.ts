@@ -1,9 +1,9 @@
-import type { ExecLimits, ExitUpdate } from "../../src/execenv/index.ts";
 import {
   DEFAULT_OUTPUT_POLICY,
   type OutputPolicy,
   type Truncation,
 } from "../../src/output/index.ts";
+import type { ExecLimits, ExitUpdate } from "../../src/protocol/index.ts";
 import type { Workspace } from "../workspace.ts";
 import {
   type GroupTermination,

@@ -1,5 +1,5 @@
-import type { ExitUpdate, ShellUpdate } from "../../src/execenv/index.ts";
 import type { Truncation } from "../../src/output/index.ts";
+import type { ExitUpdate, ShellUpdate } from "../../src/protocol/index.ts";
 import { AdaptivePublisher, type Clock } from "../../src/publish/index.ts";
 import type { ViewPosition } from "./source-view.ts";
 

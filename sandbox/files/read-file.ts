@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { ReadResult } from "../../src/execenv/types.ts";
+import type { ReadResult } from "../../src/protocol/index.ts";
 import { utf8ByteLength, utf8HeadIndex } from "../../src/retention/utf8.ts";
 import { SandboxError } from "../errors.ts";
 

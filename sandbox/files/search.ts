@@ -6,7 +6,7 @@ import type {
   GrepRequest,
   GrepResult,
   SearchEngine,
-} from "../../src/execenv/types.ts";
+} from "../../src/protocol/index.ts";
 import { ItemRetainer } from "../../src/retention/index.ts";
 import { SandboxError } from "../errors.ts";
 import type { Workspace } from "../workspace.ts";

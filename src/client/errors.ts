@@ -1,13 +1,7 @@
-/** Error codes the Toolwire API answers with (SPEC §8). */
-export type ApiErrorCode =
-  | "bad_request"
-  | "unauthorized"
-  | "forbidden"
-  | "not_found"
-  | "conflict"
-  | "too_large"
-  | "sandbox_unreachable"
-  | "not_configured";
+import type { ErrorCode } from "../protocol/index.ts";
+
+/** Error codes the Toolwire API answers with (SPEC §8), as the server defines them. */
+export type ApiErrorCode = ErrorCode;
 
 /**
  * Codes raised by the client itself: the server could not be reached, it answered

@@ -1,5 +1,4 @@
-/** Exec ids name spill files and URLs: 1-128 letters, digits, `_` or `-`. */
-export const EXEC_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+import { EXEC_ID_PATTERN } from "../protocol/index.ts";
 
 /**
  * The exec id for a tool call: the call id itself when it is a valid exec id, else a

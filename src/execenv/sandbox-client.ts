@@ -30,8 +30,8 @@ const UPDATE_KINDS = new Set(["replace", "append", "slide", "metadata", "exit"])
  */
 export class SandboxClient {
   readonly baseUrl: string;
-  private readonly token: string;
-  private readonly fetchImpl: typeof fetch;
+  readonly #token: string;
+  readonly #fetchImpl: typeof fetch;
 
   constructor(
     baseUrl: string,
@@ -39,8 +39,8 @@ export class SandboxClient {
     fetchImpl: typeof fetch = (input, init) => fetch(input, init),
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
-    this.token = token;
-    this.fetchImpl = fetchImpl;
+    this.#token = token;
+    this.#fetchImpl = fetchImpl;
   }
 
   /**
@@ -48,51 +48,51 @@ export class SandboxClient {
    * A second `exec` with the same id is refused (409); use `reattach`.
    */
   exec(req: ExecRequest, signal?: AbortSignal): AsyncGenerator<ShellUpdate> {
-    return this.stream("POST", "/v1/exec", req, signal);
+    return this.#stream("POST", "/v1/exec", req, signal);
   }
 
   /** Re-joins a running or recently finished exec: a `replace` base, then live updates or `exit`. */
   reattach(execId: string, signal?: AbortSignal): AsyncGenerator<ShellUpdate> {
-    return this.stream("GET", `/v1/exec/${encodeURIComponent(execId)}`, undefined, signal);
+    return this.#stream("GET", `/v1/exec/${encodeURIComponent(execId)}`, undefined, signal);
   }
 
   /** Terminates the exec's whole process group (SIGTERM, then SIGKILL after a grace). */
   kill(execId: string, signal?: AbortSignal): Promise<KillResult> {
-    return this.json<KillResult>("POST", `/v1/exec/${encodeURIComponent(execId)}/kill`, {}, signal);
+    return this.#json<KillResult>(
+      "POST",
+      `/v1/exec/${encodeURIComponent(execId)}/kill`,
+      {},
+      signal,
+    );
   }
 
   /** A window of lines of a workspace file. */
   read(req: ReadRequest, signal?: AbortSignal): Promise<ReadResult> {
-    return this.json<ReadResult>("POST", "/v1/read", req, signal);
+    return this.#json<ReadResult>("POST", "/v1/read", req, signal);
   }
 
   /** Matching lines, at most `limit`; the search stops at the probe. */
   grep(req: GrepRequest, signal?: AbortSignal): Promise<GrepResult> {
-    return this.json<GrepResult>("POST", "/v1/grep", req, signal);
+    return this.#json<GrepResult>("POST", "/v1/grep", req, signal);
   }
 
   /** Paths matching a glob, at most `limit`; the listing stops at the probe. */
   glob(req: GlobRequest, signal?: AbortSignal): Promise<GlobResult> {
-    return this.json<GlobResult>("POST", "/v1/glob", req, signal);
+    return this.#json<GlobResult>("POST", "/v1/glob", req, signal);
   }
 
-  private async json<T>(
-    method: string,
-    path: string,
-    body: unknown,
-    signal?: AbortSignal,
-  ): Promise<T> {
-    const res = await this.request(method, path, body, signal);
+  async #json<T>(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+    const res = await this.#request(method, path, body, signal);
     return (await res.json()) as T;
   }
 
-  private async *stream(
+  async *#stream(
     method: string,
     path: string,
     body: unknown,
     signal?: AbortSignal,
   ): AsyncGenerator<ShellUpdate> {
-    const res = await this.request(method, path, body, signal);
+    const res = await this.#request(method, path, body, signal);
     if (!res.body) throw new SandboxStreamError("sandbox answered an exec request without a body");
     try {
       for await (const value of readNdjson(res.body)) {
@@ -110,18 +110,18 @@ export class SandboxClient {
     throw new SandboxStreamError("exec stream ended before its exit line; reattach to resume");
   }
 
-  private async request(
+  async #request(
     method: string,
     path: string,
     body: unknown,
     signal?: AbortSignal,
   ): Promise<Response> {
     const url = `${this.baseUrl}${path}`;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
     if (body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
     try {
-      res = await this.fetchImpl(url, {
+      res = await this.#fetchImpl(url, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),

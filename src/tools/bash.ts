@@ -15,9 +15,10 @@ import {
   type ShellSink,
 } from "../execenv/index.ts";
 import { DEFAULT_OUTPUT_POLICY, type ToolOutput } from "../output/index.ts";
+import { durationMs } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";
-import type { ToolContext } from "./types.ts";
+import type { StretchEnd } from "./types.ts";
 
 /**
  * Room the sink keeps above the sandbox's window for what bash appends after the output
@@ -34,24 +35,22 @@ export const DEFAULT_REJOIN_SECONDS = 30;
  * @example rejoinBudgetMs({ SANDBOX_REJOIN_SECONDS: "5" }) // 5000
  */
 export function rejoinBudgetMs(env: Pick<Env, "SANDBOX_REJOIN_SECONDS">): number {
-  const seconds = Number(env.SANDBOX_REJOIN_SECONDS ?? DEFAULT_REJOIN_SECONDS);
-  return Math.round(
-    (Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_REJOIN_SECONDS) * 1000,
-  );
+  return durationMs(env.SANDBOX_REJOIN_SECONDS, DEFAULT_REJOIN_SECONDS);
 }
 
-/** Default seconds the DO reads a bash stream before letting go of it (`SANDBOX_STREAM_WINDOW_SECONDS`). */
-export const DEFAULT_STREAM_WINDOW_SECONDS = 10;
+/**
+ * Default seconds of one stretch: how long the DO reads a bash stream before it lets go
+ * (`SANDBOX_STREAM_WINDOW_SECONDS`, a name kept for deployments; in code it is a stretch).
+ */
+export const DEFAULT_STREAM_STRETCH_SECONDS = 10;
 
 /**
  * How long the Durable Object reads one bash stream before it lets go and rejoins from
  * its alarm (docs/decisions/046). Missing, zero, negative or non-numeric → 10 s.
- * @example streamWindowMs({ SANDBOX_STREAM_WINDOW_SECONDS: "1" }) // 1000
+ * @example streamStretchMs({ SANDBOX_STREAM_WINDOW_SECONDS: "1" }) // 1000
  */
-export function streamWindowMs(env: Pick<Env, "SANDBOX_STREAM_WINDOW_SECONDS">): number {
-  const seconds = Number(env.SANDBOX_STREAM_WINDOW_SECONDS ?? DEFAULT_STREAM_WINDOW_SECONDS);
-  const valid = Number.isFinite(seconds) && seconds > 0;
-  return Math.round((valid ? seconds : DEFAULT_STREAM_WINDOW_SECONDS) * 1000);
+export function streamStretchMs(env: Pick<Env, "SANDBOX_STREAM_WINDOW_SECONDS">): number {
+  return durationMs(env.SANDBOX_STREAM_WINDOW_SECONDS, DEFAULT_STREAM_STRETCH_SECONDS);
 }
 
 /** Longest timeout a call may ask for: one day. */
@@ -84,16 +83,13 @@ export interface RunBashOptions {
   /** How long to keep rejoining a stream that broke mid-run. */
   rejoinBudgetMs: number;
   /** Let go of the stream after this long (the exec keeps running); unset: to the exit. */
-  windowMs?: number;
+  stretchMs?: number;
 }
-
-/** How one stretch of a bash call ended: the command exited, or the window let go of it. */
-export type BashStretch = "exited" | "parked";
 
 /**
  * Runs (or, with `reattach`, rejoins) the command as exec `execId` and writes its
  * bounded output, footer and exit status to `out`. Throws when the command failed.
- * With `windowMs`, returns `"parked"` (nothing appended) if the window ends first.
+ * With `stretchMs`, returns `"parked"` (nothing appended) if the stretch ends first.
  * @example await runBash(client, execId, { command: "ls" }, out, signal, { reattach: false, rejoinBudgetMs: 30_000 });
  */
 export async function runBash(
@@ -103,7 +99,7 @@ export async function runBash(
   out: ToolOutput,
   signal: AbortSignal,
   options: RunBashOptions,
-): Promise<BashStretch> {
+): Promise<StretchEnd> {
   const limits: ExecLimits = { ...DEFAULT_OUTPUT_POLICY };
   const result = await runShell(
     client,
@@ -113,7 +109,7 @@ export async function runBash(
     {
       reattach: options.reattach,
       reconnectBudgetMs: options.rejoinBudgetMs,
-      windowMs: options.windowMs,
+      windowMs: options.stretchMs,
     },
   );
   if (result.parked) return "parked";
@@ -123,36 +119,6 @@ export async function runBash(
   if (signal.aborted) throw new Error("Command cancelled; its process group was terminated");
   if (ending.error) throw new Error(ending.error);
   return "exited";
-}
-
-/**
- * One stretch of a `bash` call as the Durable Object runs it: starts the command (or,
- * with `reattach`, rejoins the exec whose id derives from the call id, after eviction,
- * a restart or the previous stretch) and reads it for at most `SANDBOX_STREAM_WINDOW_SECONDS`,
- * so that no stretch holds the object busy for long.
- * @example if ((await runBashStretch(id, params, signal, out, context, true)) === "parked") rearm();
- */
-export async function runBashStretch(
-  toolCallId: string,
-  params: BashParams,
-  signal: AbortSignal,
-  out: ToolOutput,
-  context: ToolContext,
-  reattach: boolean,
-): Promise<BashStretch> {
-  return runBash(sandboxClientFor(context), await execIdFor(toolCallId), params, out, signal, {
-    reattach,
-    rejoinBudgetMs: rejoinBudgetMs(context.env),
-    windowMs: streamWindowMs(context.env),
-  });
-}
-
-/**
- * Kills a call's exec while no stretch reads it (a cancel between stretches).
- * @example await killBash(toolCallId, context);
- */
-export async function killBash(toolCallId: string, context: ToolContext): Promise<void> {
-  await sandboxClientFor(context).kill(await execIdFor(toolCallId));
 }
 
 export const bashTool = defineTool({
@@ -166,11 +132,23 @@ export const bashTool = defineTool({
     maxLines: DEFAULT_OUTPUT_POLICY.maxLines + BASH_ENDING_ROOM.lines,
   },
   replaySafe: false,
-  async execute(toolCallId, params, signal, out, context) {
-    await runBash(sandboxClientFor(context), await execIdFor(toolCallId), params, out, signal, {
-      reattach: false,
-      rejoinBudgetMs: rejoinBudgetMs(context.env),
-    });
+  sandbox: true,
+  // The DO follows bash in stretches, so that no stretch keeps the object busy for long:
+  // each starts the command, or with `reattach` rejoins the exec whose id derives from the
+  // call id (after eviction, a restart or the previous stretch), and reads it for at most
+  // SANDBOX_STREAM_WINDOW_SECONDS.
+  stretch: {
+    async run({ params, out, signal, context, reattach }) {
+      const execId = await execIdFor(context.toolCallId);
+      return runBash(sandboxClientFor(context), execId, params, out, signal, {
+        reattach,
+        rejoinBudgetMs: rejoinBudgetMs(context.env),
+        stretchMs: streamStretchMs(context.env),
+      });
+    },
+    async kill(context) {
+      await sandboxClientFor(context).kill(await execIdFor(context.toolCallId));
+    },
   },
 });
 

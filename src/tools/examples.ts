@@ -13,6 +13,11 @@ import { z } from "zod";
 import type { JsonObject } from "../chord/types.ts";
 import { defineTool } from "./registry.ts";
 
+/** A pause in milliseconds, 0 to 60 s (default 0). */
+function pauseMs() {
+  return z.number().int().min(0).max(60_000).default(0);
+}
+
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -42,18 +47,12 @@ export const emitTool = defineTool({
     "Writes numbered lines over time (a stand-in for a long-running command). Not replay-safe: interrupted runs settle with their partial output and a notice.",
   params: z.strictObject({
     lines: z.number().int().min(1).max(1_000_000).describe("How many lines to write"),
-    intervalMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(60_000)
-      .default(0)
-      .describe("Pause between lines, in milliseconds"),
+    intervalMs: pauseMs().describe("Pause between lines, in milliseconds"),
     text: z.string().max(4096).default("line").describe("Text written after each line number"),
     fail: z.boolean().default(false).describe("Throw an error after the last line"),
   }),
   replaySafe: false,
-  async execute(_id, params, signal, out) {
+  async execute({ params, out, signal }) {
     const details = out.details as JsonObject;
     details.emitted = 0;
     for (let n = 1; n <= params.lines; n++) {
@@ -80,17 +79,11 @@ export const stepsTool = defineTool({
     "Runs numbered steps, memoising each one. Replay-safe: after a crash it resumes after the last finished step without repeating its output.",
   params: z.strictObject({
     steps: z.number().int().min(1).max(10_000).describe("How many steps to run"),
-    intervalMs: z
-      .number()
-      .int()
-      .min(0)
-      .max(60_000)
-      .default(0)
-      .describe("Time each step takes, in milliseconds"),
+    intervalMs: pauseMs().describe("Time each step takes, in milliseconds"),
     text: z.string().max(4096).default("done").describe("Text written after each step number"),
   }),
   replaySafe: true,
-  async execute(_id, params, signal, out, context) {
+  async execute({ params, out, signal, context }) {
     const details = out.details as JsonObject;
     for (let n = 1; n <= params.steps; n++) {
       if (context.getMemo(`step:${n}`) !== undefined) continue;
@@ -130,7 +123,7 @@ export const reportTool = defineTool({
       .describe("A PNG image, base64"),
   }),
   replaySafe: true,
-  async execute(_id, params, _signal, out) {
+  async execute({ params, out }) {
     const details = out.details as JsonObject;
     details.items = [];
     details.count = 0;

@@ -5,8 +5,7 @@
 import { z } from "zod";
 import type { GlobResult } from "../execenv/index.ts";
 import { formatRetentionNotice } from "../retention/index.ts";
-import { defineTool } from "./registry.ts";
-import { sandboxClientFor } from "./sandbox.ts";
+import { limitParam, sandboxLookup } from "./sandbox.ts";
 
 export const globParams = z.strictObject({
   pattern: z
@@ -15,13 +14,7 @@ export const globParams = z.strictObject({
     .max(1024)
     .describe("Glob, e.g. '**/*.ts'; without '/' it matches file names at any depth"),
   path: z.string().max(4096).optional().describe("Directory to list (default: the workspace root)"),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(100_000)
-    .optional()
-    .describe("Most paths to return (default 1000)"),
+  limit: limitParam(100_000, "Most paths to return (default 1000)"),
 });
 
 /**
@@ -38,14 +31,11 @@ export function formatGlob(r: GlobResult): string {
   return notice === "" ? body : `${body}\n\n[${notice}]`;
 }
 
-export const globTool = defineTool({
+export const globTool = sandboxLookup({
   name: "glob",
   description:
     "Lists files in the sandbox workspace whose path matches a glob ('*.ts' matches names at any depth, 'src/**/*.ts' whole paths), in path order, at most limit (default 1000). Hidden files are skipped.",
   params: globParams,
-  output: { retain: "head", maxBytes: 50 * 1024, maxLines: 100_000 + 4 },
-  replaySafe: true,
-  async execute(_toolCallId, params, signal, out, context) {
-    out.replace(formatGlob(await sandboxClientFor(context).glob(params, signal)));
-  },
+  maxItems: 100_000,
+  lookup: async (client, params, signal) => formatGlob(await client.glob(params, signal)),
 });

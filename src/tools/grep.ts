@@ -6,8 +6,7 @@
 import { z } from "zod";
 import type { GrepResult } from "../execenv/index.ts";
 import { formatRetentionNotice } from "../retention/index.ts";
-import { defineTool } from "./registry.ts";
-import { sandboxClientFor } from "./sandbox.ts";
+import { limitParam, sandboxLookup } from "./sandbox.ts";
 
 export const grepParams = z.strictObject({
   pattern: z.string().min(1).max(4096).describe("Regular expression (or text with literal: true)"),
@@ -24,13 +23,7 @@ export const grepParams = z.strictObject({
     .describe("Only files matching this glob, e.g. '*.ts'"),
   ignoreCase: z.boolean().optional().describe("Case-insensitive match"),
   literal: z.boolean().optional().describe("Treat pattern as plain text"),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(10_000)
-    .optional()
-    .describe("Most matches to return (default 100)"),
+  limit: limitParam(10_000, "Most matches to return (default 100)"),
 });
 
 /**
@@ -52,14 +45,11 @@ export function formatGrep(r: GrepResult): string {
   return notice === "" ? body : `${body}\n\n[${notice}]`;
 }
 
-export const grepTool = defineTool({
+export const grepTool = sandboxLookup({
   name: "grep",
   description:
     "Searches file contents in the sandbox workspace (ripgrep when installed, otherwise a built-in walker; hidden files are skipped). Returns path:line: text for the first limit matches (default 100), long lines cut to 500 characters.",
   params: grepParams,
-  output: { retain: "head", maxBytes: 50 * 1024, maxLines: 10_000 + 4 },
-  replaySafe: true,
-  async execute(_toolCallId, params, signal, out, context) {
-    out.replace(formatGrep(await sandboxClientFor(context).grep(params, signal)));
-  },
+  maxItems: 10_000,
+  lookup: async (client, params, signal) => formatGrep(await client.grep(params, signal)),
 });

@@ -35,4 +35,10 @@ export {
   ToolArgsError,
   type ToolSpec,
 } from "./registry.ts";
-export type { ToolContext, ToolDefinition } from "./types.ts";
+export type {
+  StretchEnd,
+  ToolContext,
+  ToolDefinition,
+  ToolRun,
+  ToolStretch,
+} from "./types.ts";

@@ -6,8 +6,7 @@
 import { z } from "zod";
 import type { ReadResult } from "../execenv/index.ts";
 import { formatCount } from "../output/index.ts";
-import { defineTool } from "./registry.ts";
-import { sandboxClientFor } from "./sandbox.ts";
+import { limitParam, sandboxLookup } from "./sandbox.ts";
 
 /** Room the output policy leaves above the sandbox's 50 KB window for the notice lines. */
 const NOTICE_ROOM_BYTES = 1024;
@@ -15,13 +14,7 @@ const NOTICE_ROOM_BYTES = 1024;
 export const readParams = z.strictObject({
   path: z.string().min(1).max(4096).describe("File path, relative to the workspace root"),
   offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)"),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(100_000)
-    .optional()
-    .describe("Most lines to read (default 2000)"),
+  limit: limitParam(100_000, "Most lines to read (default 2000)"),
 });
 
 /**
@@ -49,15 +42,12 @@ export function formatRead(r: ReadResult): string {
   return notices.length === 0 ? body : `${body}\n\n${notices.join("\n")}`;
 }
 
-export const readTool = defineTool({
+export const readTool = sandboxLookup({
   name: "read",
   description:
     "Reads a text file from the sandbox workspace: numbered lines from offset (1-based), at most limit lines (default 2000) and 50 KB, long lines cut to 2000 characters. Reports the total line count and the offset to continue from.",
   params: readParams,
-  output: { retain: "head", maxBytes: 50 * 1024 + NOTICE_ROOM_BYTES, maxLines: 2000 + 4 },
-  replaySafe: true,
-  async execute(_toolCallId, params, signal, out, context) {
-    const result = await sandboxClientFor(context).read(params, signal);
-    out.replace(formatRead(result));
-  },
+  maxItems: 2000,
+  maxBytes: 50 * 1024 + NOTICE_ROOM_BYTES,
+  lookup: async (client, params, signal) => formatRead(await client.read(params, signal)),
 });

@@ -7,8 +7,8 @@
 import { type ZodError, type ZodType, z } from "zod";
 import { fitsDepth, MAX_JSON_DEPTH } from "../chord/index.ts";
 import type { JsonValue } from "../chord/types.ts";
-import { DEFAULT_OUTPUT_POLICY, type OutputPolicy, type ToolOutput } from "../output/types.ts";
-import type { ToolContext, ToolDefinition } from "./types.ts";
+import { DEFAULT_OUTPUT_POLICY, type OutputPolicy } from "../output/types.ts";
+import type { ToolDefinition, ToolRun, ToolStretch } from "./types.ts";
 
 /** Any registered tool, whatever its parameter type. */
 export type AnyTool = ToolDefinition<unknown>;
@@ -37,8 +37,8 @@ export function formatIssues(prefix: string, error: ZodError): string {
     .join("; ");
 }
 
-/** What a tool author writes; `defineTool` turns it into a `ToolDefinition`. */
-export interface ToolSpec<S extends ZodType> {
+/** What every tool declares, however it runs. */
+interface ToolDescription<S extends ZodType> {
   name: string;
   description: string;
   /** The one declaration of the parameters. */
@@ -46,14 +46,16 @@ export interface ToolSpec<S extends ZodType> {
   /** Overrides of the default policy (tail, 50 KiB, 2000 lines). */
   output?: Partial<OutputPolicy>;
   replaySafe: boolean;
-  execute(
-    toolCallId: string,
-    params: z.output<S>,
-    signal: AbortSignal,
-    out: ToolOutput,
-    context: ToolContext,
-  ): Promise<void>;
+  /** Runs on a sandbox host (default false): the call is created only if the host answers. */
+  sandbox?: boolean;
 }
+
+/** What a tool author writes; `defineTool` turns it into a `ToolDefinition`. */
+export type ToolSpec<S extends ZodType> = ToolDescription<S> &
+  (
+    | { execute(run: ToolRun<z.output<S>>): Promise<void>; stretch?: undefined }
+    | { stretch: ToolStretch<z.output<S>>; execute?: undefined }
+  );
 
 /**
  * Builds a tool from a zod schema for its parameters.
@@ -61,11 +63,17 @@ export interface ToolSpec<S extends ZodType> {
  * const echo = defineTool({
  *   name: "echo", description: "Writes its text back.", replaySafe: true,
  *   params: z.strictObject({ text: z.string() }),
- *   async execute(_id, { text }, _signal, out) { out.write(text); },
+ *   async execute({ params, out }) { out.write(params.text); },
  * });
  * registerTool(echo);
  */
 export function defineTool<S extends ZodType>(spec: ToolSpec<S>): ToolDefinition<z.output<S>> {
+  const { execute, stretch } = spec;
+  return { ...describeTool(spec), ...(execute ? { execute } : { stretch }) };
+}
+
+/** Schema, parsing and policy of a tool, without how it runs. */
+function describeTool<S extends ZodType>(spec: ToolDescription<S>): ToolDefinition<z.output<S>> {
   return {
     name: spec.name,
     description: spec.description,
@@ -77,7 +85,7 @@ export function defineTool<S extends ZodType>(spec: ToolSpec<S>): ToolDefinition
     },
     output: { ...DEFAULT_OUTPUT_POLICY, ...spec.output },
     replaySafe: spec.replaySafe,
-    execute: spec.execute,
+    sandbox: spec.sandbox ?? false,
   };
 }
 
@@ -136,9 +144,9 @@ export const EXTERNAL_TOOL = "external";
 
 /**
  * The agent-side tool: the agent runs it and streams its output through
- * `POST /v1/invocations/:id/output`. The DO never calls its `execute`.
+ * `POST /v1/invocations/:id/output`: it has no `execute`, the DO runs nothing for it.
  */
-export const externalTool = defineTool({
+export const externalTool = describeTool({
   name: EXTERNAL_TOOL,
   description:
     "A tool the agent runs itself. Its output is streamed through POST /v1/invocations/:id/output (write, replace, image, details, usage, addTools, terminate, then end).",
@@ -150,9 +158,4 @@ export const externalTool = defineTool({
       .describe("The input the agent ran it with (shown to subscribers)"),
   }),
   replaySafe: false,
-  async execute() {
-    throw new Error(
-      "external tools are not executed by Toolwire; their output arrives through POST /v1/invocations/:id/output",
-    );
-  },
 });

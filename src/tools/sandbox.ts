@@ -1,9 +1,11 @@
 /**
- * The sandbox a tool call was routed to, as a client. Shared by bash, read, grep, glob.
+ * What the sandbox tools share: the client for the sandbox a call was routed to, and the
+ * shape of a lookup tool (`read`, `grep`, `glob`): one request, one text, head-retained.
  */
-import { SandboxClient } from "../execenv/sandbox-client.ts";
-import { resolveSandbox } from "../worker/sandboxes.ts";
-import type { ToolContext } from "./types.ts";
+import { type ZodType, z } from "zod";
+import { resolveSandbox, SandboxClient } from "../execenv/index.ts";
+import { defineTool } from "./registry.ts";
+import type { ToolContext, ToolDefinition } from "./types.ts";
 
 /**
  * A client for `context.sandbox`; throws the routing error (unknown name, missing
@@ -14,4 +16,44 @@ export function sandboxClientFor(context: ToolContext): SandboxClient {
   const target = resolveSandbox(context.env, context.sandbox);
   if (!target.ok) throw new Error(target.error.message);
   return new SandboxClient(target.value.url, target.value.token);
+}
+
+/**
+ * An optional `limit` parameter: a whole number from 1 to `max`.
+ * @example limitParam(1000, "Most paths to return (default 1000)")
+ */
+export function limitParam(max: number, description: string) {
+  return z.number().int().min(1).max(max).optional().describe(description);
+}
+
+/** Lines a lookup's notice may add after its items. */
+const NOTICE_LINES = 4;
+
+/**
+ * A replay-safe sandbox tool that asks the host once and shows one text: the head of it
+ * is kept, at most `maxBytes` (default 50 KiB) and `maxItems` lines plus its notice.
+ * @example
+ * export const globTool = sandboxLookup({ name: "glob", description, params, maxItems: 100_000,
+ *   lookup: async (client, params, signal) => formatGlob(await client.glob(params, signal)) });
+ */
+export function sandboxLookup<S extends ZodType>(spec: {
+  name: string;
+  description: string;
+  params: S;
+  maxItems: number;
+  maxBytes?: number;
+  lookup(client: SandboxClient, params: z.output<S>, signal: AbortSignal): Promise<string>;
+}): ToolDefinition<z.output<S>> {
+  const maxBytes = spec.maxBytes ?? 50 * 1024;
+  return defineTool({
+    name: spec.name,
+    description: spec.description,
+    params: spec.params,
+    output: { retain: "head", maxBytes, maxLines: spec.maxItems + NOTICE_LINES },
+    replaySafe: true,
+    sandbox: true,
+    async execute({ params, out, signal, context }) {
+      out.replace(await spec.lookup(sandboxClientFor(context), params, signal));
+    },
+  });
 }

@@ -228,7 +228,7 @@ export const webFetchTool = defineTool({
     maxLines: WEB_FETCH_MAX_TEXT_BYTES + FOOTER_ROOM,
   },
   replaySafe: true,
-  async execute(_id, params, signal, out, context) {
+  async execute({ params, out, signal, context }) {
     const download = new AbortController();
     const onAbort = () => download.abort(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });

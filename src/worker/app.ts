@@ -5,9 +5,10 @@
  */
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
+import { apiError, messageOf } from "../protocol/index.ts";
 import { listTools } from "../tools/index.ts";
-import { authorizeAgent, authorizeSubscriber, requireApiConfigured } from "./auth.ts";
-import { ApiException, errorResponse, fail } from "./errors.ts";
+import { agentOnly, authorizeSubscriber, requireApiConfigured } from "./auth.ts";
+import { ApiException, errorResponse, raise } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
 
@@ -21,11 +22,10 @@ app.use(
     app,
     onMethodNotAllowed: (c, methods) =>
       errorResponse(
-        {
-          code: "method_not_allowed",
-          message: `${c.req.method} is not allowed on ${c.req.path}; use ${methods.join(" or ")}`,
-          status: 405,
-        },
+        apiError(
+          "method_not_allowed",
+          `${c.req.method} is not allowed on ${c.req.path}; use ${methods.join(" or ")}`,
+        ),
         { Allow: methods.join(", ") },
       ),
   }),
@@ -38,8 +38,7 @@ app.use("/v1/*", async (c, next) => {
   await next();
 });
 
-app.get("/v1/tools", async (c) => {
-  await authorizeAgent(c.req.raw, c.env);
+app.get("/v1/tools", agentOnly, async (c) => {
   const tools = listTools().map((t) => ({
     name: t.name,
     description: t.description,
@@ -57,7 +56,7 @@ app.get("/view/:id", async (c) => {
   await authorizeSubscriber(c.env, c.req.query("token"), id);
   const page = await c.env.ASSETS.fetch(new Request(new URL(VIEWER_ASSET, c.req.url)));
   if (!page.ok)
-    fail(
+    raise(
       "not_configured",
       `the viewer page ${VIEWER_ASSET} is missing from the assets; build it with node scripts/build-client.ts`,
     );
@@ -69,23 +68,17 @@ app.get("/view/:id", async (c) => {
 });
 
 app.notFound((c) =>
-  errorResponse({
-    code: "not_found",
-    message: `no route ${c.req.method} ${c.req.path}; see the README for the API`,
-    status: 404,
-  }),
+  errorResponse(
+    apiError("not_found", `no route ${c.req.method} ${c.req.path}; see the README for the API`),
+  ),
 );
 
 app.onError((err, c) => {
   if (err instanceof ApiException) {
-    const headers: Record<string, string> =
+    const challenge: Record<string, string> =
       err.error.status === 401 ? { "WWW-Authenticate": 'Bearer realm="toolwire"' } : {};
-    return errorResponse(err.error, headers);
+    return errorResponse(err.error, { ...err.headers, ...challenge });
   }
   console.error(`${c.req.method} ${c.req.path} failed`, err);
-  return errorResponse({
-    code: "internal",
-    message: `internal error: ${err instanceof Error ? err.message : String(err)}`,
-    status: 500,
-  });
+  return errorResponse(apiError("internal", `internal error: ${messageOf(err)}`));
 });

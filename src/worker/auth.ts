@@ -3,8 +3,10 @@
  * route; browsers present a subscribe token in `?token=` on read routes of the one
  * invocation it names. Unconfigured secrets refuse (503), they never open the API.
  */
-import { constantTimeEqual } from "./constant-time.ts";
-import { fail } from "./errors.ts";
+import type { Context, Env as HonoEnv, MiddlewareHandler } from "hono";
+import { createMiddleware } from "hono/factory";
+import { bearerToken, secretMatches } from "../protocol/index.ts";
+import { raise } from "./errors.ts";
 import { verifySubscribeToken } from "./subscribe-token.ts";
 
 function configured(value: string | undefined): value is string {
@@ -14,7 +16,7 @@ function configured(value: string | undefined): value is string {
 /** Throws 503 unless `API_TOKEN` is set. Runs before every `/v1/*` route. */
 export function requireApiConfigured(env: Env): void {
   if (!configured(env.API_TOKEN)) {
-    fail(
+    raise(
       "not_configured",
       "API_TOKEN is not set: the API refuses every call until it is (wrangler secret put API_TOKEN, or .dev.vars locally)",
     );
@@ -27,7 +29,7 @@ export function requireApiConfigured(env: Env): void {
  */
 export function subscribeSecret(env: Env): string {
   if (!configured(env.SUBSCRIBE_SECRET)) {
-    fail(
+    raise(
       "not_configured",
       "SUBSCRIBE_SECRET is not set: subscribe tokens can be neither issued nor checked until it is",
     );
@@ -45,19 +47,19 @@ export async function authorizeAgent(req: Request, env: Env): Promise<void> {
   const header = req.headers.get("Authorization");
   if (header === null) {
     if (new URL(req.url).searchParams.has("token")) {
-      fail(
+      raise(
         "forbidden",
         "subscribe tokens are read-only; this route needs Authorization: Bearer <API_TOKEN>",
       );
     }
-    fail("unauthorized", "missing Authorization: Bearer <API_TOKEN> header");
+    raise("unauthorized", "missing Authorization: Bearer <API_TOKEN> header");
   }
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  if (match === null) {
-    fail("unauthorized", "the Authorization header must be 'Bearer <API_TOKEN>'");
+  const token = bearerToken(header);
+  if (token === null) {
+    raise("unauthorized", "the Authorization header must be 'Bearer <API_TOKEN>'");
   }
-  if (!(await constantTimeEqual(match[1] ?? "", env.API_TOKEN ?? ""))) {
-    fail("unauthorized", "the bearer token is not the configured API_TOKEN");
+  if (!(await secretMatches(token, env.API_TOKEN ?? ""))) {
+    raise("unauthorized", "the bearer token is not the configured API_TOKEN");
   }
 }
 
@@ -81,14 +83,17 @@ export async function authorizeSubscriber(
   invocationId: string,
 ): Promise<void> {
   if (token === undefined) {
-    fail("unauthorized", "missing ?token=<subscribeToken> (returned by POST /v1/invocations)");
+    raise("unauthorized", "missing ?token=<subscribeToken> (returned by POST /v1/invocations)");
   }
   const check = await verifySubscribeToken(subscribeSecret(env), token, invocationId, Date.now());
   if (check.ok) return;
   if (check.reason === "other_invocation") {
-    fail("forbidden", `the subscribe token was issued for another invocation, not ${invocationId}`);
+    raise(
+      "forbidden",
+      `the subscribe token was issued for another invocation, not ${invocationId}`,
+    );
   }
-  fail("unauthorized", TOKEN_FAILURES[check.reason]);
+  raise("unauthorized", TOKEN_FAILURES[check.reason]);
 }
 
 /**
@@ -101,4 +106,27 @@ export async function authorizeReader(req: Request, env: Env, invocationId: stri
   const token = new URL(req.url).searchParams.get("token");
   if (req.headers.has("Authorization") || token === null) return authorizeAgent(req, env);
   return authorizeSubscriber(env, token, invocationId);
+}
+
+/**
+ * Middleware for writes and listings: the agent's bearer token.
+ * @example app.post("/v1/invocations", agentOnly, handler)
+ */
+export const agentOnly = createMiddleware<{ Bindings: Env }>(async (c, next) => {
+  await authorizeAgent(c.req.raw, c.env);
+  await next();
+});
+
+/**
+ * Middleware for reads of the invocation `idOf` names: the agent's bearer token, or that
+ * invocation's subscribe token.
+ * @example app.get("/v1/invocations/:id", withId, readerOf((c) => c.get("id")), handler)
+ */
+export function readerOf<E extends HonoEnv & { Bindings: Env }>(
+  idOf: (c: Context<E>) => string,
+): MiddlewareHandler<E> {
+  return createMiddleware<E>(async (c, next) => {
+    await authorizeReader(c.req.raw, c.env, idOf(c));
+    await next();
+  });
 }

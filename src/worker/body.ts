@@ -3,13 +3,13 @@
  * declared `Content-Length` before reading, and against the bytes actually read (a
  * chunked or lying client is cut off at the first byte past the cap).
  */
-import { fail } from "./errors.ts";
+import { raise } from "./errors.ts";
 
 /** Largest accepted request body: 1 MiB (exactly 1,048,576 bytes is accepted). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 function tooLarge(limit: number, seen: string): never {
-  fail(
+  raise(
     "too_large",
     `request body is ${seen}; the limit is ${limit} bytes (1 MiB). Send large output in several POST /v1/invocations/:id/output calls`,
   );
@@ -47,16 +47,16 @@ async function readCapped(req: Request, limit: number): Promise<Uint8Array> {
  */
 export async function readJsonBody(req: Request, limit: number = MAX_BODY_BYTES): Promise<unknown> {
   const bytes = await readCapped(req, limit);
-  if (bytes.byteLength === 0) fail("bad_request", "request body is empty; send a JSON object");
+  if (bytes.byteLength === 0) raise("bad_request", "request body is empty; send a JSON object");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    fail("bad_request", "request body is not valid UTF-8");
+    raise("bad_request", "request body is not valid UTF-8");
   }
   try {
     return JSON.parse(text);
   } catch (err) {
-    fail("bad_request", `request body is not valid JSON: ${(err as Error).message}`);
+    raise("bad_request", `request body is not valid JSON: ${(err as Error).message}`);
   }
 }

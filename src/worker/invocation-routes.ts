@@ -3,24 +3,37 @@
  * (WebSocket or SSE, forwarded to the DO) and the producer API for agent-side tools.
  */
 import { Hono } from "hono";
-import type { InvocationView, StartRequest } from "../../durable-objects/protocol.ts";
+import { createMiddleware } from "hono/factory";
 import type { JsonValue } from "../chord/types.ts";
+import { checkSandboxName, DEFAULT_SANDBOX } from "../execenv/index.ts";
+import {
+  type InvocationView,
+  messageOf,
+  type StartRequest,
+  type SubscriptionPath,
+} from "../protocol/index.ts";
 import { getTool, listTools, ToolArgsError } from "../tools/index.ts";
-import { authorizeAgent, authorizeReader, subscribeSecret } from "./auth.ts";
+import { agentOnly, readerOf, subscribeSecret } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
-import { errorResponse, fail } from "./errors.ts";
+import { raise } from "./errors.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { parseProducerBody } from "./producer-calls.ts";
 import { sameJson } from "./same-json.ts";
-import { checkSandboxName, DEFAULT_SANDBOX } from "./sandboxes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
 import { mintSubscribeToken } from "./subscribe-token.ts";
 
-export const invocationRoutes = new Hono<{ Bindings: Env }>();
+type Routes = { Bindings: Env; Variables: { id: string } };
 
-function idParam(raw: string | undefined): string {
-  return parseWith(invocationIdParam, raw, "path.id");
-}
+export const invocationRoutes = new Hono<Routes>();
+
+/** The route's `:id`, validated (400 naming `path.id`) before anything else looks at it. */
+const withId = createMiddleware<Routes>(async (c, next) => {
+  c.set("id", parseWith(invocationIdParam, c.req.param("id"), "path.id"));
+  await next();
+});
+
+/** Reads of one invocation: the agent's bearer token, or that invocation's subscribe token. */
+const reader = readerOf<Routes>((c) => c.get("id"));
 
 /** What a client needs to follow an invocation: absolute URLs that carry the token. */
 async function links(req: Request, env: Env, id: string) {
@@ -48,39 +61,38 @@ function refuseOtherCall(stored: InvocationView, request: StartRequest): void {
   const id = `toolCallId "${request.toolCallId}"`;
   const advice = "use a new toolCallId";
   if (stored.tool !== request.tool) {
-    fail("conflict", `${id} already names an invocation of ${stored.tool}; ${advice}`);
+    raise("conflict", `${id} already names an invocation of ${stored.tool}; ${advice}`);
   }
   if (!sameJson(stored.args, request.args)) {
-    fail(
+    raise(
       "conflict",
       `${id} already names an invocation of ${stored.tool} with other args; ${advice}`,
     );
   }
   if (stored.sandbox !== request.sandbox) {
-    fail(
+    raise(
       "conflict",
       `${id} already names an invocation on sandbox "${stored.sandbox}", not "${request.sandbox}"; ${advice}`,
     );
   }
 }
 
-invocationRoutes.post("/", async (c) => {
-  await authorizeAgent(c.req.raw, c.env);
+invocationRoutes.post("/", agentOnly, async (c) => {
   const body = parseWith(createInvocationBody, await readJsonBody(c.req.raw), "body");
   const tool = getTool(body.tool);
   if (tool === undefined) {
     const known = listTools()
       .map((t) => t.name)
       .join(", ");
-    fail("bad_request", `body.tool: unknown tool "${body.tool}" (known: ${known})`);
+    raise("bad_request", `body.tool: unknown tool "${body.tool}" (known: ${known})`);
   }
   const args = (body.args ?? {}) as JsonValue;
   try {
     tool.parse(args);
   } catch (err) {
     // `parse` throws only for bad input (ToolDefinition's contract), whoever wrote the tool.
-    const message = err instanceof Error ? err.message : String(err);
-    fail(
+    const message = messageOf(err);
+    raise(
       "bad_request",
       err instanceof ToolArgsError ? `${tool.name} ${message}` : `${tool.name} args: ${message}`,
     );
@@ -109,63 +121,52 @@ invocationRoutes.post("/", async (c) => {
   return c.json(response, created ? 201 : 200);
 });
 
-invocationRoutes.get("/:id", async (c) => {
-  const id = idParam(c.req.param("id"));
-  await authorizeReader(c.req.raw, c.env, id);
+invocationRoutes.get("/:id", withId, reader, async (c) => {
+  const id = c.get("id");
   const view = unwrap(await invocationStub(c.env, id).view());
   return c.json(publicView(id, view));
 });
 
-invocationRoutes.get("/:id/result", async (c) => {
-  const id = idParam(c.req.param("id"));
-  await authorizeReader(c.req.raw, c.env, id);
+invocationRoutes.get("/:id/result", withId, reader, async (c) => {
+  const id = c.get("id");
   const waitSeconds = parseWith(waitQuery, c.req.query("wait"), "query.wait") ?? 0;
   const poll = unwrap(await invocationStub(c.env, id).result(Math.round(waitSeconds * 1000)));
   if (poll.status === "settled") return c.json(poll.result, 200);
   return c.json({ status: "running" as const }, 202);
 });
 
-invocationRoutes.post("/:id/cancel", async (c) => {
-  const id = idParam(c.req.param("id"));
-  await authorizeAgent(c.req.raw, c.env);
+invocationRoutes.post("/:id/cancel", withId, agentOnly, async (c) => {
+  const id = c.get("id");
   const view = unwrap(await invocationStub(c.env, id).cancel());
   return c.json(publicView(id, view));
 });
 
-invocationRoutes.post("/:id/output", async (c) => {
-  const id = idParam(c.req.param("id"));
-  await authorizeAgent(c.req.raw, c.env);
+invocationRoutes.post("/:id/output", withId, agentOnly, async (c) => {
+  const id = c.get("id");
   const { calls, end } = parseProducerBody(await readJsonBody(c.req.raw));
   const view = unwrap(await invocationStub(c.env, id).produce(calls, end));
   return c.json(publicView(id, view));
 });
 
-/** Forwards a subscription to the DO once the caller and the invocation are known. */
-async function subscribe(req: Request, env: Env, id: string, path: "/socket" | "/events") {
-  const stub = invocationStub(env, id);
-  unwrap(await stub.view());
-  return stub.fetch(new Request(new URL(path, req.url), req));
+/**
+ * Forwards a subscription to the DO, which answers it, or a 404 in the API's error shape
+ * when it holds no invocation (no `view()` round trip first).
+ */
+function subscribe(req: Request, env: Env, id: string, path: SubscriptionPath) {
+  return invocationStub(env, id).fetch(new Request(new URL(path, req.url), req));
 }
 
-invocationRoutes.get("/:id/socket", async (c) => {
-  const id = idParam(c.req.param("id"));
-  await authorizeReader(c.req.raw, c.env, id);
+invocationRoutes.get("/:id/socket", withId, reader, async (c) => {
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-    return errorResponse(
-      {
-        code: "upgrade_required",
-        message:
-          "this route is a WebSocket; connect with Upgrade: websocket (or use /events for SSE)",
-        status: 426,
-      },
+    raise(
+      "upgrade_required",
+      "this route is a WebSocket; connect with Upgrade: websocket (or use /events for SSE)",
       { Upgrade: "websocket" },
     );
   }
-  return subscribe(c.req.raw, c.env, id, "/socket");
+  return subscribe(c.req.raw, c.env, c.get("id"), "/socket");
 });
 
-invocationRoutes.get("/:id/events", async (c) => {
-  const id = idParam(c.req.param("id"));
-  await authorizeReader(c.req.raw, c.env, id);
-  return subscribe(c.req.raw, c.env, id, "/events");
-});
+invocationRoutes.get("/:id/events", withId, reader, async (c) =>
+  subscribe(c.req.raw, c.env, c.get("id"), "/events"),
+);

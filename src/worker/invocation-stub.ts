@@ -3,10 +3,10 @@
  * `toolCallId`; taking a stub creates nothing until the DO writes storage, so asking
  * about an unknown id costs one call that answers `not_found`.
  */
-import type { InvocationApi, Outcome } from "../../durable-objects/protocol.ts";
+import type { InvocationApi, Outcome } from "../protocol/index.ts";
 import { ApiException } from "./errors.ts";
 
-/** The DO's RPC methods (see durable-objects/protocol.ts) plus `fetch` for streams. */
+/** The DO's RPC methods (src/protocol/invocation.ts) plus `fetch` for streams. */
 export type InvocationStub = InvocationApi & { fetch(req: Request): Promise<Response> };
 
 /**

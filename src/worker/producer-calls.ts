@@ -4,10 +4,10 @@
  * `details` ops are untrusted input and go through Chord's own op validation.
  */
 import { z } from "zod";
-import type { ProducerCall, ProducerEnd } from "../../durable-objects/protocol.ts";
 import { assertValidOp } from "../chord/index.ts";
 import type { Op } from "../chord/types.ts";
-import { fail } from "./errors.ts";
+import type { ProducerCall, ProducerEnd } from "../protocol/index.ts";
+import { raise } from "./errors.ts";
 import { parseWith } from "./schemas.ts";
 
 const CALL_KINDS = [
@@ -44,15 +44,15 @@ const body = z.strictObject({
 });
 
 function parseDetails(value: unknown, path: string): Op[] {
-  if (!Array.isArray(value)) fail("bad_request", `${path}: must be an array of Chord ops`);
+  if (!Array.isArray(value)) raise("bad_request", `${path}: must be an array of Chord ops`);
   value.forEach((op, i) => {
     try {
       assertValidOp(op);
     } catch (err) {
-      fail("bad_request", `${path}[${i}]: ${(err as Error).message}`);
+      raise("bad_request", `${path}[${i}]: ${(err as Error).message}`);
     }
     if ((op as Op)[0] === "r" && i !== 0) {
-      fail("bad_request", `${path}[${i}]: an "r" op may only be the first op of a batch`);
+      raise("bad_request", `${path}[${i}]: an "r" op may only be the first op of a batch`);
     }
   });
   return value as Op[];
@@ -66,7 +66,7 @@ function parseCall(value: unknown, path: string): ProducerCall {
   const kind = keys?.length === 1 ? (keys[0] as CallKind) : undefined;
   if (kind === undefined || !CALL_KINDS.includes(kind)) {
     const got = keys === null ? JSON.stringify(value)?.slice(0, 40) : `keys [${keys.join(", ")}]`;
-    fail(
+    raise(
       "bad_request",
       `${path}: a call is an object with exactly one of ${CALL_KINDS.join(", ")}; got ${got}`,
     );

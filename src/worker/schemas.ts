@@ -5,7 +5,7 @@
 import { type ZodType, z } from "zod";
 import { fitsDepth, MAX_JSON_DEPTH } from "../chord/index.ts";
 import { formatIssues } from "../tools/index.ts";
-import { fail } from "./errors.ts";
+import { raise } from "./errors.ts";
 
 /** Invocation ids are the `toolCallId`: URL-safe, 1-128 characters. */
 export const INVOCATION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -58,6 +58,6 @@ export function parseWith<S extends ZodType>(
   prefix: string,
 ): z.output<S> {
   const result = schema.safeParse(value);
-  if (!result.success) fail("bad_request", formatIssues(prefix, result.error));
+  if (!result.success) raise("bad_request", formatIssues(prefix, result.error));
   return result.data;
 }

@@ -7,7 +7,7 @@
  * (403) from a forged or expired one (401). Tokens grant reads only; the routes decide
  * which those are (see docs/decisions/051-subscribe-tokens.md).
  */
-import { bytesEqual } from "./constant-time.ts";
+import { bytesEqual } from "../protocol/index.ts";
 
 /** Default lifetime of a subscribe token: one hour. */
 export const SUBSCRIBE_TOKEN_TTL_SECONDS = 3600;

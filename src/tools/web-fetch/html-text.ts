@@ -120,22 +120,22 @@ const PARTIAL_ENTITY = /&#?[A-Za-z0-9]{0,31}$/;
 
 /** Turns one HTML document into text; attach it to a rewriter, stream the page, then `finish`. */
 export class HtmlTextExtractor {
-  private readonly base: URL;
-  private readonly emit: (text: string) => void;
-  private skipDepth = 0;
-  private preDepth = 0;
-  private pendingBreaks = 0;
-  private pendingSpace = false;
-  private atStart = true;
-  private heldEntity = "";
+  readonly #base: URL;
+  readonly #emit: (text: string) => void;
+  #skipDepth = 0;
+  #preDepth = 0;
+  #pendingBreaks = 0;
+  #pendingSpace = false;
+  #atStart = true;
+  #heldEntity = "";
 
   /**
    * @param base the page's URL, to make link targets absolute
    * @param emit receives text pieces in document order
    */
   constructor(base: URL, emit: (text: string) => void) {
-    this.base = base;
-    this.emit = emit;
+    this.#base = base;
+    this.#emit = emit;
   }
 
   /**
@@ -144,124 +144,124 @@ export class HtmlTextExtractor {
    */
   attach(rewriter: HTMLRewriter): HTMLRewriter {
     return rewriter
-      .on("*", { element: (el) => this.element(el) })
-      .onDocument({ text: (chunk) => this.text(chunk.text, chunk.lastInTextNode) });
+      .on("*", { element: (el) => this.#element(el) })
+      .onDocument({ text: (chunk) => this.#text(chunk.text, chunk.lastInTextNode) });
   }
 
   /** Emits what is still held back (a trailing partial entity). */
   finish(): void {
-    if (this.heldEntity !== "") this.inline(decodeEntities(this.heldEntity));
-    this.heldEntity = "";
+    if (this.#heldEntity !== "") this.#inline(decodeEntities(this.#heldEntity));
+    this.#heldEntity = "";
   }
 
-  private element(el: Element): void {
+  #element(el: Element): void {
     const tag = el.tagName.toLowerCase();
     if (SKIPPED.has(tag)) {
-      this.skipDepth++;
+      this.#skipDepth++;
       el.onEndTag(() => {
-        this.skipDepth--;
+        this.#skipDepth--;
       });
       return;
     }
-    if (this.skipDepth > 0) return;
+    if (this.#skipDepth > 0) return;
     if (tag === "br") {
-      this.breakLine(1);
+      this.#breakLine(1);
       return;
     }
     if (tag === "hr") {
-      this.breakLine(2);
-      this.raw("---");
-      this.breakLine(2);
+      this.#breakLine(2);
+      this.#raw("---");
+      this.#breakLine(2);
       return;
     }
     if (tag === "img") {
       const alt = el.getAttribute("alt")?.trim();
-      if (alt) this.raw(`[image: ${alt}]`);
+      if (alt) this.#raw(`[image: ${alt}]`);
       return;
     }
     const heading = HEADINGS[tag];
     if (heading !== undefined) {
-      this.breakLine(2);
-      this.raw(heading);
-      el.onEndTag(() => this.breakLine(2));
+      this.#breakLine(2);
+      this.#raw(heading);
+      el.onEndTag(() => this.#breakLine(2));
     } else if (tag === "li") {
-      this.breakLine(1);
-      this.raw("- ");
-      el.onEndTag(() => this.breakLine(1));
+      this.#breakLine(1);
+      this.#raw("- ");
+      el.onEndTag(() => this.#breakLine(1));
     } else if (tag === "pre") {
-      this.breakLine(2);
-      this.preDepth++;
+      this.#breakLine(2);
+      this.#preDepth++;
       el.onEndTag(() => {
-        this.preDepth--;
-        this.breakLine(2);
+        this.#preDepth--;
+        this.#breakLine(2);
       });
     } else if (tag === "td" || tag === "th") {
-      this.raw(" | ");
+      this.#raw(" | ");
     } else if (tag === "a") {
-      this.link(el);
+      this.#link(el);
     } else if (BLOCKS.has(tag)) {
       const breaks = PARAGRAPHS.has(tag) ? 2 : 1;
-      this.breakLine(breaks);
-      el.onEndTag(() => this.breakLine(breaks));
+      this.#breakLine(breaks);
+      el.onEndTag(() => this.#breakLine(breaks));
     }
   }
 
-  private link(el: Element): void {
+  #link(el: Element): void {
     const href = el.getAttribute("href")?.trim();
     if (!href || href.startsWith("#") || /^javascript:/i.test(href)) return;
     let target: string;
     try {
-      target = new URL(decodeEntities(href), this.base).href;
+      target = new URL(decodeEntities(href), this.#base).href;
     } catch {
       return;
     }
-    this.raw("[");
-    el.onEndTag(() => this.raw(`](${target})`));
+    this.#raw("[");
+    el.onEndTag(() => this.#raw(`](${target})`));
   }
 
-  private text(chunk: string, last: boolean): void {
-    if (this.skipDepth > 0) return;
-    let text = this.heldEntity + chunk;
-    this.heldEntity = "";
+  #text(chunk: string, last: boolean): void {
+    if (this.#skipDepth > 0) return;
+    let text = this.#heldEntity + chunk;
+    this.#heldEntity = "";
     if (!last) {
       const partial = PARTIAL_ENTITY.exec(text);
       if (partial !== null) {
-        this.heldEntity = partial[0];
+        this.#heldEntity = partial[0];
         text = text.slice(0, partial.index);
       }
     }
-    if (text !== "") this.inline(decodeEntities(text));
+    if (text !== "") this.#inline(decodeEntities(text));
   }
 
-  private inline(text: string): void {
-    if (this.preDepth > 0) {
-      this.raw(text);
+  #inline(text: string): void {
+    if (this.#preDepth > 0) {
+      this.#raw(text);
       return;
     }
     const collapsed = text.replace(/[ \t\n\r\f]+/g, " ");
     // Only collapsed spaces are trimmed: `trim()` would also eat non-breaking spaces.
     const core = collapsed.replace(/^ +| +$/g, "");
-    if (collapsed.startsWith(" ")) this.pendingSpace = true;
+    if (collapsed.startsWith(" ")) this.#pendingSpace = true;
     if (core !== "") {
-      this.raw(core);
-      if (collapsed.endsWith(" ")) this.pendingSpace = true;
+      this.#raw(core);
+      if (collapsed.endsWith(" ")) this.#pendingSpace = true;
     }
   }
 
   /** Writes `text` after any pending line breaks or space. */
-  private raw(text: string): void {
-    if (!this.atStart) {
-      if (this.pendingBreaks > 0) this.emit("\n".repeat(this.pendingBreaks));
-      else if (this.pendingSpace && !text.startsWith("]")) this.emit(" ");
+  #raw(text: string): void {
+    if (!this.#atStart) {
+      if (this.#pendingBreaks > 0) this.#emit("\n".repeat(this.#pendingBreaks));
+      else if (this.#pendingSpace && !text.startsWith("]")) this.#emit(" ");
     }
-    this.pendingBreaks = 0;
-    this.pendingSpace = false;
-    this.atStart = false;
-    this.emit(text);
+    this.#pendingBreaks = 0;
+    this.#pendingSpace = false;
+    this.#atStart = false;
+    this.#emit(text);
   }
 
-  private breakLine(n: number): void {
-    this.pendingBreaks = Math.max(this.pendingBreaks, n);
-    this.pendingSpace = false;
+  #breakLine(n: number): void {
+    this.#pendingBreaks = Math.max(this.#pendingBreaks, n);
+    this.#pendingSpace = false;
   }
 }

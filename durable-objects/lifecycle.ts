@@ -1,0 +1,312 @@
+import { probeSandbox } from "../src/execenv/index.ts";
+import type { ToolOutputSink, ToolOutputState } from "../src/output/index.ts";
+import {
+  type InvocationView,
+  messageOf,
+  type Outcome,
+  ok,
+  type ProducerCall,
+  type ProducerEnd,
+  type ResultPoll,
+  refusal,
+  type StartRequest,
+} from "../src/protocol/index.ts";
+import { getTool, type ToolContext } from "../src/tools/index.ts";
+import { AlarmSchedule, subjectOf } from "./alarm-schedule.ts";
+import type { DurableOutput } from "./durable-output.ts";
+import { InvocationOutput } from "./invocation-output.ts";
+import { notFound } from "./outcome.ts";
+import { applyCall, checkCalls, endingOf, refuseOutput } from "./producer.ts";
+import { type Ending, retentionMs, settlementOf } from "./settle-table.ts";
+import { resultOf, stateOf } from "./settled-result.ts";
+import type { InvocationRecord } from "./store.ts";
+import type { StoredInvocation } from "./stored-invocation.ts";
+import type { Subscribers } from "./subscribers.ts";
+import {
+  type Execution,
+  executionOf,
+  type MemoMoment,
+  type RunEnd,
+  type RunHandle,
+  resumption,
+  ToolRuns,
+  toolContext,
+  toolToStart,
+} from "./tool-runs.ts";
+import { startEventOf, viewOf } from "./views.ts";
+import { WaitList } from "./wait-list.ts";
+
+/** Longest `result(waitMs)` waits; longer requests are cut to this. */
+export const MAX_RESULT_WAIT_MS = 30_000;
+
+/** Where a subclass of the Durable Object may look in (the crash tests, docs/decisions/093). */
+export interface LifecycleSeams {
+  memoMoment: MemoMoment;
+  beforeFlush(): void;
+  recovered(batches: number): void;
+}
+
+export class InvocationLifecycle {
+  readonly #ctx: DurableObjectState;
+  readonly #env: Env;
+  readonly #seams: LifecycleSeams;
+  readonly #stored: StoredInvocation;
+  readonly #subscribers: Subscribers;
+  readonly #alarms: AlarmSchedule;
+  readonly #runs = new ToolRuns();
+  readonly #settled = new WaitList();
+  readonly #output: InvocationOutput;
+
+  /** Synchronous SQL only, so the object is whole before any event is delivered. */
+  constructor(
+    ctx: DurableObjectState,
+    env: Env,
+    parts: { stored: StoredInvocation; subscribers: Subscribers },
+    seams: LifecycleSeams,
+  ) {
+    this.#ctx = ctx;
+    this.#env = env;
+    this.#seams = seams;
+    this.#stored = parts.stored;
+    this.#subscribers = parts.subscribers;
+    this.#alarms = new AlarmSchedule(ctx.storage, env);
+    this.#output = new InvocationOutput({
+      ...{ storage: ctx.storage, log: this.#stored.log, store: this.#stored.store },
+      subscribers: this.#subscribers,
+      beforeFlush: () => seams.beforeFlush(),
+      onFailure: (error) => this.#publicationFailed(error),
+    });
+    this.#load();
+  }
+
+  // ── start ─────────────────────────────────────────────────────────────────────
+
+  /** Creates the invocation and starts its tool, or returns the existing one. */
+  async start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>> {
+    if (this.#stored.record) return ok({ created: false, view: this.#view() });
+    const tool = toolToStart(req);
+    if (!tool.ok) return tool;
+    const { def, params } = tool.value;
+    if (def.sandbox) {
+      // Nothing is written unless the host answers: an unreachable sandbox is a 502 and
+      // the same toolCallId can be retried. Other events wait (at most the probe timeout),
+      // so a concurrent start of this id cannot create the invocation twice.
+      const probe = await this.#ctx.blockConcurrencyWhile(() =>
+        probeSandbox(this.#env, req.sandbox),
+      );
+      if (this.#stored.record) return ok({ created: false, view: this.#view() });
+      if (!probe.ok) return probe;
+    }
+    const record = this.#stored.create(req);
+    const sink = this.#output.attach(def.output, null);
+    // The start base: every subscriber's first state and where a replay-safe tool resumes.
+    this.#output.open(startEventOf(record), sink.snapshot(), 0, null).checkpoint();
+    const execution = executionOf(def, params, false);
+    if (execution) await this.#run(execution);
+    else await this.#alarms.extendIdle();
+    return ok({ created: true, view: this.#view() });
+  }
+
+  // ── run ───────────────────────────────────────────────────────────────────────
+
+  /** Runs tool code on the attached sink and keeps the object alive while it runs. */
+  async #run(execution: Execution): Promise<void> {
+    const sink = this.#output.sink;
+    if (!sink) throw new Error("No sink attached to run the tool on.");
+    this.#runs.start(
+      execution,
+      sink.output,
+      (run) => this.#toolContext(run),
+      (end) => this.#ended(end),
+    );
+    await this.#alarms.heartbeat();
+  }
+
+  /**
+   * A run ended by itself. A parked stretch left its work running: what it read is made
+   * durable and the alarm, due now, starts the next stretch; until then nothing is in
+   * flight, so the object can be evicted and the next stretch runs in a new instance.
+   */
+  async #ended(end: RunEnd): Promise<void> {
+    if (end.kind !== "parked") return this.#settle(end);
+    this.#output.durable?.flushNow();
+    await this.#alarms.resumeNow();
+  }
+
+  #toolContext(run: RunHandle | null): ToolContext {
+    const memos = {
+      getMemo: (name: string) => this.#stored.store.getMemo(name),
+      checkpoint: (memo: Parameters<DurableOutput["checkpoint"]>[0]) =>
+        this.#durable().checkpoint(memo),
+    };
+    return toolContext(this.#stored.required(), this.#env, memos, run, (name, moment) => {
+      const verdict = this.#seams.memoMoment(name, moment);
+      // Halted as a crash would leave it: nothing the tool writes afterwards is published.
+      if (verdict === "halt") this.#output.durable?.dispose();
+      return verdict;
+    });
+  }
+
+  /**
+   * The publication path threw: nothing more would reach storage or subscribers, so
+   * the invocation must not keep running silently. It settles as an error outside the
+   * publisher's call stack, its tool stopped, keeping what was published.
+   */
+  #publicationFailed(error: unknown): void {
+    console.error(`invocation ${this.#stored.record?.toolCallId}: publication failed`, error);
+    queueMicrotask(() => {
+      this.#runs.stop(error);
+      this.#settle({ kind: "unpublishable", error }).catch((failure: unknown) =>
+        console.error(`invocation ${this.#stored.record?.toolCallId}: settle failed`, failure),
+      );
+    });
+  }
+
+  // ── producer API (the `external` tool) ───────────────────────────────────────
+
+  /** Applies every call or none, then ends the invocation when `end` is given. */
+  async produce(calls: ProducerCall[], end?: ProducerEnd): Promise<Outcome<InvocationView>> {
+    const refused = this.#stored.record
+      ? refuseOutput(this.#stored.record)
+      : notFound<InvocationView>();
+    if (refused) return refused;
+    const sink = this.#liveSink();
+    const problem = checkCalls(calls, sink.snapshot());
+    if (problem) return { ok: false, error: problem };
+    for (const call of calls) applyCall(sink, call);
+    if (end) await this.#settle(endingOf(end));
+    else await this.#alarms.extendIdle();
+    return ok(this.#view());
+  }
+
+  // ── settle ────────────────────────────────────────────────────────────────────
+
+  /** Aborts a running tool; the result keeps the partial output and says it was cancelled. */
+  async cancel(): Promise<Outcome<InvocationView>> {
+    const record = this.#stored.record;
+    if (!record) return notFound();
+    if (record.status === "settled")
+      return refusal("conflict", "Invocation already settled; there is nothing to cancel.");
+    const stretch = getTool(record.tool)?.stretch;
+    if (!this.#runs.stop(new Error("cancelled")) && stretch) {
+      // Between stretches (or after a restart) nothing reads the work: stop it directly.
+      stretch
+        .kill(this.#toolContext(null))
+        .catch((error: unknown) =>
+          console.error(`invocation ${record.toolCallId}: kill after cancel failed`, error),
+        );
+    }
+    await this.#settle({ kind: "cancelled" });
+    return ok(this.#view());
+  }
+
+  /**
+   * The end of a run (settle-table.ts says what it makes of the result): the last output
+   * published (forced), the settled result stored as one record, the batch log and memos
+   * deleted, `tool_end` to every subscriber, and the retention alarm set.
+   */
+  async #settle(ending: Ending): Promise<void> {
+    const record = this.#stored.record;
+    const output = this.#output.durable;
+    if (!record || record.status === "settled" || !output) return;
+    // A tool that grew `details` past its bound completed with that error.
+    const limit = this.#output.sink?.limitError;
+    if (ending.kind === "completed" && limit) ending = { kind: "failed", error: limit };
+    const settlement = settlementOf(ending);
+    const final = this.#output.finish(settlement, getTool(record.tool)?.output);
+    // This last publication broke: settle with what was published and say why.
+    if (!final) return this.#settle({ kind: "unpublishable", error: this.#output.failure });
+    const { isError, cancelled } = settlement;
+    const result = resultOf(final, isError);
+    const settledAt = Date.now();
+    const marks = { isError, cancelled, settledAt, deleteAt: settledAt + retentionMs(this.#env) };
+    this.#stored.settle(result, marks);
+    this.#subscribers.end(startEventOf(record), isError, this.#stored.log.lastSeq);
+    this.#settled.wakeAll();
+    await this.#alarms.retireAt(marks.deleteAt);
+  }
+
+  // ── the alarm: heartbeat, resume after a crash, idle deadline, retirement ─────
+
+  /** Does what alarm-schedule.ts says is due; each kind is idempotent. */
+  async alarm(): Promise<void> {
+    const record = this.#stored.record;
+    if (!record) return;
+    const due = this.#alarms.due(subjectOf(record, this.#runs.live));
+    if (due.kind === "wait") return this.#alarms.waitUntil(due.until);
+    if (due.kind === "retire") return this.#stored.retire();
+    if (due.kind === "heartbeat") return this.#alarms.heartbeat();
+    if (due.kind === "endIdle") return this.#settle({ kind: "idle", timeoutMs: due.timeoutMs });
+    await this.#resume(record);
+  }
+
+  /**
+   * Running, but no run in this instance (a stretch parked, or the object restarted): a
+   * stretched tool rejoins its work from what subscribers saw, a replay-safe tool
+   * re-executes from its memo checkpoint, anything else settles with an interruption notice.
+   */
+  async #resume(record: InvocationRecord): Promise<void> {
+    let plan: ReturnType<typeof resumption>;
+    try {
+      plan = resumption(getTool(record.tool), record, this.#stored.log, () => this.state());
+    } catch (error) {
+      // Nothing to resume from (a tool renamed, args no longer valid): fail, output kept.
+      const failure = `Could not resume after a restart: ${messageOf(error)}`;
+      return this.#settle({ kind: "failed", error: failure });
+    }
+    if (!plan) return this.#settle({ kind: "interrupted" });
+    this.#output.attach(plan.policy, plan.seed);
+    await this.#run(plan.execution);
+  }
+
+  // ── reading ──────────────────────────────────────────────────────────────────
+
+  /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */
+  async result(waitMs: number): Promise<Outcome<ResultPoll>> {
+    if (!this.#stored.record) return notFound();
+    if (this.#stored.record.status !== "settled")
+      await this.#settled.wait(waitMs, MAX_RESULT_WAIT_MS);
+    const result = this.#stored.result();
+    return ok(result ? { status: "settled", result } : { status: "running" });
+  }
+
+  /** Forces a publication of pending output now (tests and benchmarks). */
+  flushOutput(): void {
+    this.#output.durable?.flushNow();
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────────
+
+  /** Loads the record and, while running, rebuilds the durable output from the log. */
+  #load(): void {
+    const record = this.#stored.record;
+    if (record?.status !== "running") return;
+    this.#seams.recovered(this.#output.recover(startEventOf(record), record));
+  }
+
+  #durable(): DurableOutput {
+    const durable = this.#output.durable;
+    if (!durable) throw new Error("Running invocation without durable output.");
+    return durable;
+  }
+
+  /** The sink, created from the durable state when none is attached (after a restart). */
+  #liveSink(): ToolOutputSink {
+    return this.#output.live(getTool(this.#stored.required().tool)?.output);
+  }
+
+  /** What subscribers have folded: the durable state, or the settled result's. */
+  state(): ToolOutputState {
+    const result = this.#stored.result();
+    return result ? stateOf(result) : this.#durable().state;
+  }
+
+  /** The view of the invocation, or `not_found`. */
+  view(): Outcome<InvocationView> {
+    return this.#stored.record ? ok(this.#view()) : notFound();
+  }
+
+  #view(): InvocationView {
+    return viewOf(this.#stored.required(), this.state());
+  }
+}

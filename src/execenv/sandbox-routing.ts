@@ -1,0 +1,143 @@
+/**
+ * Sandbox routing: which sandbox host a tool call runs on. `SANDBOXES` is a JSON object
+ * of name -> base URL (default `{"default":"http://127.0.0.1:8788"}`); the bearer token
+ * of sandbox `NAME` is the secret `SANDBOX_TOKEN_<NAME>` (upper-cased, other characters
+ * as `_`), falling back to `SANDBOX_TOKEN`.
+ */
+import { messageOf, type Outcome, ok, refusal } from "../protocol/index.ts";
+
+/** The settings routing reads (wrangler vars and secrets of the Worker's `Env`). */
+export interface SandboxSettings {
+  /** JSON object: sandbox name -> base URL. */
+  SANDBOXES?: string;
+  /** Bearer token of the default sandbox. */
+  SANDBOX_TOKEN?: string;
+  [key: `SANDBOX_TOKEN_${string}`]: string | undefined;
+}
+
+/** Name used when a call does not choose a sandbox. */
+export const DEFAULT_SANDBOX = "default";
+
+const DEFAULT_SANDBOXES = `{"${DEFAULT_SANDBOX}":"http://127.0.0.1:8788"}`;
+
+/** Where and how to reach one sandbox host. */
+export interface SandboxTarget {
+  name: string;
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:8788`. */
+  url: string;
+  token: string;
+}
+
+/**
+ * The name -> URL table from `SANDBOXES`, or a 503 saying what is wrong with it.
+ * @example sandboxTable({ SANDBOXES: '{"gpu":"https://gpu.example"}' }) // { ok: true, value: { gpu: ... } }
+ */
+export function sandboxTable(
+  env: Pick<SandboxSettings, "SANDBOXES">,
+): Outcome<Record<string, string>> {
+  const raw = env.SANDBOXES ?? DEFAULT_SANDBOXES;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    return notConfigured(`SANDBOXES is not valid JSON (${messageOf(err)})`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return notConfigured(
+      'SANDBOXES must be a JSON object of name -> URL, e.g. {"default":"http://127.0.0.1:8788"}',
+    );
+  }
+  const table: Record<string, string> = {};
+  for (const [name, url] of Object.entries(parsed)) {
+    if (typeof url !== "string" || !/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) {
+      return notConfigured(`SANDBOXES.${name} must be an http(s) URL, got ${JSON.stringify(url)}`);
+    }
+    table[name] = url.replace(/\/+$/, "");
+  }
+  return ok(table);
+}
+
+function notConfigured<T>(message: string): Outcome<T> {
+  return refusal("not_configured", message);
+}
+
+/** The secret name holding sandbox `name`'s token, e.g. `SANDBOX_TOKEN_GPU_1` for "gpu-1". */
+export function sandboxTokenName(name: string): `SANDBOX_TOKEN_${string}` {
+  return `SANDBOX_TOKEN_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+/**
+ * Checks that `name` is a configured sandbox, without needing its token (the Worker
+ * does this before starting any tool; a 400 for an unknown name, 503 for bad config).
+ * @example checkSandboxName(env, "default") // { ok: true, value: "http://127.0.0.1:8788" }
+ */
+export function checkSandboxName(
+  env: Pick<SandboxSettings, "SANDBOXES">,
+  name: string,
+): Outcome<string> {
+  const table = sandboxTable(env);
+  if (!table.ok) return table;
+  const url = table.value[name];
+  if (url === undefined) {
+    const known = Object.keys(table.value).join(", ") || "none";
+    return refusal("bad_request", `body.sandbox: unknown sandbox "${name}" (configured: ${known})`);
+  }
+  return ok(url);
+}
+
+/**
+ * URL and token of sandbox `name`, for the DO and the sandbox tools.
+ * @example
+ * const target = resolveSandbox(env, context.sandbox);
+ * if (!target.ok) throw new Error(target.error.message);
+ * new SandboxClient(target.value.url, target.value.token);
+ */
+export function resolveSandbox(env: SandboxSettings, name: string): Outcome<SandboxTarget> {
+  const url = checkSandboxName(env, name);
+  if (!url.ok) return url;
+  const tokenName = sandboxTokenName(name);
+  const token = env[tokenName] || env.SANDBOX_TOKEN;
+  if (!token) {
+    return notConfigured(`no token for sandbox "${name}": set ${tokenName} or SANDBOX_TOKEN`);
+  }
+  return ok({ name, url: url.value, token });
+}
+
+/** How long the reachability probe of `probeSandbox` waits for an answer. */
+export const SANDBOX_PROBE_TIMEOUT_MS = 5000;
+
+/**
+ * Whether sandbox `name` answers `GET /healthz`, checked before a sandbox tool call is
+ * created so that an unreachable host is a 502 that leaves nothing behind.
+ * @example
+ * const probe = await probeSandbox(env, "default");
+ * if (!probe.ok) return probe; // 502 sandbox_unreachable, with the URL and what to do
+ */
+export async function probeSandbox(
+  env: Pick<SandboxSettings, "SANDBOXES">,
+  name: string,
+): Promise<Outcome<null>> {
+  const url = checkSandboxName(env, name);
+  if (!url.ok) return url;
+  let reason: string;
+  // A timer cleared on the answer (not AbortSignal.timeout, whose pending timer would keep
+  // the Durable Object's request busy, and the object unevictable, for the full 5 s).
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), SANDBOX_PROBE_TIMEOUT_MS);
+  try {
+    const res = await fetch(`${url.value}/healthz`, { signal: abort.signal });
+    await res.body?.cancel();
+    if (res.ok) return ok(null);
+    reason = `GET /healthz answered ${res.status}`;
+  } catch (err) {
+    reason = abort.signal.aborted
+      ? `no answer within ${SANDBOX_PROBE_TIMEOUT_MS / 1000} s`
+      : messageOf(err);
+  } finally {
+    clearTimeout(timer);
+  }
+  return refusal(
+    "sandbox_unreachable",
+    `sandbox "${name}" at ${url.value} is unreachable (${reason}); check that the sandbox host is running and SANDBOXES points at it. Nothing was started: retry with the same toolCallId once it is up.`,
+  );
+}

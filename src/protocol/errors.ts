@@ -1,0 +1,82 @@
+/**
+ * The one vocabulary of refusals: every code the HTTP API answers with, the status that
+ * goes with it, and the message of anything thrown. The Worker, the Durable Object and
+ * the client all speak it (SPEC §8).
+ */
+
+/** Every error code the Toolwire API answers with. */
+export type ErrorCode =
+  | "bad_request"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "method_not_allowed"
+  | "conflict"
+  | "too_large"
+  | "upgrade_required"
+  | "internal"
+  | "sandbox_unreachable"
+  | "not_configured";
+
+const STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  too_large: 413,
+  upgrade_required: 426,
+  internal: 500,
+  sandbox_unreachable: 502,
+  not_configured: 503,
+} as const satisfies Record<ErrorCode, number>;
+
+/** The HTTP status of each code. */
+export type ErrorStatus = (typeof STATUS)[ErrorCode];
+
+/** A refusal a user can act on: what was wrong and what to do, with its HTTP status. */
+export interface ApiError {
+  code: ErrorCode;
+  message: string;
+  /** HTTP status the Worker answers with. */
+  status: ErrorStatus;
+}
+
+/**
+ * The error for `code`, with the status its code implies.
+ * @example apiError("conflict", "Already ended.") // { code: "conflict", message, status: 409 }
+ */
+export function apiError(code: ErrorCode, message: string): ApiError {
+  return { code, message, status: STATUS[code] };
+}
+
+/**
+ * The message of anything thrown: an `Error`'s message (its name when the message is
+ * empty), a string as it is, anything else as JSON.
+ * @example messageOf(new TypeError("bad")) // "bad"
+ */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+/**
+ * The JSON response for an error: `{ "error": { "code", "message" } }`, uncached.
+ * `extraHeaders` carries e.g. `Allow`, `Upgrade` or `WWW-Authenticate`.
+ * @example errorResponse(apiError("conflict", "already settled"))
+ */
+export function errorResponse(
+  error: ApiError,
+  extraHeaders: Record<string, string> = {},
+): Response {
+  return Response.json(
+    { error: { code: error.code, message: error.message } },
+    { status: error.status, headers: { "Cache-Control": "no-store", ...extraHeaders } },
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * The protocol shared by Toolwire's adapters (the Worker, the Invocation Durable Object,
+ * the sandbox host and its client, the client): error codes, `Outcome`, the invocation
+ * RPC contract, the sandbox host's HTTP vocabulary, bearer tokens and duration settings.
+ *
+ * Depends on the pure core only (src/chord, src/output, src/retention, src/events);
+ * test/node/layers.test.ts keeps the arrows pointing that way.
+ */
+export { bearerToken, bytesEqual, secretMatches } from "./bearer.ts";
+export {
+  type ApiError,
+  apiError,
+  type ErrorCode,
+  type ErrorStatus,
+  errorResponse,
+  messageOf,
+} from "./errors.ts";
+export type {
+  InvocationApi,
+  InvocationStatus,
+  InvocationView,
+  ProducerCall,
+  ProducerEnd,
+  ResultPoll,
+  StartRequest,
+  SubscriptionPath,
+} from "./invocation.ts";
+export { type Outcome, ok, refusal } from "./outcome.ts";
+export {
+  EXEC_ID_PATTERN,
+  type ExecLimits,
+  type ExecRequest,
+  type ExitUpdate,
+  type GlobRequest,
+  type GlobResult,
+  type GrepMatch,
+  type GrepRequest,
+  type GrepResult,
+  type ReadRequest,
+  type ReadResult,
+  type SearchEngine,
+  type ShellUpdate,
+} from "./sandbox-wire.ts";
+export { durationMs } from "./settings.ts";

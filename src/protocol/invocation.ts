@@ -1,0 +1,59 @@
+/**
+ * The contract between the Worker and the Invocation Durable Object: the RPC methods the
+ * Worker calls and the values they return (the DO class implements `InvocationApi`).
+ */
+import type { JsonValue } from "../chord/index.ts";
+import type { ProducerCall, ProducerEnd, SettledResult, ToolOutputState } from "../output/index.ts";
+import type { Outcome } from "./outcome.ts";
+
+export type { ProducerCall, ProducerEnd };
+
+export interface StartRequest {
+  tool: string;
+  /** Already validated against the tool's schema by the Worker. */
+  args: JsonValue;
+  toolCallId: string;
+  runId: string;
+  turnId: string;
+  sandbox: string;
+}
+
+export type InvocationStatus = "running" | "settled";
+
+export interface InvocationView {
+  id: string;
+  tool: string;
+  args: JsonValue;
+  runId: string;
+  turnId: string;
+  /** The sandbox the call was created for (`"default"` when the request named none). */
+  sandbox: string;
+  status: InvocationStatus;
+  state: ToolOutputState;
+  isError?: boolean;
+  cancelled?: boolean;
+  createdAt: number;
+  settledAt?: number;
+}
+
+export type ResultPoll = { status: "settled"; result: SettledResult } | { status: "running" };
+
+/** Subscription paths of the DO's `fetch`; it answers 404 itself for an unknown invocation. */
+export type SubscriptionPath = "/socket" | "/events";
+
+/**
+ * RPC surface of `InvocationDO`. WebSocket and SSE subscriptions go through `fetch` with
+ * a `SubscriptionPath`; the Worker has already checked the subscribe token.
+ */
+export interface InvocationApi {
+  /** Creates and starts the invocation, or returns the existing one (`created: false`). */
+  start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>>;
+  /** Current view; `not_found` if this DO holds no invocation. */
+  view(): Promise<Outcome<InvocationView>>;
+  /** Waits up to `waitMs` for the invocation to settle. */
+  result(waitMs: number): Promise<Outcome<ResultPoll>>;
+  /** Aborts a running invocation; `conflict` once settled. */
+  cancel(): Promise<Outcome<InvocationView>>;
+  /** Producer API: applies all calls atomically (all or none), then `end` if given. */
+  produce(calls: ProducerCall[], end?: ProducerEnd): Promise<Outcome<InvocationView>>;
+}

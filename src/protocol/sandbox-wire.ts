@@ -1,0 +1,109 @@
+/**
+ * The sandbox host's HTTP vocabulary: request and answer bodies of `/v1/exec`, `/v1/read`,
+ * `/v1/grep`, `/v1/glob`, and the Shell updates an exec streams as NDJSON. The host
+ * (sandbox/) answers in it and the sandbox client (src/execenv) reads it.
+ */
+import type { ShellOutputMetadata } from "../output/index.ts";
+import type { Omitted } from "../retention/index.ts";
+
+/** Exec ids name spill files and URLs: 1-128 letters, digits, `_` or `-`. */
+export const EXEC_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Limits for one exec: which end survives and the caps (defaults tail, 50 KiB, 2000 lines). */
+export interface ExecLimits {
+  retain?: "head" | "tail";
+  maxBytes?: number;
+  maxLines?: number;
+}
+
+/** Body of `POST /v1/exec`. */
+export interface ExecRequest {
+  execId: string;
+  command: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  timeoutSec?: number;
+  limits?: ExecLimits;
+}
+
+/** One NDJSON line of the exec stream. `drop` counts UTF-16 code units. */
+export type ShellUpdate =
+  | { kind: "replace"; output: { text: string } & ShellOutputMetadata }
+  | { kind: "append"; text: string; metadata: ShellOutputMetadata }
+  | { kind: "slide"; drop: number; text: string; metadata: ShellOutputMetadata }
+  | { kind: "metadata"; metadata: ShellOutputMetadata }
+  | { kind: "exit"; exitCode: number | null; signal?: string; error?: string };
+
+/** The last update of an exec: how the process ended. */
+export type ExitUpdate = Extract<ShellUpdate, { kind: "exit" }>;
+
+/** Body of `POST /v1/read`: a window of lines. */
+export interface ReadRequest {
+  path: string;
+  /** 1-based first line (default 1). */
+  offset?: number;
+  /** Most lines to return (default 2000). */
+  limit?: number;
+}
+
+/** Answer of `POST /v1/read`. Line numbers are 1-based. */
+export interface ReadResult {
+  path: string;
+  /** Number of the first returned line. */
+  startLine: number;
+  /** The lines, each cut to the per-line preview cap when longer. */
+  lines: string[];
+  totalLines: number;
+  /** How many returned lines were cut by the per-line preview cap. */
+  cutLines: number;
+  /** Why the window ended before the file did, if it did. */
+  truncatedBy: "lines" | "bytes" | null;
+  /** The offset that continues after this window, when there is more. */
+  nextOffset?: number;
+}
+
+/** Body of `POST /v1/grep`. */
+export interface GrepRequest {
+  pattern: string;
+  path?: string;
+  glob?: string;
+  ignoreCase?: boolean;
+  literal?: boolean;
+  /** Most matches to keep (default 100). */
+  limit?: number;
+}
+
+export interface GrepMatch {
+  path: string;
+  line: number;
+  text: string;
+}
+
+/** Which search ran: ripgrep when on the host's PATH, else the built-in walker. */
+export type SearchEngine = "ripgrep" | "walker";
+
+/** Answer of `POST /v1/grep`. `truncated` means the limit cut the search short. */
+export interface GrepResult {
+  matches: GrepMatch[];
+  truncated: boolean;
+  /** `atLeast(1)` when the search stopped at the probe: more may exist, how many is unknown. */
+  omitted: Omitted;
+  engine: SearchEngine;
+}
+
+/** Body of `POST /v1/glob`. */
+export interface GlobRequest {
+  pattern: string;
+  path?: string;
+  /** Most paths to keep (default 1000). */
+  limit?: number;
+}
+
+/** Answer of `POST /v1/glob`. Paths are relative to the workspace root. */
+export interface GlobResult {
+  paths: string[];
+  truncated: boolean;
+  /** `atLeast(1)` when the listing stopped at the probe. */
+  omitted: Omitted;
+  engine: SearchEngine;
+}

@@ -1,0 +1,500 @@
+import { execSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SandboxClient, SandboxHttpError } from "../../../../src/execenv/index.ts";
+import { utf8ByteLength } from "../../../../src/retention/index.ts";
+import {
+  applyUpdate,
+  execId,
+  type Folded,
+  fold,
+  sha256OfCommand,
+  sha256OfFile,
+  startTestHost,
+  type TestHost,
+} from "../harness.ts";
+
+/** The harness's SIGTERM → SIGKILL grace. */
+const GRACE_MS = 300;
+
+let host: TestHost;
+beforeAll(async () => {
+  host = await startTestHost();
+});
+afterAll(() => host.close());
+
+function run(command: string, extra: Record<string, unknown> = {}): Promise<Folded> {
+  return fold(host.client.exec({ execId: execId(), command, ...extra }));
+}
+
+/** The replica's text is what the metadata says it is. */
+function expectConsistent(f: Folded): void {
+  expect(f.metadata).not.toBeNull();
+  expect(utf8ByteLength(f.text)).toBe(f.metadata!.outputBytes);
+}
+
+describe("exec: output bounded at the source", () => {
+  it("seq 1 200000 keeps the last 2000 lines, exact totals, spill equals the full output", async () => {
+    const f = await run("seq 1 200000");
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+    const expected = `${Array.from({ length: 2000 }, (_, i) => 198001 + i).join("\n")}\n`;
+    expect(f.text).toBe(expected);
+    expect(f.metadata).toMatchObject({
+      truncated: true,
+      truncatedBy: "lines",
+      totalLines: 200000,
+      totalBytes: 1288895,
+      outputLines: 2000,
+      lastLinePartial: false,
+    });
+    expectConsistent(f);
+    const spill = path.join(host.root, f.metadata!.spillPath!);
+    expect(f.metadata!.spillPath).toMatch(/^\.toolwire\/spill\/.+\.log$/);
+    expect(await sha256OfFile(spill)).toBe(sha256OfCommand("seq 1 200000"));
+  });
+
+  it("yes | head -c 50000000: 25M lines counted, spill byte for byte", async () => {
+    const command = "yes | head -c 50000000";
+    const f = await run(command);
+    expect(f.exit?.exitCode).toBe(0);
+    expect(f.text).toBe("y\n".repeat(2000));
+    expect(f.metadata).toMatchObject({
+      totalLines: 25_000_000,
+      totalBytes: 50_000_000,
+      truncated: true,
+    });
+    expectConsistent(f);
+    expect(await sha256OfFile(path.join(host.root, f.metadata!.spillPath!))).toBe(
+      sha256OfCommand(command),
+    );
+  });
+
+  it("output within the caps is complete and creates no spill file", async () => {
+    const id = execId();
+    const f = await fold(host.client.exec({ execId: id, command: "seq 1 2000" }));
+    expect(f.metadata).toMatchObject({ truncated: false, totalLines: 2000, outputLines: 2000 });
+    expect(f.metadata!.spillPath).toBeUndefined();
+    expect(existsSync(path.join(host.root, ".toolwire/spill", `${id}.log`))).toBe(false);
+  });
+
+  it("one line past the line cap truncates and spills the whole stream", async () => {
+    const f = await run("seq 1 2001");
+    expect(f.text).toBe(`${Array.from({ length: 2000 }, (_, i) => i + 2).join("\n")}\n`);
+    expect(f.metadata).toMatchObject({ truncated: true, truncatedBy: "lines", totalLines: 2001 });
+    expect(await sha256OfFile(path.join(host.root, f.metadata!.spillPath!))).toBe(
+      sha256OfCommand("seq 1 2001"),
+    );
+  });
+
+  it("byte cap: exactly maxBytes is kept whole, one byte more truncates", async () => {
+    const at = await run("head -c 99 /dev/zero | tr '\\0' a; echo", { limits: { maxBytes: 100 } });
+    expect(at.metadata).toMatchObject({ truncated: false, totalBytes: 100 });
+    const over = await run("head -c 100 /dev/zero | tr '\\0' a; echo", {
+      limits: { maxBytes: 100 },
+    });
+    expect(over.metadata).toMatchObject({ truncated: true, truncatedBy: "bytes", totalBytes: 101 });
+    expect(over.metadata!.lastLinePartial).toBe(true);
+    expect(utf8ByteLength(over.text)).toBe(100);
+  });
+
+  it("a long single line keeps its last maxBytes bytes (tail) or its first (head)", async () => {
+    const command = "head -c 200000 /dev/zero | tr '\\0' x";
+    const tail = await run(command);
+    expect(tail.text).toBe("x".repeat(51200));
+    expect(tail.metadata).toMatchObject({
+      totalLines: 1,
+      totalBytes: 200000,
+      truncatedBy: "bytes",
+      lastLinePartial: true,
+    });
+    const head = await run(command, { limits: { retain: "head" } });
+    expect(head.text).toBe("x".repeat(51200));
+    expect(head.metadata).toMatchObject({ totalBytes: 200000, firstLineExceedsLimit: true });
+    expect(await sha256OfFile(path.join(host.root, head.metadata!.spillPath!))).toBe(
+      sha256OfCommand(command),
+    );
+  });
+
+  it("head mode keeps the first lines and still counts everything", async () => {
+    const f = await run("seq 1 100000", { limits: { retain: "head", maxLines: 10 } });
+    expect(f.text).toBe(`${Array.from({ length: 10 }, (_, i) => i + 1).join("\n")}\n`);
+    expect(f.metadata).toMatchObject({ truncated: true, totalLines: 100000, totalBytes: 588895 });
+  });
+
+  it("keeps multibyte characters whole when a pipe splits them across writes", async () => {
+    // "€" (e2 82 ac) and "😀" (f0 9f 98 80) arrive in pieces, with stderr writing in between.
+    const command = [
+      "printf '\\342\\202'",
+      "sleep 0.1",
+      "printf 'E' >&2",
+      "sleep 0.1",
+      "printf '\\254|\\360'",
+      "sleep 0.1",
+      "printf '\\237\\230'",
+      "sleep 0.1",
+      "printf '\\200\\n'",
+    ].join("; ");
+    const f = await run(command);
+    expect(f.text).toBe("E€|😀\n");
+    expect(f.text).not.toContain("\uFFFD");
+    expect(f.metadata).toMatchObject({ totalBytes: 10, totalLines: 1 });
+  });
+
+  it("invalid UTF-8 shows as U+FFFD while totals count the raw bytes", async () => {
+    const f = await run("printf 'a\\377\\376b\\n'");
+    expect(f.text).toBe("a\uFFFD\uFFFDb\n");
+    expect(f.metadata).toMatchObject({ totalBytes: 5, totalLines: 1, outputBytes: 9 });
+  });
+
+  it("the spill file is readable and searchable with read and grep", async () => {
+    const f = await run("seq 1 5000");
+    const spillPath = f.metadata!.spillPath!;
+    const r = await host.client.read({ path: spillPath, offset: 4999 });
+    expect(r).toMatchObject({ lines: ["4999", "5000"], totalLines: 5000 });
+    const g = await host.client.grep({ pattern: "^123$", path: spillPath });
+    expect(g.matches).toEqual([{ path: spillPath, line: 123, text: "123" }]);
+  });
+
+  it("stdout and stderr feed one view in arrival order", async () => {
+    const f = await run("echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three");
+    expect(f.text).toBe("one\ntwo\nthree\n");
+  });
+
+  it("reports a failing command's exit code with its output", async () => {
+    const f = await run("echo oops >&2; exit 3");
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 3 });
+    expect(f.text).toBe("oops\n");
+  });
+
+  it("runs in cwd with env, without the host's token", async () => {
+    process.env.SANDBOX_TOKEN = "host-secret-that-commands-must-not-see";
+    const other = await startTestHost();
+    delete process.env.SANDBOX_TOKEN;
+    try {
+      mkdirSync(path.join(other.root, "sub"), { recursive: true });
+      const f = await fold(
+        other.client.exec({
+          execId: execId(),
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a JS template
+          command: 'pwd; echo "$GREETING"; echo "token=$SANDBOX_TOKEN"; echo "path=${PATH:+set}"',
+          cwd: "sub",
+          env: { GREETING: "hello" },
+        }),
+      );
+      expect(f.text).toBe(`${path.join(other.root, "sub")}\nhello\ntoken=\npath=set\n`);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("exec: timeouts, kill, process groups", () => {
+  it("a timeout terminates the whole process group", async () => {
+    const id = execId();
+    const pidFile = path.join(host.root, `${id}.pid`);
+    const f = await fold(
+      host.client.exec({
+        execId: id,
+        command: `sleep 300 & echo $! > ${id}.pid; echo started; wait`,
+        timeoutSec: 0.5,
+      }),
+    );
+    expect(f.text).toBe("started\n");
+    expect(f.exit?.exitCode).toBeNull();
+    expect(f.exit?.signal).toBe("SIGTERM");
+    expect(f.exit?.error).toMatch(/timed out after 0.5 s/);
+    const background = Number(execSync(`cat ${pidFile}`).toString());
+    expect(isAlive(background)).toBe(false);
+  });
+
+  it("kill stops a running command; SIGKILL follows when SIGTERM is ignored", async () => {
+    const id = execId();
+    const stream = host.client.exec({
+      execId: id,
+      command: "trap '' TERM; echo ready; while :; do sleep 0.05; done",
+    });
+    const f: Folded = { updates: [], text: "", metadata: null, exit: null };
+    for await (const u of stream) {
+      applyUpdate(f, u);
+      if (f.text.includes("ready")) break;
+    }
+    expect(await host.client.kill(id)).toEqual({ execId: id, status: "killing" });
+    await fold(host.client.reattach(id), f);
+    expect(f.exit?.signal).toBe("SIGKILL");
+    expect(f.exit?.error).toMatch(/killed on request/);
+    expect(await host.client.kill(id)).toEqual({ execId: id, status: "exited" });
+  });
+
+  it("a timeout kills members that ignore SIGTERM and hold no pipe, though the shell exited first", async () => {
+    const id = execId();
+    const f = await fold(
+      host.client.exec({
+        execId: id,
+        command: `echo $$ > ${id}.pgid; sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & sleep 300`,
+        timeoutSec: 0.5,
+      }),
+    );
+    const pgid = Number(readFileSync(path.join(host.root, `${id}.pgid`), "utf8"));
+    expect(f.updates.filter((u) => u.kind === "exit")).toHaveLength(1);
+    expect(f.exit?.error).toMatch(/timed out after 0.5 s/);
+    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+  });
+
+  it("kill reaches a background member that ignores SIGTERM and holds no pipe", async () => {
+    const id = execId();
+    const stream = host.client.exec({
+      execId: id,
+      command: `echo $$ > ${id}.pgid; (trap '' TERM; sleep 300 >/dev/null 2>&1 &); echo ready; sleep 300`,
+    });
+    const f: Folded = { updates: [], text: "", metadata: null, exit: null };
+    for await (const u of stream) {
+      applyUpdate(f, u);
+      if (f.text.includes("ready")) break;
+    }
+    const pgid = Number(readFileSync(path.join(host.root, `${id}.pgid`), "utf8"));
+    expect(await groupGone(pgid, 0)).not.toEqual([]);
+    await host.client.kill(id);
+    await fold(host.client.reattach(id), f);
+    expect(f.exit?.signal).toBe("SIGTERM");
+    expect(f.updates.filter((u) => u.kind === "exit")).toHaveLength(1);
+    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+  });
+});
+
+describe("exec: host shutdown", () => {
+  it("closing the host terminates running process groups before it returns", async () => {
+    const other = await startTestHost();
+    const id = execId();
+    const stream = other.client.exec({
+      execId: id,
+      command: `sleep 300 & echo $! > ${id}.pid; echo started; wait`,
+    });
+    const f: Folded = { updates: [], text: "", metadata: null, exit: null };
+    for await (const u of stream) {
+      applyUpdate(f, u);
+      if (f.text.includes("started")) break;
+    }
+    const background = Number(readFileSync(path.join(other.root, `${id}.pid`), "utf8"));
+    await other.close();
+    expect(isAlive(background)).toBe(false);
+  });
+
+  it("closing the host kills a member that ignores SIGTERM and holds no pipe", async () => {
+    const other = await startTestHost();
+    const id = execId();
+    const stream = other.client.exec({
+      execId: id,
+      command: `echo $$ > ${id}.pgid; sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & echo started; sleep 300`,
+    });
+    const f: Folded = { updates: [], text: "", metadata: null, exit: null };
+    for await (const u of stream) {
+      applyUpdate(f, u);
+      if (f.text.includes("started")) break;
+    }
+    const pgid = Number(readFileSync(path.join(other.root, `${id}.pgid`), "utf8"));
+    await other.close();
+    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+  });
+});
+
+describe("exec: reattach", () => {
+  it("a second consumer joins mid-stream with a replace base and sees the same end", async () => {
+    const id = execId();
+    const command = "for i in $(seq 1 30); do echo line $i; sleep 0.02; done";
+    const first = host.client.exec({ execId: id, command });
+    const head = await first.next();
+    expect(head.value?.kind).toBe("replace");
+    await first.return(undefined);
+    const later = await fold(host.client.reattach(id));
+    expect(later.updates[0]!.kind).toBe("replace");
+    expect(later.exit?.exitCode).toBe(0);
+    expect(later.text).toBe(Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join(""));
+    const after = await fold(host.client.reattach(id));
+    expect(after.updates.map((u) => u.kind)).toEqual(["replace", "exit"]);
+    expect(after.text).toBe(later.text);
+  });
+
+  it("refuses a second exec with the same id, and unknown ids", async () => {
+    const id = execId();
+    await fold(host.client.exec({ execId: id, command: "true" }));
+    await expect(fold(host.client.exec({ execId: id, command: "true" }))).rejects.toMatchObject({
+      status: 409,
+      code: "conflict",
+    });
+    await expect(fold(host.client.reattach("nope"))).rejects.toBeInstanceOf(SandboxHttpError);
+    await expect(host.client.kill("nope")).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe("exec: the spill file stays inside the workspace", () => {
+  it("a symlink planted at the spill path is not followed; the command fails and says why", async () => {
+    const id = execId();
+    const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
+    try {
+      const victim = path.join(outside, "victim.txt");
+      writeFileSync(victim, "keep me\n");
+      const dir = path.join(host.root, ".toolwire/spill");
+      mkdirSync(dir, { recursive: true });
+      symlinkSync(victim, path.join(dir, `${id}.log`));
+      const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
+      expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+      expect(f.exit?.exitCode).not.toBe(0);
+      expect(f.exit?.error).toMatch(
+        /spill file refused: \.toolwire\/spill\/.*\.log is a symbolic link/,
+      );
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("a hard link planted at the spill path is refused before the file it names is truncated", async () => {
+    const id = execId();
+    const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
+    try {
+      const victim = path.join(outside, "victim.txt");
+      writeFileSync(victim, "keep me\n");
+      const dir = path.join(host.root, ".toolwire/spill");
+      mkdirSync(dir, { recursive: true });
+      linkSync(victim, path.join(dir, `${id}.log`));
+      const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
+      expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+      expect(f.exit?.error).toMatch(/spill file refused: .* is a hard link \(2 names\)/);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("a FIFO planted at the spill path is refused without blocking the host", async () => {
+    const id = execId();
+    const dir = path.join(host.root, ".toolwire/spill");
+    mkdirSync(dir, { recursive: true });
+    execSync(`mkfifo ${path.join(dir, `${id}.log`)}`);
+    const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
+    expect(f.exit?.error).toMatch(/spill file refused: .* is a FIFO/);
+    expect((await fold(host.client.exec({ execId: execId(), command: "echo alive" }))).text).toBe(
+      "alive\n",
+    );
+  });
+
+  it("a spill directory that resolves outside the workspace is refused before anything is created there", async () => {
+    const other = await startTestHost();
+    const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
+    try {
+      symlinkSync(outside, path.join(other.root, ".toolwire"));
+      const id = execId();
+      const f = await fold(other.client.exec({ execId: id, command: "seq 1 100000" }));
+      expect(readdirSync(outside)).toEqual([]);
+      expect(f.exit?.exitCode).not.toBe(0);
+      expect(f.exit?.error).toMatch(/spill file refused: .*outside the workspace root/);
+    } finally {
+      await other.close();
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("a spill directory symlinked to a place inside the workspace is used", async () => {
+    const other = await startTestHost();
+    try {
+      mkdirSync(path.join(other.root, "kept"));
+      symlinkSync(path.join(other.root, "kept"), path.join(other.root, ".toolwire"));
+      const f = await fold(other.client.exec({ execId: execId(), command: "seq 1 100000" }));
+      expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+      expect(
+        await sha256OfFile(
+          path.join(other.root, "kept/spill", path.basename(f.metadata!.spillPath!)),
+        ),
+      ).toBe(sha256OfCommand("seq 1 100000"));
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("exec: spill failures fail the command", () => {
+  it("a spill write error (file size limit) kills the command and says so", async () => {
+    // A host process whose files may not grow past 1 MiB: its spill writes fail with
+    // EFBIG (Node ignores SIGXFSZ), as on a full disk.
+    const root = mkdtempSync(path.join(tmpdir(), "toolwire-fsize-"));
+    const token = randomBytes(24).toString("hex");
+    const main = fileURLToPath(new URL("../../../../sandbox/main.ts", import.meta.url));
+    const child = spawn("prlimit", ["--fsize=1048576", process.execPath, main], {
+      env: { PATH: process.env.PATH, SANDBOX_TOKEN: token, PORT: "0", SANDBOX_ROOT: root },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.setEncoding("utf8");
+        child.stdout.on("data", (text: string) => {
+          const m = /listening on (http:\/\/\S+)/.exec(text);
+          if (m) resolve(m[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`host exited (${code})`)));
+      });
+      const client = new SandboxClient(url, token);
+      const f = await fold(client.exec({ execId: execId(), command: "seq 1 10000000" }));
+      expect(f.exit?.error).toMatch(/spill write failed \(EFBIG/);
+      expect(f.exit?.exitCode).not.toBe(0);
+    } finally {
+      child.kill("SIGTERM");
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * Waits up to `waitMs` for process group `pgid` to have no live member, then returns the
+ * pids still alive in it (empty: the group is gone). Survivors are SIGKILLed afterwards
+ * so a failing test leaks nothing. Zombies count as gone: their reaper may be slow.
+ */
+async function groupGone(pgid: number, waitMs: number): Promise<number[]> {
+  const deadline = Date.now() + waitMs;
+  let alive = liveMembers(pgid);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    alive = liveMembers(pgid);
+  }
+  if (alive.length > 0 && waitMs > 0) process.kill(-pgid, "SIGKILL");
+  return alive;
+}
+
+/** Pids of live (non-zombie) processes whose process group is `pgid`, from /proc. */
+function liveMembers(pgid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // Fields after "(comm) ": state ppid pgrp ...
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z") pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** True while `pid` runs (a zombie awaiting a reaper counts as gone). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,189 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { countNewlines } from "../../../../sandbox/exec/newlines.ts";
+import { SourceView } from "../../../../sandbox/exec/source-view.ts";
+import { nextUpdate, type Sent } from "../../../../sandbox/exec/update-stream.ts";
+import { type OutputPolicy, TextWindow } from "../../../../src/output/index.ts";
+import { applyUpdate, type Folded } from "../harness.ts";
+
+const piece = fc.oneof(
+  fc.constantFrom("\n", "a", "é", "€", "😀", "line\n", "x".repeat(40), "y\n".repeat(20)),
+  fc.string({ unit: "grapheme", maxLength: 30 }),
+);
+
+const policy = fc.record({
+  retain: fc.constantFrom<"head" | "tail">("head", "tail"),
+  maxBytes: fc.integer({ min: 0, max: 120 }),
+  maxLines: fc.integer({ min: 0, max: 8 }),
+});
+
+/** A consumer of the real NDJSON delta logic (`nextUpdate`), folded like the DO folds it. */
+class Replica {
+  readonly folded: Folded = { updates: [], text: "", metadata: null, exit: null };
+  private sent: Sent | null = null;
+
+  catchUp(view: SourceView): void {
+    const published = { text: view.text, viewPosition: view.position, metadata: view.truncation() };
+    const update = nextUpdate(published, this.sent);
+    this.sent = { position: published.viewPosition, metadata: JSON.stringify(published.metadata) };
+    if (update) applyUpdate(this.folded, update);
+  }
+
+  get text(): string {
+    return this.folded.text;
+  }
+}
+
+/** Splits `bytes` into chunks of the given sizes (cycled), the last one taking the rest. */
+function chunked(bytes: Uint8Array, sizes: number[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let at = 0;
+  for (let k = 0; at < bytes.length; k++) {
+    const size = sizes[k % sizes.length]!;
+    out.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return out;
+}
+
+const encoder = new TextEncoder();
+
+describe("SourceView", () => {
+  it("reads like a window fed each pipe's decoded text, whenever it is read", () => {
+    fc.assert(
+      fc.property(
+        policy,
+        fc.array(piece, { maxLength: 30 }),
+        fc.array(piece, { maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 200 }),
+        (p: OutputPolicy, out, err, sizes, schedule) => {
+          const pipes = [
+            chunked(encoder.encode(out.join("")), sizes),
+            chunked(encoder.encode(err.join("")), sizes),
+          ];
+          const view = new SourceView(p);
+          const reference = new TextWindow(p);
+          const decoders = [new TextDecoder(), new TextDecoder()];
+          const replica = new Replica();
+          let raw = "";
+          const next = [0, 0];
+          for (let step = 0; next[0]! < pipes[0]!.length || next[1]! < pipes[1]!.length; step++) {
+            const [pickErr, read] = schedule[step % schedule.length]!;
+            let pipe: 0 | 1 = pickErr ? 1 : 0;
+            if (next[pipe]! >= pipes[pipe]!.length) pipe = pipe === 0 ? 1 : 0;
+            const chunk = pipes[pipe]![next[pipe]!++]!;
+            view.push(pipe, chunk);
+            reference.append(decoders[pipe]!.decode(chunk, { stream: true }));
+            raw += Buffer.from(chunk).toString("latin1");
+            if (read) {
+              expect(view.text).toBe(reference.text);
+              const t = view.truncation();
+              expect(t).toEqual({
+                ...reference.truncation(),
+                totalBytes: raw.length,
+                totalLines: raw.split("\n").length - (raw === "" || raw.endsWith("\n") ? 1 : 0),
+              });
+              replica.catchUp(view);
+              expect(replica.text).toBe(reference.text);
+              expect(replica.folded.metadata).toEqual(t);
+            }
+          }
+          for (const pipe of [0, 1] as const) {
+            view.end(pipe);
+            reference.append(decoders[pipe]!.decode());
+          }
+          expect(view.text).toBe(reference.text);
+          expect(view.truncation()).toEqual(reference.truncation());
+          replica.catchUp(view);
+          expect(replica.text).toBe(reference.text);
+        },
+      ),
+      { seed: 3031, numRuns: 1500 },
+    );
+  });
+
+  it("releases every chunk once and never reads a released chunk", () => {
+    fc.assert(
+      fc.property(
+        policy,
+        fc.array(piece, { maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.integer({ min: 0, max: 1 }), { minLength: 1, maxLength: 50 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 50 }),
+        (p: OutputPolicy, pieces, sizes, pipeOf, reads) => {
+          // Each chunk owns its bytes; a released chunk is overwritten with 0xff, as
+          // freed memory would be reused, so any later read of it shows in the text.
+          const bytes = encoder.encode(pieces.join(""));
+          const chunks = chunked(bytes, sizes).map((c) => c.slice());
+          const released = new Set<Uint8Array>();
+          let releases = 0;
+          const view = new SourceView(p, (bytes) => {
+            releases++;
+            released.add(bytes);
+            bytes.fill(0xff);
+          });
+          const reference = new TextWindow(p);
+          const decoders = [new TextDecoder(), new TextDecoder()];
+          chunks.forEach((chunk, k) => {
+            const pipe = pipeOf[k % pipeOf.length] as 0 | 1;
+            reference.append(decoders[pipe]!.decode(chunk, { stream: true }));
+            view.push(pipe, chunk);
+            if (reads[k % reads.length]) expect(view.text).toBe(reference.text);
+          });
+          for (const pipe of [0, 1] as const) {
+            reference.append(decoders[pipe]!.decode());
+            view.end(pipe);
+          }
+          const raw = Buffer.from(bytes).toString("latin1");
+          expect(view.text).toBe(reference.text);
+          expect(view.truncation()).toEqual({
+            ...reference.truncation(),
+            totalBytes: raw.length,
+            totalLines: raw.split("\n").length - (raw === "" || raw.endsWith("\n") ? 1 : 0),
+          });
+          expect(releases).toBe(chunks.length);
+          expect(released.size).toBe(chunks.length);
+        },
+      ),
+      { seed: 3033, numRuns: 1000 },
+    );
+  });
+
+  it("keeps a tail of 50 KiB exact across chunks far larger than the cap", () => {
+    const p: OutputPolicy = { retain: "tail", maxBytes: 51200, maxLines: 2000 };
+    const view = new SourceView(p);
+    const reference = new TextWindow(p);
+    const chunk = encoder.encode(`${"z".repeat(65000)}\n€${"w".repeat(3000)}`);
+    const decoder = new TextDecoder();
+    for (let i = 0; i < 20; i++) {
+      // Cut inside the "€" so that each half arrives in a different chunk.
+      view.push(0, chunk.subarray(0, 65002));
+      view.push(0, chunk.subarray(65002));
+      reference.append(decoder.decode(chunk, { stream: true }));
+    }
+    expect(view.text).toBe(reference.text);
+    expect(view.truncation()).toEqual(reference.truncation());
+  });
+});
+
+describe("countNewlines", () => {
+  it("counts sparse and dense newlines alike, at any alignment", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("\n", "a", "bb", "\r\n", "\n\n\n"), { maxLength: 600 }),
+        fc.integer({ min: 0, max: 7 }),
+        (parts, offset) => {
+          const text = parts.join("");
+          const bytes = Buffer.concat([Buffer.alloc(offset), Buffer.from(text)]).subarray(offset);
+          expect(countNewlines(bytes)).toBe(text.split("\n").length - 1);
+        },
+      ),
+      { seed: 3032, numRuns: 500 },
+    );
+    expect(countNewlines(Buffer.from("y\n".repeat(5000)))).toBe(5000);
+    // Every byte a newline: each byte lane of the running sum reaches its most (254) per fold.
+    expect(countNewlines(Buffer.alloc(100_003, 10))).toBe(100_003);
+    expect(countNewlines(Buffer.alloc(100_003, 10).subarray(1))).toBe(100_002);
+  });
+});

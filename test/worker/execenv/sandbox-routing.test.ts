@@ -1,0 +1,84 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { resolveSandbox, sandboxTable, sandboxTokenName } from "../../../src/execenv/index.ts";
+import { app } from "../../../src/worker/index.ts";
+import { authed, call, expectError, freshId, ORIGIN } from "../worker/helpers.ts";
+
+function withConfig(vars: Partial<Env>): Env {
+  return { ...env, SANDBOX_TOKEN: undefined, ...vars } as Env;
+}
+
+describe("sandbox routing", () => {
+  it("uses wrangler.toml's default table: one sandbox named default on 127.0.0.1:8788", () => {
+    expect(sandboxTable(env)).toEqual({ ok: true, value: { default: "http://127.0.0.1:8788" } });
+    expect(sandboxTable({ SANDBOXES: undefined })).toEqual({
+      ok: true,
+      value: { default: "http://127.0.0.1:8788" },
+    });
+  });
+
+  it("takes SANDBOX_TOKEN for default and SANDBOX_TOKEN_<NAME> (falling back to SANDBOX_TOKEN) for others", () => {
+    const config = withConfig({
+      SANDBOXES: '{"default":"http://a.test/","gpu-1":"https://gpu.test","cpu":"http://cpu.test"}',
+      SANDBOX_TOKEN: "t-default",
+      SANDBOX_TOKEN_GPU_1: "t-gpu",
+    });
+    expect(sandboxTokenName("gpu-1")).toBe("SANDBOX_TOKEN_GPU_1");
+    expect(resolveSandbox(config, "default")).toEqual({
+      ok: true,
+      value: { name: "default", url: "http://a.test", token: "t-default" },
+    });
+    expect(resolveSandbox(config, "gpu-1")).toEqual({
+      ok: true,
+      value: { name: "gpu-1", url: "https://gpu.test", token: "t-gpu" },
+    });
+    expect(resolveSandbox(config, "cpu")).toEqual({
+      ok: true,
+      value: { name: "cpu", url: "http://cpu.test", token: "t-default" },
+    });
+  });
+
+  it("answers 400 for an unknown name, listing the configured ones", () => {
+    const result = resolveSandbox(withConfig({ SANDBOX_TOKEN: "t" }), "nope");
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.status).toBe(400);
+      expect(result.error.message).toContain('unknown sandbox "nope" (configured: default)');
+    }
+  });
+
+  it("answers 503 naming the problem when SANDBOXES is broken or a token is missing", () => {
+    const cases: [Partial<Env>, string, string][] = [
+      [{ SANDBOXES: "{not json" }, "default", "SANDBOXES is not valid JSON"],
+      [{ SANDBOXES: '["http://a.test"]' }, "default", "SANDBOXES must be a JSON object"],
+      [
+        { SANDBOXES: '{"default":"ftp://a.test"}' },
+        "default",
+        "SANDBOXES.default must be an http(s) URL",
+      ],
+      [{ SANDBOXES: '{"default":42}' }, "default", "SANDBOXES.default must be an http(s) URL"],
+      [{}, "default", "set SANDBOX_TOKEN_DEFAULT or SANDBOX_TOKEN"],
+    ];
+    for (const [vars, name, message] of cases) {
+      const result = resolveSandbox(withConfig(vars), name);
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.error.status).toBe(503);
+        expect(result.error.code).toBe("not_configured");
+        expect(result.error.message).toContain(message);
+      }
+    }
+  });
+});
+
+describe("POST /v1/invocations and sandbox routing", () => {
+  it("answers 503 naming SANDBOXES when it cannot be parsed, and creates nothing", async () => {
+    const toolCallId = freshId("sbx");
+    const broken = withConfig({ SANDBOXES: "{oops" });
+    const body = JSON.stringify({ tool: "emit", args: { lines: 1 }, toolCallId });
+    const req = new Request(`${ORIGIN}/v1/invocations`, authed({ method: "POST", body }));
+    const message = await expectError(await app.fetch(req, broken), 503, "not_configured");
+    expect(message).toContain("SANDBOXES is not valid JSON");
+    await expectError(await call(`/v1/invocations/${toolCallId}`), 404, "not_found");
+  });
+});
