@@ -9,7 +9,7 @@ import {
   track,
   upgradeLegacyWire,
 } from "../../../src/chord/index.ts";
-import { legacyEncoder } from "./legacy-encoder.ts";
+import { legacyEncoder } from "../../support/legacy-encoder.ts";
 import { at, container, containers, mutate, plain, step } from "./mutations.ts";
 
 describe("upgradeLegacyWire", () => {
