@@ -10,6 +10,6 @@ export {
 } from "./errors.ts";
 export { fitsDepth, MAX_JSON_DEPTH } from "./json.ts";
 export { findOverlap } from "./overlap.ts";
-export { type JsonShape, type Tracker, track } from "./tracker.ts";
+export { type FlushWork, type JsonShape, type Tracker, track } from "./tracker.ts";
 export type * from "./types.ts";
 export { assertValidOp, assertValidWireOp, isBase } from "./validate.ts";

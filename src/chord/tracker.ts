@@ -31,6 +31,11 @@ export interface Tracker<T> {
   /** `true` when something was written (or a base is due) since the last flush. */
   readonly dirty: boolean;
   /**
+   * What the last flush compared: nodes visited and entries (keys, elements) looked at.
+   * It grows with what changed, never with the size of the state.
+   */
+  readonly work: FlushWork;
+  /**
    * The ops that turn the accepted baseline into the current state, then accepts the
    * current state as the new baseline. The first flush, and the first after `rebase()`
    * or a `state` assignment, is a base batch `[["r", snapshot]]`.
@@ -59,8 +64,11 @@ type Node = JsonObject | JsonValue[];
 const META: unique symbol = Symbol("chord.meta");
 type Held = Node & { [META]?: Meta };
 
-/** Work done by the last flush (nodes visited, entries compared): for tests, not for callers. */
-export const flushWork = { nodes: 0, entries: 0 };
+/** Work done by one flush: nodes visited, entries (keys, elements) compared. */
+export interface FlushWork {
+  readonly nodes: number;
+  readonly entries: number;
+}
 
 /** Per-node bookkeeping: who holds the node, and what it looked like at the baseline. */
 interface Meta {
@@ -130,6 +138,8 @@ export function track<T>(
   /** Base batches are due for the first flush and after `rebase()`. */
   let baseDue = true;
   let rebaseAsked = false;
+  /** This tracker's counters for its last flush. */
+  const flushWork = { nodes: 0, entries: 0 };
 
   const newMeta = (node: Node, parent: Meta | null, key: Seg): Meta => {
     const meta: Meta = {
@@ -599,6 +609,9 @@ export function track<T>(
     },
     get dirty(): boolean {
       return baseDue || rebaseAsked || replaced !== null || hasPending(rootMeta);
+    },
+    get work(): FlushWork {
+      return { nodes: flushWork.nodes, entries: flushWork.entries };
     },
     flush(): Op[] {
       flushWork.nodes = 0;

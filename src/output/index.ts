@@ -14,7 +14,6 @@ export {
 export {
   assertOutputState,
   cloneOutputState,
-  createToolOutput,
   emptyOutputState,
   ToolOutputSink,
   type ToolOutputSinkOptions,

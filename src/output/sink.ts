@@ -545,13 +545,3 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
     this.detailsError ??= error;
   }
 }
-
-/**
- * A sink with the given policy (default tail, 50 KiB, 2000 lines).
- * @example const sink = createToolOutput({ policy: tool.output, onChange: () => publisher.markDirty() });
- */
-export function createToolOutput<D extends JsonValue = JsonValue>(
-  options: ToolOutputSinkOptions = {},
-): ToolOutputSink<D> {
-  return new ToolOutputSink<D>(options);
-}
