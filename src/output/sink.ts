@@ -11,10 +11,13 @@ import {
   assertToolNames,
   assertTruncation,
   assertUsage,
+  copyTruncation,
   detailsSizeError,
   MAX_NOTICE_BYTES,
   type OutputLimitError,
+  TRUNCATION_KEYS,
 } from "./limits.ts";
+import { assertOutputState, cloneOutputState, emptyOutputState } from "./state.ts";
 import {
   DEFAULT_OUTPUT_POLICY,
   type ImageContent,
@@ -35,20 +38,6 @@ export interface ToolOutputSinkOptions {
   /** Called after every change (and when `details` is handed out), e.g. to schedule a publication. */
   onChange?: () => void;
 }
-
-const TRUNCATION_KEYS = [
-  "truncated",
-  "truncatedBy",
-  "totalLines",
-  "totalBytes",
-  "outputLines",
-  "outputBytes",
-  "maxLines",
-  "maxBytes",
-  "lastLinePartial",
-  "firstLineExceedsLimit",
-  "spillPath",
-] as const;
 
 /** The text change since the last flush: `current = flushed.slice(drop) + append`. */
 interface TextDelta {
@@ -86,72 +75,6 @@ function messageOf(error: unknown): string {
 function boundNotice(text: string): string {
   if (utf8ByteLength(text) <= MAX_NOTICE_BYTES) return text;
   return `${text.slice(0, utf8HeadIndex(text, MAX_NOTICE_BYTES - 3))}…`;
-}
-
-/** A fresh state: one empty text block, `details` `{}`, `terminate` false. */
-export function emptyOutputState(truncation: Truncation): ToolOutputState {
-  return {
-    content: [{ type: "text", text: "" }],
-    details: {},
-    terminate: false,
-    truncation: { ...truncation },
-  };
-}
-
-/**
- * A deep copy of `state` that shares only immutable strings (image data is not copied).
- * @example const copy = cloneOutputState(sink.snapshot());
- */
-export function cloneOutputState(state: ToolOutputState): ToolOutputState {
-  const copy: ToolOutputState = {
-    content: state.content.map((c) =>
-      c.type === "text"
-        ? { type: "text", text: c.text }
-        : { type: "image", data: c.data, mimeType: c.mimeType },
-    ),
-    details: JSON.parse(JSON.stringify(state.details)) as JsonValue,
-    terminate: state.terminate,
-    truncation: { ...state.truncation },
-  };
-  if (state.usage !== undefined) copy.usage = { ...state.usage };
-  if (state.addedTools !== undefined) copy.addedTools = [...state.addedTools];
-  return copy;
-}
-
-/** Throws unless `state` is a well-formed `ToolOutputState` within the sink's bounds. */
-export function assertOutputState(state: unknown): asserts state is ToolOutputState {
-  if (state === null || typeof state !== "object") {
-    throw new TypeError(
-      "An output state must be an object { content, details, terminate, truncation }.",
-    );
-  }
-  const s = state as Partial<ToolOutputState>;
-  const content = s.content;
-  if (
-    !Array.isArray(content) ||
-    content[0]?.type !== "text" ||
-    typeof content[0].text !== "string"
-  ) {
-    throw new TypeError(
-      'An output state\'s content must start with one text block { type: "text", text }.',
-    );
-  }
-  content.slice(1).forEach((c, i) => {
-    if (c?.type !== "image") {
-      throw new TypeError(`content[${i + 1}] must be an image: only the first block is text.`);
-    }
-    assertImage(c, i);
-  });
-  if (typeof s.terminate !== "boolean")
-    throw new TypeError("An output state's terminate must be a boolean.");
-  if (s.usage !== undefined) assertUsage(s.usage);
-  if (s.addedTools !== undefined) assertToolNames(s.addedTools);
-  assertTruncation(s.truncation, "truncation");
-  const tooLarge = detailsSizeError(
-    JSON.stringify(s.details ?? null),
-    "A state with such details cannot be used.",
-  );
-  if (tooLarge) throw tooLarge;
 }
 
 /**
@@ -262,20 +185,7 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
   capture(meta: ShellOutputMetadata): void {
     this.assertOpen();
     assertTruncation(meta, "capture(meta)");
-    const t: Truncation = {
-      truncated: meta.truncated,
-      truncatedBy: meta.truncatedBy,
-      totalLines: meta.totalLines,
-      totalBytes: meta.totalBytes,
-      outputLines: meta.outputLines,
-      outputBytes: meta.outputBytes,
-      maxLines: meta.maxLines,
-      maxBytes: meta.maxBytes,
-      lastLinePartial: meta.lastLinePartial,
-      firstLineExceedsLimit: meta.firstLineExceedsLimit,
-    };
-    if (meta.spillPath !== undefined) t.spillPath = meta.spillPath;
-    this.captured = t;
+    this.captured = copyTruncation(meta);
     this.spillPath = meta.spillPath;
     this.truncationBehind = true;
     this.changed();
