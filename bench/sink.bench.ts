@@ -3,8 +3,11 @@
  * source drops 32 characters and appends 32 (one sandbox `slide` update with its totals),
  * then one flush. Against Immer and Mutative making the same change to the same
  * `ToolOutputState` (text slid, totals moved) and producing their patches, in the same
- * run. Time is the median of 9 rounds (µs per flush after a warm-up), with and without
- * `JSON.stringify` of the delta; bytes are the UTF-8 size of that JSON.
+ * run. Time is the median of 31 rounds of 500 flushes (after 5,000 warm-up flushes per
+ * contender; rounds interleaved across contenders), with and without `JSON.stringify` of
+ * the delta; "× sink" is the median over rounds of the ratio to the sink's round next to
+ * it, which load drifting during the run moves least. Bytes are the UTF-8 size of the
+ * delta's JSON.
  */
 
 import { loadavg } from "node:os";
@@ -124,35 +127,81 @@ interface Row {
   name: string;
   usProduce: number;
   us: number;
+  /** Median over rounds of (this contender's round / the sink's round), delta only and with JSON. */
+  ratioProduce: number;
+  ratio: number;
   bytes: number;
 }
 
-function timeRuns(
-  contender: Contender,
-  pieces: string[],
-  serialise: boolean,
-): { us: number; bytes: number } {
-  const iterations = 2000;
-  const rounds = 9;
-  const step = contender.make(makeText(WINDOW, 1));
-  let k = 0;
-  for (let w = 0; w < 500; w++, k++) step(k + 1, pieces[k % pieces.length] as string);
-  const perRound: number[] = [];
-  let bytes = 0;
-  for (let r = 0; r < rounds; r++) {
-    const deltas: unknown[] = new Array(iterations);
-    const start = performance.now();
-    for (let i = 0; i < iterations; i++, k++) {
-      const delta = step(k + 1, pieces[k % pieces.length] as string);
-      deltas[i] = serialise ? JSON.stringify(delta) : delta;
+const ITERATIONS = 500;
+const ROUNDS = 31;
+/** Steps before timing: enough for every contender's hot path to be optimised. */
+const WARM_UP = 5000;
+/** Flushes whose JSON is measured for bytes / flush (after timing). */
+const BYTE_SAMPLES = 500;
+
+/** One contender instance being timed: with or without serialising its deltas. */
+interface Runner {
+  row: number;
+  serialise: boolean;
+  step: Step;
+  k: number;
+  perRound: number[];
+  bytes: number;
+}
+
+/**
+ * Median µs per step over `ROUNDS` rounds. Rounds are interleaved across contenders so
+ * that machine load drifting during the run affects all of them alike.
+ */
+function timeAll(pieces: string[]): Row[] {
+  const window = makeText(WINDOW, 1);
+  const runners: Runner[] = [];
+  contenders.forEach((c, row) => {
+    for (const serialise of [false, true]) {
+      runners.push({ row, serialise, step: c.make(window), k: 0, perRound: [], bytes: 0 });
     }
-    perRound.push(((performance.now() - start) * 1000) / iterations);
-    for (const d of deltas) {
-      bytes += utf8.encode(typeof d === "string" ? d : JSON.stringify(d)).length;
+  });
+  const next = (r: Runner): unknown => {
+    r.k++;
+    return r.step(r.k, pieces[r.k % pieces.length] as string);
+  };
+  for (const r of runners) for (let w = 0; w < WARM_UP; w++) next(r);
+  // Deltas are not kept while timing: 2,000 retained 50 KB patches would make the
+  // collector's work land in whichever contender runs next. Bytes are measured apart.
+  let sinkHole: unknown = null;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const r of runners) {
+      const start = performance.now();
+      for (let i = 0; i < ITERATIONS; i++) {
+        const delta = next(r);
+        sinkHole = r.serialise ? JSON.stringify(delta) : delta;
+      }
+      r.perRound.push(((performance.now() - start) * 1000) / ITERATIONS);
     }
   }
-  perRound.sort((a, b) => a - b);
-  return { us: perRound[Math.floor(rounds / 2)] as number, bytes: bytes / (rounds * iterations) };
+  for (const r of runners) {
+    for (let i = 0; i < BYTE_SAMPLES; i++) r.bytes += utf8.encode(JSON.stringify(next(r))).length;
+  }
+  if (sinkHole === undefined) console.log("");
+  const median = (xs: number[]): number =>
+    [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  const runner = (row: number, serialise: boolean): Runner =>
+    runners.find((r) => r.row === row && r.serialise === serialise) as Runner;
+  const ratios = (row: number, serialise: boolean): number =>
+    median(runner(row, serialise).perRound.map((us, i) => us / runner(0, serialise).perRound[i]!));
+  return contenders.map((c, row) => {
+    const produce = runner(row, false);
+    const full = runner(row, true);
+    return {
+      name: c.name,
+      usProduce: median(produce.perRound),
+      us: median(full.perRound),
+      ratioProduce: ratios(row, false),
+      ratio: ratios(row, true),
+      bytes: full.bytes / BYTE_SAMPLES,
+    };
+  });
 }
 
 function fmt(n: number, digits = 1): string {
@@ -171,12 +220,7 @@ export default async function sinkBench(): Promise<void> {
       .replaceAll("\n", " ")
       .slice(0, SLIDE),
   );
-  const rows: Row[] = contenders.map((c) => {
-    const produce = timeRuns(c, pieces, false);
-    const full = timeRuns(c, pieces, true);
-    return { name: c.name, usProduce: produce.us, us: full.us, bytes: full.bytes };
-  });
-  const sink = rows[0] as Row;
+  const rows = timeAll(pieces);
   console.log(`### 50 KB tail window, slide ${SLIDE} characters + new totals, then flush\n`);
   console.log(
     "| approach | µs (delta only) | × sink | µs / flush (incl. JSON) | × sink | bytes / flush |",
@@ -184,7 +228,7 @@ export default async function sinkBench(): Promise<void> {
   console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
   for (const r of rows) {
     console.log(
-      `| ${r.name} | ${fmt(r.usProduce, 2)} | ${fmt(r.usProduce / sink.usProduce)} | ${fmt(r.us, 2)} | ${fmt(r.us / sink.us)} | ${fmt(r.bytes, 0)} |`,
+      `| ${r.name} | ${fmt(r.usProduce, 2)} | ${fmt(r.ratioProduce)} | ${fmt(r.us, 2)} | ${fmt(r.ratio)} | ${fmt(r.bytes, 0)} |`,
     );
   }
   console.log("");
