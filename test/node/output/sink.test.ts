@@ -216,7 +216,7 @@ describe("ToolOutputSink: text a source bounded (after capture)", () => {
     sink.replace(".".repeat(51_200));
     sink.flush();
     for (let i = 0; i < 3; i++) {
-      sink.slide(32, "x".repeat(31) + "\n");
+      sink.slide(32, `${"x".repeat(31)}\n`);
       sink.capture({ ...meta, totalLines: 10 + i });
       expect(sink.flush()).toEqual([
         ["t", TEXT, 32],
