@@ -434,17 +434,19 @@ describe("ToolOutputSink property", () => {
             mirrored = next;
           }
         };
+        const currentText = () => (sink.snapshot().content[0] as { text: string }).text;
         for (const s of steps) {
-          const current = (sink.snapshot().content[0] as { text: string }).text;
           mirrored = null;
           if (s.kind === "write") {
             if (s.text === "") continue;
-            sourceCall(current + s.text, () => sink.write(s.text));
+            if (captured === null) sink.write(s.text);
+            else sourceCall(currentText() + s.text, () => sink.write(s.text));
             if (fed !== null) fed += s.text;
           } else if (s.kind === "replace") {
             sourceCall(s.text, () => sink.replace(s.text));
             fed = s.text;
           } else if (s.kind === "slide") {
+            const current = currentText();
             let drop = s.drop % (current.length + 1);
             if (/[\uDC00-\uDFFF]/.test(current[drop] ?? "") && drop > 0) drop--;
             sourceCall(current.slice(drop) + s.text, () => sink.slide(drop, s.text));
