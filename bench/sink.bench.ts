@@ -74,11 +74,12 @@ const contenders: Contender[] = [
   {
     name: "Toolwire sink (slide + capture + flush)",
     make(window) {
+      // bash's policy (the sandbox's window plus room for the footer), scaled to the window.
       const sink = new ToolOutputSink({
-        policy: { retain: "tail", maxBytes: 53_248, maxLines: 2008 },
+        policy: { retain: "tail", maxBytes: window.length + 2048, maxLines: 100_000 },
       });
-      sink.replace(window);
       sink.capture(metaAfter(0));
+      sink.replace(window);
       sink.flush();
       return (k, piece) => {
         sink.slide(SLIDE, piece);
@@ -208,6 +209,33 @@ function fmt(n: number, digits = 1): string {
   return n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(digits);
 }
 
+/** The sink alone at several window sizes: producing the delta should not grow with them. */
+function scaling(pieces: string[]): void {
+  console.log("### The sink alone: µs per slide + capture + flush by window size\n");
+  console.log("| window | µs (delta only) |");
+  console.log("| ---: | ---: |");
+  const sink = contenders[0] as Contender;
+  for (const size of [5 * 1024, 50 * 1024, 500 * 1024]) {
+    const step = sink.make(makeText(size, 2));
+    let k = 0;
+    for (let w = 0; w < WARM_UP; w++, k++) step(k + 1, pieces[k % pieces.length] as string);
+    const perRound: number[] = [];
+    let hole: unknown = null;
+    for (let round = 0; round < ROUNDS; round++) {
+      const start = performance.now();
+      for (let i = 0; i < ITERATIONS; i++, k++)
+        hole = step(k + 1, pieces[k % pieces.length] as string);
+      perRound.push(((performance.now() - start) * 1000) / ITERATIONS);
+    }
+    if (hole === undefined) console.log("");
+    perRound.sort((a, b) => a - b);
+    console.log(
+      `| ${fmt(size / 1024, 0)} KB | ${fmt(perRound[Math.floor(ROUNDS / 2)] as number, 2)} |`,
+    );
+  }
+  console.log("");
+}
+
 export default async function sinkBench(): Promise<void> {
   console.log(
     `load average ${loadavg()
@@ -232,4 +260,5 @@ export default async function sinkBench(): Promise<void> {
     );
   }
   console.log("");
+  scaling(pieces);
 }
