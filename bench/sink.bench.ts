@@ -15,26 +15,13 @@ import { enablePatches, produceWithPatches } from "immer";
 import { create } from "mutative";
 import { ToolOutputSink } from "../src/output/index.ts";
 import type { ToolOutputState, Truncation } from "../src/output/types.ts";
+import { makeText } from "./log-text.ts";
 
 enablePatches();
 
 const utf8 = new TextEncoder();
 const WINDOW = 50 * 1024;
 const SLIDE = 32;
-
-/** Deterministic log-like text: printable ASCII with a newline about every 41 characters. */
-function makeText(length: number, seed: number): string {
-  let x = seed >>> 0 || 1;
-  let out = "";
-  while (out.length < length) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    const n = x >>> 0;
-    out += n % 41 === 0 ? "\n" : String.fromCharCode(32 + (n % 95));
-  }
-  return out;
-}
 
 /** The totals a sandbox reports after `k` slides (what `capture` receives). */
 function metaAfter(k: number): Truncation {
