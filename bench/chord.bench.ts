@@ -13,25 +13,12 @@ import fastJsonPatch from "fast-json-patch";
 import { enablePatches, produceWithPatches } from "immer";
 import { create } from "mutative";
 import { encoder, type JsonValue, track } from "../src/chord/index.ts";
+import { makeText } from "./log-text.ts";
 
 enablePatches();
 
 const utf8 = new TextEncoder();
 const bytesOf = (v: unknown): number => utf8.encode(JSON.stringify(v)).length;
-
-/** Deterministic log-like text: printable ASCII with newlines. */
-function makeText(length: number, seed: number): string {
-  let x = seed >>> 0 || 1;
-  let out = "";
-  while (out.length < length) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    const n = x >>> 0;
-    out += n % 41 === 0 ? "\n" : String.fromCharCode(32 + (n % 95));
-  }
-  return out;
-}
 
 interface Doc {
   content: { type: "text"; text: string }[];

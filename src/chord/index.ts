@@ -11,6 +11,6 @@ export {
 export { fitsDepth, MAX_JSON_DEPTH } from "./json.ts";
 export { upgradeLegacyWire } from "./legacy-wire.ts";
 export { findOverlap } from "./overlap.ts";
-export { type JsonShape, type Tracker, track } from "./tracker.ts";
+export { type FlushWork, type JsonShape, type Tracker, track } from "./tracker.ts";
 export type * from "./types.ts";
 export { assertValidOp, assertValidWireOp, isBase } from "./validate.ts";

@@ -31,11 +31,27 @@ export interface Tracker<T> {
   /** `true` when something was written (or a base is due) since the last flush. */
   readonly dirty: boolean;
   /**
+   * What the last flush compared: nodes visited and entries (keys, elements) looked at.
+   * It grows with what changed, never with the size of the state.
+   */
+  readonly work: FlushWork;
+  /**
    * The ops that turn the accepted baseline into the current state, then accepts the
    * current state as the new baseline. The first flush, and the first after `rebase()`
    * or a `state` assignment, is a base batch `[["r", snapshot]]`.
    */
   flush(): Op[];
+  /**
+   * Records a change to the string at `path` that the caller already knows:
+   * `next = current.slice(drop) + append`. The next flush sends it as `t` / `a` exactly,
+   * without comparing the strings, and the edit never copies the text (cost is the
+   * appended text, whatever the string's length). Several edits before a flush fold into
+   * one `t` and one `a`; a plain assignment to the same string in between makes the flush
+   * compare as usual. Throws and changes nothing when `path` does not hold a string or
+   * `drop` is not an integer in `[0, current.length]`.
+   * @example t.editText(["content", 0, "text"], 32, "32 new characters…")
+   */
+  editText(path: Path, drop: number, append: string): void;
   /** Makes the next flush a base batch. */
   rebase(): void;
   /**
@@ -59,8 +75,11 @@ type Node = JsonObject | JsonValue[];
 const META: unique symbol = Symbol("chord.meta");
 type Held = Node & { [META]?: Meta };
 
-/** Work done by the last flush (nodes visited, entries compared): for tests, not for callers. */
-export const flushWork = { nodes: 0, entries: 0 };
+/** Work done by one flush: nodes visited, entries (keys, elements) compared. */
+export interface FlushWork {
+  readonly nodes: number;
+  readonly entries: number;
+}
 
 /** Per-node bookkeeping: who holds the node, and what it looked like at the baseline. */
 interface Meta {
@@ -81,6 +100,34 @@ interface Meta {
   /** Registered in `parent.dirtyChildren`. */
   queued: boolean;
   methods: Record<string, (...args: unknown[]) => unknown> | null;
+  /** Known string edits since the last flush, by key (see `editText`). */
+  edits: Map<Seg, TextEdit> | null;
+  /** How strings edited through `editText` are held, by key; outlives flushes. */
+  ropes: Map<Seg, TextRope> | null;
+}
+
+/** A known change since the baseline: `result = baseline.slice(drop) + append`. */
+interface TextEdit {
+  baseLength: number;
+  drop: number;
+  append: string;
+  /** The string the edit produced; anything else in the slot means a plain write came after. */
+  result: string;
+}
+
+/**
+ * An edited string as a slice of a flat `backing` plus the text appended since:
+ * `value === backing.slice(start) + tail`. Slicing a flat string and appending to a
+ * concatenation are O(1) in JS engines, while slicing a concatenation flattens (copies)
+ * it, so an edit that drops from the start of `value` itself would copy the whole
+ * string every time (decision 014). The backing is rebuilt only when a drop reaches past
+ * it into the tail, i.e. at most once per its own length of appended text.
+ */
+interface TextRope {
+  value: string;
+  backing: string;
+  start: number;
+  tail: string;
 }
 
 const ARRAY_MUTATORS: ReadonlySet<string> = new Set([
@@ -100,6 +147,12 @@ const PAIRWISE_LIMIT = 4;
 
 function isNode(v: unknown): v is Node {
   return typeof v === "object" && v !== null;
+}
+
+/** The ops of a known edit: `t` for what left the start, `a` for what came at the end. */
+function editOps(path: Path, edit: TextEdit, ops: Op[]): void {
+  if (edit.drop > 0) ops.push(["t", path, edit.drop]);
+  if (edit.append !== "") ops.push(["a", edit.drop > 0 ? path.slice() : path, edit.append]);
 }
 
 /**
@@ -132,6 +185,8 @@ export function track<T>(
   let rebaseAsked = false;
   /** Arrays sorted or reversed since the last flush: a reorder may be their smallest delta. */
   const reordered = new Set<Meta>();
+  /** This tracker's counters for its last flush. */
+  const flushWork = { nodes: 0, entries: 0 };
 
   const newMeta = (node: Node, parent: Meta | null, key: Seg): Meta => {
     const meta: Meta = {
@@ -146,6 +201,8 @@ export function track<T>(
       dirtyChildren: null,
       queued: false,
       methods: null,
+      edits: null,
+      ropes: null,
     };
     meta.proxy = new Proxy(node, handlerFor(meta));
     registerProxy(meta.proxy, node);
@@ -185,6 +242,8 @@ export function track<T>(
   /** Arrays: before a change that moves elements, keep the baseline element list. */
   const beginStructural = (meta: Meta): void => {
     if (meta.old !== null) return;
+    // Elements may move: known edits are re-derived by comparison at flush.
+    meta.edits = null;
     const arr = meta.node as JsonValue[];
     const old = arr.slice(0, meta.appendFrom >= 0 ? meta.appendFrom : arr.length);
     if (meta.changed !== null) {
@@ -425,6 +484,7 @@ export function track<T>(
   /** Forgets pending changes of `meta` and everything below it (already sent or dropped). */
   const settle = (meta: Meta): void => {
     meta.changed = null;
+    meta.edits = null;
     meta.appendFrom = -1;
     meta.old = null;
     meta.queued = false;
@@ -461,7 +521,11 @@ export function track<T>(
       if (meta.changed !== null) {
         for (const [key, prev] of meta.changed) {
           const has = meta.isArray || Object.hasOwn(node, key);
-          slotOps(path.concat(key), prev, has ? (node[key] as JsonValue) : ABSENT, ops);
+          const edit = meta.edits?.get(key);
+          if (edit !== undefined && has && node[key] === edit.result) {
+            flushWork.entries++;
+            editOps(path.concat(key), edit, ops);
+          } else slotOps(path.concat(key), prev, has ? (node[key] as JsonValue) : ABSENT, ops);
         }
       }
       if (meta.dirtyChildren !== null) {
@@ -597,6 +661,7 @@ export function track<T>(
     }
     if (meta.dirtyChildren !== null) for (const child of meta.dirtyChildren) restore(child);
     meta.changed = null;
+    meta.edits = null;
     meta.appendFrom = -1;
     meta.old = null;
     meta.queued = false;
@@ -609,6 +674,110 @@ export function track<T>(
       meta.old !== null ||
       meta.appendFrom >= 0 ||
       (meta.dirtyChildren !== null && meta.dirtyChildren.size > 0));
+
+  // ---- known text edits ----------------------------------------------------------------
+
+  /** The node holding the last segment of `path`, and its proxy (which records writes). */
+  const parentOf = (path: Path): { meta: Meta; key: Seg } => {
+    if (!Array.isArray(path) || path.length === 0 || rootMeta === null) {
+      throw new TypeError(
+        `editText: the path must name a string inside the state, got ${JSON.stringify(path)}.`,
+      );
+    }
+    let meta: Meta = rootMeta;
+    for (let i = 0; i < path.length; i++) {
+      const seg = path[i] as Seg;
+      const node = meta.node as Record<Seg, JsonValue>;
+      const owned = meta.isArray
+        ? typeof seg === "number" &&
+          Number.isInteger(seg) &&
+          seg >= 0 &&
+          seg < (node as unknown as JsonValue[]).length
+        : typeof seg === "string" && Object.hasOwn(node, seg);
+      if (!owned) break;
+      if (typeof seg === "string") assertSafeKey(seg, () => describePath(path));
+      const child = node[seg];
+      if (i === path.length - 1) {
+        if (typeof child === "string") return { meta, key: seg };
+        break;
+      }
+      if (!isNode(child)) break;
+      meta = metaOf(child) ?? newMeta(child, meta, seg);
+    }
+    throw new TypeError(`editText: ${describePath(path)} is not a string in the state.`);
+  };
+
+  /** `rope.value.slice(drop) + append`, without copying the text (see `TextRope`). */
+  const ropeEdit = (meta: Meta, key: Seg, current: string, drop: number, add: string): string => {
+    if (meta.ropes === null) meta.ropes = new Map();
+    let rope = meta.ropes.get(key);
+    if (rope === undefined || rope.value !== current) {
+      rope = { value: current, backing: current, start: 0, tail: "" };
+      meta.ropes.set(key, rope);
+    }
+    const inBacking = rope.backing.length - rope.start;
+    if (drop <= inBacking) {
+      rope.start += drop;
+      rope.tail += add;
+    } else {
+      rope.backing = rope.tail.slice(drop - inBacking) + add;
+      rope.start = 0;
+      rope.tail = "";
+    }
+    rope.value =
+      rope.tail === ""
+        ? rope.backing.slice(rope.start)
+        : rope.start === rope.backing.length
+          ? rope.tail
+          : rope.backing.slice(rope.start) + rope.tail;
+    return rope.value;
+  };
+
+  const editText = (path: Path, drop: number, append: string): void => {
+    if (typeof append !== "string") {
+      throw new TypeError(`editText: append must be a string, got ${typeof append}.`);
+    }
+    const { meta, key } = parentOf(path);
+    const node = meta.node as Record<Seg, JsonValue>;
+    const current = node[key] as string;
+    if (!Number.isSafeInteger(drop) || drop < 0 || drop > current.length) {
+      throw new RangeError(
+        `editText: drop must be an integer from 0 to ${current.length} (the string's length) at ${describePath(path)}, got ${String(drop)}.`,
+      );
+    }
+    if (drop === 0 && append === "") return;
+    const next = ropeEdit(meta, key, current, drop, append);
+    const pending = meta.edits?.get(key);
+    const written = meta.changed?.has(key) === true;
+    // Arrays outside plain index writes, and a slot assigned since the flush, are compared.
+    const known =
+      (!written || (pending !== undefined && pending.result === current)) &&
+      !(
+        meta.isArray &&
+        (meta.old !== null || (meta.appendFrom >= 0 && (key as number) >= meta.appendFrom))
+      );
+    if (!known) {
+      (meta.proxy as Record<Seg, JsonValue>)[key] = next;
+      return;
+    }
+    if (pending === undefined) {
+      recordKey(meta, key, current);
+      if (meta.edits === null) meta.edits = new Map();
+      meta.edits.set(key, { baseLength: current.length, drop, append, result: next });
+    } else {
+      const kept = pending.baseLength - pending.drop;
+      if (drop <= kept) {
+        pending.drop += drop;
+        pending.append += append;
+      } else {
+        pending.append = pending.append.slice(drop - kept) + append;
+        pending.drop = pending.baseLength;
+      }
+      pending.result = next;
+    }
+    node[key] = next;
+    touch(meta);
+  };
 
   attach(root);
 
@@ -623,6 +792,9 @@ export function track<T>(
     },
     get dirty(): boolean {
       return baseDue || rebaseAsked || replaced !== null || hasPending(rootMeta);
+    },
+    get work(): FlushWork {
+      return { nodes: flushWork.nodes, entries: flushWork.entries };
     },
     flush(): Op[] {
       flushWork.nodes = 0;
@@ -640,6 +812,7 @@ export function track<T>(
       reordered.clear();
       return ops;
     },
+    editText,
     rebase(): void {
       rebaseAsked = true;
     },

@@ -1,7 +1,7 @@
 import { apply, decoder, isBase } from "../chord/index.ts";
 import type { JsonValue, Op, WireOp } from "../chord/types.ts";
+import { isOutputState, outputStateError } from "../output/state.ts";
 import type { ToolOutputState } from "../output/types.ts";
-import { isRecord } from "./errors.ts";
 
 /** What became of one `tool_update`. */
 export type ReplicaOutcome =
@@ -55,7 +55,11 @@ export class InvocationReplica {
       const next = apply(copyAlongPaths(this.state as JsonValue, decoded), decoded);
       if (!isOutputState(next)) {
         this.phase = "fresh";
-        return { kind: "needs_base", reason: "the folded value is not a tool output state" };
+        const problem = outputStateError(next)?.message;
+        return {
+          kind: "needs_base",
+          reason: `the folded value is not a tool output state: ${problem}`,
+        };
       }
       this.state = next;
       this.phase = "synced";
@@ -104,24 +108,4 @@ function shallowCopy(
   value: JsonValue[] | { [key: string]: JsonValue },
 ): JsonValue[] | { [key: string]: JsonValue } {
   return Array.isArray(value) ? value.slice() : { ...value };
-}
-
-/** The shape every view relies on: text and image blocks, a truncation record with its totals. */
-function isOutputState(value: unknown): value is ToolOutputState {
-  return (
-    isRecord(value) &&
-    Array.isArray(value.content) &&
-    value.content.every(isContentBlock) &&
-    isRecord(value.truncation) &&
-    typeof value.truncation.totalBytes === "number" &&
-    typeof value.truncation.totalLines === "number"
-  );
-}
-
-function isContentBlock(block: unknown): boolean {
-  if (!isRecord(block)) return false;
-  if (block.type === "text") return typeof block.text === "string";
-  if (block.type === "image")
-    return typeof block.data === "string" && typeof block.mimeType === "string";
-  return false;
 }

@@ -35,8 +35,10 @@ export interface ShellRunResult {
 
 /**
  * Runs (or rejoins) one sandbox exec and folds its Shell updates into `out`:
- * `replace` → `out.replace` + `capture`, `append` → `out.write` + `capture`,
- * `slide` → `out.slide` + `capture`, `metadata` → `capture`. A stream that breaks
+ * `replace` → `capture` + `out.replace`, `append` → `capture` + `out.write`,
+ * `slide` → `capture` + `out.slide`, `metadata` → `capture`. The totals come first, so
+ * the sink holds the source's bounds before the text arrives and takes the text as the
+ * source windowed it (no second window). A stream that breaks
  * mid-run is rejoined with backoff (each rejoin starts from a `replace` base, so
  * nothing is applied twice). On `signal` abort the exec is killed and the stream is
  * read to its exit so the final output is kept. With `windowMs` the stream is let go
@@ -136,21 +138,21 @@ function applyShellUpdate(
   switch (update.kind) {
     case "replace": {
       const { text, ...metadata } = update.output;
-      out.replace(text);
       out.capture(metadata);
+      out.replace(text);
       state.metadata = metadata;
       state.endsWithNewline = text === "" || text.endsWith("\n");
       return;
     }
     case "append":
-      out.write(update.text);
       out.capture(update.metadata);
+      out.write(update.text);
       state.metadata = update.metadata;
       if (update.text !== "") state.endsWithNewline = update.text.endsWith("\n");
       return;
     case "slide":
-      out.slide(update.drop, update.text);
       out.capture(update.metadata);
+      out.slide(update.drop, update.text);
       state.metadata = update.metadata;
       if (update.text !== "") state.endsWithNewline = update.text.endsWith("\n");
       else if (update.metadata.outputBytes === 0) state.endsWithNewline = true;

@@ -4,20 +4,23 @@ export {
   assertToolNames,
   assertTruncation,
   assertUsage,
+  copyTruncation,
   detailsSizeError,
   MAX_DETAILS_BYTES,
   MAX_IMAGE_BASE64,
   MAX_IMAGES,
   MAX_NOTICE_BYTES,
   OutputLimitError,
+  TRUNCATION_KEYS,
+  truncationError,
 } from "./limits.ts";
+export { ToolOutputSink, type ToolOutputSinkOptions } from "./sink.ts";
 export {
   assertOutputState,
   cloneOutputState,
-  createToolOutput,
   emptyOutputState,
-  ToolOutputSink,
-  type ToolOutputSinkOptions,
-} from "./sink.ts";
+  isOutputState,
+  outputStateError,
+} from "./state.ts";
 export * from "./types.ts";
 export { assertOutputPolicy, countLines, TextWindow, type WindowChange } from "./window.ts";

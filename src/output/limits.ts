@@ -99,34 +99,77 @@ export function detailsSizeError(json: string, advice: string): OutputLimitError
   );
 }
 
-/** Throws unless `t` has every `Truncation` field with the right type. */
-export function assertTruncation(t: unknown, what: string): asserts t is Truncation {
+/** What each `Truncation` field holds. */
+type TruncationField = "flag" | "cut" | "count" | "path";
+
+/**
+ * Every field of `Truncation` and what it holds: the one list the checks, the copies and
+ * the sink's field-by-field sync read (`satisfies` makes a missing field a type error).
+ */
+const TRUNCATION_FIELDS = {
+  truncated: "flag",
+  truncatedBy: "cut",
+  totalLines: "count",
+  totalBytes: "count",
+  outputLines: "count",
+  outputBytes: "count",
+  maxLines: "count",
+  maxBytes: "count",
+  lastLinePartial: "flag",
+  firstLineExceedsLimit: "flag",
+  spillPath: "path",
+} as const satisfies Record<keyof Truncation, TruncationField>;
+
+/** The keys of `Truncation`, in their documented order. */
+export const TRUNCATION_KEYS = Object.keys(TRUNCATION_FIELDS) as (keyof Truncation)[];
+
+/** The problem with `t` as a `Truncation` (named `what` in the message), or null. */
+export function truncationError(t: unknown, what: string): TypeError | null {
   if (t === null || typeof t !== "object") {
-    throw new TypeError(`${what} must be an object of truncation fields.`);
+    return new TypeError(`${what} must be an object of truncation fields.`);
   }
   const r = t as Record<string, unknown>;
-  for (const key of [
-    "totalLines",
-    "totalBytes",
-    "outputLines",
-    "outputBytes",
-    "maxLines",
-    "maxBytes",
-  ]) {
+  for (const key of TRUNCATION_KEYS) {
     const v = r[key];
-    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
-      throw new TypeError(`${what}.${key} must be a non-negative integer, got ${String(v)}.`);
+    switch (TRUNCATION_FIELDS[key]) {
+      case "count":
+        if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+          return new TypeError(`${what}.${key} must be a non-negative integer, got ${String(v)}.`);
+        }
+        break;
+      case "flag":
+        if (typeof v !== "boolean") {
+          return new TypeError(`${what}.${key} must be a boolean, got ${String(v)}.`);
+        }
+        break;
+      case "cut":
+        if (v !== null && v !== "lines" && v !== "bytes") {
+          return new TypeError(`${what}.${key} must be "lines", "bytes" or null.`);
+        }
+        break;
+      case "path":
+        if (v !== undefined && typeof v !== "string") {
+          return new TypeError(`${what}.${key} must be a string when present.`);
+        }
+        break;
     }
   }
-  for (const key of ["truncated", "lastLinePartial", "firstLineExceedsLimit"]) {
-    if (typeof r[key] !== "boolean") {
-      throw new TypeError(`${what}.${key} must be a boolean, got ${String(r[key])}.`);
-    }
-  }
-  if (r.truncatedBy !== null && r.truncatedBy !== "lines" && r.truncatedBy !== "bytes") {
-    throw new TypeError(`${what}.truncatedBy must be "lines", "bytes" or null.`);
-  }
-  if (r.spillPath !== undefined && typeof r.spillPath !== "string") {
-    throw new TypeError(`${what}.spillPath must be a string when present.`);
-  }
+  return null;
+}
+
+/** Throws unless `t` has every `Truncation` field with the right type. */
+export function assertTruncation(t: unknown, what: string): asserts t is Truncation {
+  const error = truncationError(t, what);
+  if (error) throw error;
+}
+
+/**
+ * A copy of the `Truncation` fields of `t` (extra fields left behind, an absent
+ * `spillPath` left absent).
+ * @example copyTruncation(update.metadata)
+ */
+export function copyTruncation(t: Truncation): Truncation {
+  const copy: Record<string, unknown> = {};
+  for (const key of TRUNCATION_KEYS) if (t[key] !== undefined) copy[key] = t[key];
+  return copy as unknown as Truncation;
 }

@@ -1,20 +1,25 @@
 /**
  * `ToolOutputSink`: the one `ToolOutput` of an invocation, over one Chord tracker of
- * `ToolOutputState`. Text goes through a `TextWindow` before the tracked state changes,
- * so a sliding window flushes as `t` + `a`. See docs/decisions/021 and 022.
+ * `ToolOutputState`. Text the sink bounds goes through a `TextWindow` before the tracked
+ * state changes; text a source already bounded (after `capture`) goes straight in. Either
+ * way the exact change reaches the tracker as an edit, so a sliding window flushes as
+ * `t` + `a`. See docs/decisions/021, 022 and 014.
  */
 import { findOverlap, type Op, type Tracker, track } from "../chord/index.ts";
-import type { JsonValue } from "../chord/types.ts";
+import type { JsonValue, Path } from "../chord/types.ts";
 import { utf8ByteLength, utf8HeadIndex } from "../retention/utf8.ts";
 import {
   assertImage,
   assertToolNames,
   assertTruncation,
   assertUsage,
+  copyTruncation,
   detailsSizeError,
   MAX_NOTICE_BYTES,
-  type OutputLimitError,
+  OutputLimitError,
+  TRUNCATION_KEYS,
 } from "./limits.ts";
+import { assertOutputState, cloneOutputState, emptyOutputState } from "./state.ts";
 import {
   DEFAULT_OUTPUT_POLICY,
   type ImageContent,
@@ -36,42 +41,6 @@ export interface ToolOutputSinkOptions {
   onChange?: () => void;
 }
 
-const TRUNCATION_KEYS = [
-  "truncated",
-  "truncatedBy",
-  "totalLines",
-  "totalBytes",
-  "outputLines",
-  "outputBytes",
-  "maxLines",
-  "maxBytes",
-  "lastLinePartial",
-  "firstLineExceedsLimit",
-  "spillPath",
-] as const;
-
-/** The text change since the last flush: `current = flushed.slice(drop) + append`. */
-interface TextDelta {
-  drop: number;
-  append: string;
-}
-
-function isTextOp(op: Op): boolean {
-  if (op[0] !== "s" && op[0] !== "t" && op[0] !== "a") return false;
-  const path = op[1];
-  return path.length === 3 && path[0] === "content" && path[1] === 0 && path[2] === "text";
-}
-
-/** Length of the text after `ops` (the text ops of one flush) apply to a text of `length`. */
-function lengthAfter(length: number, ops: readonly Op[]): number {
-  for (const op of ops) {
-    if (op[0] === "s") length = typeof op[2] === "string" ? op[2].length : -1;
-    else if (op[0] === "t") length -= op[2];
-    else if (op[0] === "a") length += op[2].length;
-  }
-  return length;
-}
-
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
   if (typeof error === "string") return error;
@@ -88,71 +57,8 @@ function boundNotice(text: string): string {
   return `${text.slice(0, utf8HeadIndex(text, MAX_NOTICE_BYTES - 3))}…`;
 }
 
-/** A fresh state: one empty text block, `details` `{}`, `terminate` false. */
-export function emptyOutputState(truncation: Truncation): ToolOutputState {
-  return {
-    content: [{ type: "text", text: "" }],
-    details: {},
-    terminate: false,
-    truncation: { ...truncation },
-  };
-}
-
-/**
- * A deep copy of `state` that shares only immutable strings (image data is not copied).
- * @example const copy = cloneOutputState(sink.snapshot());
- */
-export function cloneOutputState(state: ToolOutputState): ToolOutputState {
-  const copy: ToolOutputState = {
-    content: state.content.map((c) =>
-      c.type === "text"
-        ? { type: "text", text: c.text }
-        : { type: "image", data: c.data, mimeType: c.mimeType },
-    ),
-    details: JSON.parse(JSON.stringify(state.details)) as JsonValue,
-    terminate: state.terminate,
-    truncation: { ...state.truncation },
-  };
-  if (state.usage !== undefined) copy.usage = { ...state.usage };
-  if (state.addedTools !== undefined) copy.addedTools = [...state.addedTools];
-  return copy;
-}
-
-/** Throws unless `state` is a well-formed `ToolOutputState` within the sink's bounds. */
-export function assertOutputState(state: unknown): asserts state is ToolOutputState {
-  if (state === null || typeof state !== "object") {
-    throw new TypeError(
-      "An output state must be an object { content, details, terminate, truncation }.",
-    );
-  }
-  const s = state as Partial<ToolOutputState>;
-  const content = s.content;
-  if (
-    !Array.isArray(content) ||
-    content[0]?.type !== "text" ||
-    typeof content[0].text !== "string"
-  ) {
-    throw new TypeError(
-      'An output state\'s content must start with one text block { type: "text", text }.',
-    );
-  }
-  content.slice(1).forEach((c, i) => {
-    if (c?.type !== "image") {
-      throw new TypeError(`content[${i + 1}] must be an image: only the first block is text.`);
-    }
-    assertImage(c, i);
-  });
-  if (typeof s.terminate !== "boolean")
-    throw new TypeError("An output state's terminate must be a boolean.");
-  if (s.usage !== undefined) assertUsage(s.usage);
-  if (s.addedTools !== undefined) assertToolNames(s.addedTools);
-  assertTruncation(s.truncation, "truncation");
-  const tooLarge = detailsSizeError(
-    JSON.stringify(s.details ?? null),
-    "A state with such details cannot be used.",
-  );
-  if (tooLarge) throw tooLarge;
-}
+/** Where the text block's string lives in the state. */
+const TEXT_PATH: Path = ["content", 0, "text"];
 
 /**
  * The sink one invocation's tool writes to, and the Durable Object reads from.
@@ -161,6 +67,12 @@ export function assertOutputState(state: unknown): asserts state is ToolOutputSt
  * `usage`, `addTools`, `terminate`. Host side: `flush()` (ops since the last flush, the
  * first a base), `rebase()`, `snapshot()`, `seed(state)`, `fail(error)`,
  * `appendNotice(text)`, `limitError`.
+ *
+ * Two ways text is bounded: until `capture`, by the sink's own `TextWindow` (its totals are
+ * the truncation); from `capture` on, by the source that reports the totals (a sandbox's
+ * tail window): `write`, `slide` and `replace` then apply exactly what the source sent,
+ * and a change that would leave more UTF-16 units than the policy's `maxBytes` (so surely
+ * more bytes) is refused as the source breaking its window.
  *
  * @example
  * const sink = new ToolOutputSink({ policy: { retain: "tail", maxBytes: 51200, maxLines: 2000 } });
@@ -176,44 +88,54 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
   /** Called after every change; may be replaced. */
   onChange: (() => void) | null;
 
-  private readonly tracker: Tracker<ToolOutputState>;
-  private window: TextWindow;
+  readonly #tracker: Tracker<ToolOutputState>;
+  /** The sink's own bounds; unused while a source owns the text (`#captured`). */
+  #window: TextWindow;
   /** Truncation adopted from a source by `capture`, or null when the window owns it. */
-  private captured: Truncation | null = null;
-  private spillPath: string | undefined;
-  /** The text as of the last flush (what the tracker's baseline holds). */
-  private flushedText = "";
-  /** How the text changed since then, or null when only `replacement` is known. */
-  private delta: TextDelta | null = { drop: 0, append: "" };
-  private replacement = "";
-  /** The text and truncation in the tracked state are behind. */
-  private textBehind = false;
-  private truncationBehind = false;
+  #captured: Truncation | null = null;
+  #spillPath: string | undefined;
+  /** The truncation in the tracked state is behind the window's. */
+  #truncationBehind = false;
+  /** The truncation last written into the tracked state (compared without reading it back). */
+  #syncedTruncation: Truncation;
+  /** Length of the tracked text in UTF-16 units, kept so a source's change is checked without reading it. */
+  #textLength = 0;
   /** `details` as accepted by the last size check. */
-  private acceptedDetails = "{}";
-  private detailsError: OutputLimitError | null = null;
-  private closedBy: string | null = null;
+  #acceptedDetails = "{}";
+  /**
+   * `details` was handed out (or replaced) since the last seed: only then can it have
+   * grown, so only then does a flush pay for measuring it.
+   */
+  #detailsReachable = false;
+  #detailsError: OutputLimitError | null = null;
+  #closedBy: string | null = null;
 
   constructor(options: ToolOutputSinkOptions = {}) {
-    this.window = new TextWindow(options.policy ?? DEFAULT_OUTPUT_POLICY);
-    this.policy = this.window.policy;
+    this.#window = new TextWindow(options.policy ?? DEFAULT_OUTPUT_POLICY);
+    this.policy = this.#window.policy;
     this.onChange = options.onChange ?? null;
-    this.tracker = track<ToolOutputState>(emptyOutputState(this.window.truncation()));
-    this.output = this.facade();
+    this.#syncedTruncation = this.#window.truncation();
+    this.#tracker = track<ToolOutputState>(emptyOutputState(this.#syncedTruncation));
+    this.output = this.#facade();
   }
 
   // ── tool side ──────────────────────────────────────────────────────────────
 
   /**
-   * Appends to the text block, bounded by the policy.
+   * Appends to the text block, bounded by the policy (or, after `capture`, as the source
+   * sent it).
    * @example out.write("line\n")
    */
   write(text: string): void {
-    this.assertOpen();
+    this.#assertOpen();
     if (typeof text !== "string") throw new TypeError("write() takes a string.");
     if (text === "") return;
-    const change = this.window.append(text);
-    this.changeText(change.drop, change.append);
+    if (this.#captured) {
+      this.#mirror(0, text);
+      return;
+    }
+    const change = this.#window.append(text);
+    this.#edit(change.drop, change.append);
   }
 
   /**
@@ -222,63 +144,59 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
    * @example out.replace("progress: 40%")
    */
   replace(text: string): void {
-    this.assertOpen();
+    this.#assertOpen();
     if (typeof text !== "string") throw new TypeError("replace() takes a string.");
-    const next = this.window.replace(text).append;
-    const current = this.currentText();
+    let next = text;
+    if (this.#captured) this.#assertSourceBound(text.length);
+    else next = this.#window.replace(text).append;
+    const current = this.#text();
     if (next.length >= current.length && next.startsWith(current)) {
-      this.changeText(0, next.slice(current.length));
+      this.#edit(0, next.slice(current.length));
       return;
     }
     const overlap = findOverlap(current, next);
     if (overlap > 0) {
-      this.changeText(current.length - overlap, next.slice(overlap));
+      this.#edit(current.length - overlap, next.slice(overlap));
       return;
     }
-    this.delta = null;
-    this.replacement = next;
-    this.textBehind = this.truncationBehind = true;
-    this.changed();
+    // No known relation to the old text: the tracker compares (usually one `s`).
+    (this.#tracker.state.content[0] as TextContent).text = next;
+    this.#textLength = next.length;
+    this.#truncationBehind = true;
+    this.#changed();
   }
 
   /**
    * Drops `drop` UTF-16 units from the start of the retained text, then appends `text`:
    * the shape of a source-windowed update (a sandbox's `slide`). Throws a `RangeError`
-   * and changes nothing if `drop` is out of range or splits a surrogate pair.
+   * and changes nothing if `drop` is out of range (or, under the sink's own window,
+   * splits a surrogate pair).
    * @example out.slide(6, "next line\n")
    */
   slide(drop: number, text: string): void {
-    this.assertOpen();
+    this.#assertOpen();
     if (typeof text !== "string") throw new TypeError("slide() takes a drop count and a string.");
-    const change = this.window.slide(drop, text);
-    this.changeText(change.drop, change.append);
+    if (this.#captured) {
+      this.#mirror(drop, text);
+      return;
+    }
+    const change = this.#window.slide(drop, text);
+    this.#edit(change.drop, change.append);
   }
 
   /**
    * Adopts a source's truncation (totals, flags, spill path) verbatim; it stays until the
-   * next `capture`, while the text keeps following `write`/`slide`/`replace`.
+   * next `capture`. From then on the source owns the text's bounds: `write`, `slide` and
+   * `replace` apply what it sent without a second window.
    * @example out.capture(update.metadata)
    */
   capture(meta: ShellOutputMetadata): void {
-    this.assertOpen();
+    this.#assertOpen();
     assertTruncation(meta, "capture(meta)");
-    const t: Truncation = {
-      truncated: meta.truncated,
-      truncatedBy: meta.truncatedBy,
-      totalLines: meta.totalLines,
-      totalBytes: meta.totalBytes,
-      outputLines: meta.outputLines,
-      outputBytes: meta.outputBytes,
-      maxLines: meta.maxLines,
-      maxBytes: meta.maxBytes,
-      lastLinePartial: meta.lastLinePartial,
-      firstLineExceedsLimit: meta.firstLineExceedsLimit,
-    };
-    if (meta.spillPath !== undefined) t.spillPath = meta.spillPath;
-    this.captured = t;
-    this.spillPath = meta.spillPath;
-    this.truncationBehind = true;
-    this.changed();
+    this.#captured = copyTruncation(meta);
+    this.#spillPath = meta.spillPath;
+    this.#truncationBehind = true;
+    this.#changed();
   }
 
   /**
@@ -287,12 +205,12 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
    * @example out.image({ data: pngBase64, mimeType: "image/png" })
    */
   image(img: { data: string; mimeType: string }): void {
-    this.assertOpen();
-    const content = this.tracker.state.content;
+    this.#assertOpen();
+    const content = this.#tracker.state.content;
     assertImage(img, content.length - 1);
     const block: ImageContent = { type: "image", data: img.data, mimeType: img.mimeType };
     content.push(block);
-    this.changed();
+    this.#changed();
   }
 
   /**
@@ -300,7 +218,8 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
    * serialized) is checked at every `flush()` and `snapshot()`.
    */
   get details(): D {
-    const d = this.tracker.state.details as D;
+    this.#detailsReachable = true;
+    const d = this.#tracker.state.details as D;
     this.onChange?.();
     return d;
   }
@@ -310,15 +229,15 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
    * @example out.usage({ input: 120, output: 40 })
    */
   usage(u: Usage): void {
-    this.assertOpen();
+    this.#assertOpen();
     assertUsage(u);
-    const state = this.tracker.state;
+    const state = this.#tracker.state;
     if (state.usage === undefined) state.usage = {};
     const usage = state.usage;
     for (const [field, value] of Object.entries(u)) {
       if (value !== undefined) usage[field] = (usage[field] ?? 0) + value;
     }
-    this.changed();
+    this.#changed();
   }
 
   /**
@@ -326,10 +245,10 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
    * @example out.addTools(["deploy"])
    */
   addTools(names: string[]): void {
-    this.assertOpen();
+    this.#assertOpen();
     assertToolNames(names);
-    this.tracker.state.addedTools = [...names];
-    this.changed();
+    this.#tracker.state.addedTools = [...names];
+    this.#changed();
   }
 
   /**
@@ -337,18 +256,19 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
    * @example out.terminate(true)
    */
   terminate(value: boolean): void {
-    this.assertOpen();
+    this.#assertOpen();
     if (typeof value !== "boolean") throw new TypeError("terminate() takes a boolean.");
-    this.tracker.state.terminate = value;
-    this.changed();
+    this.#tracker.state.terminate = value;
+    this.#changed();
   }
 
   // ── host side ──────────────────────────────────────────────────────────────
 
   /** Replaces `details` wholesale (the producer API's `details` ops, applied by the host). */
   replaceDetails(value: JsonValue): void {
-    this.tracker.state.details = value;
-    this.changed();
+    this.#detailsReachable = true;
+    this.#tracker.state.details = value;
+    this.#changed();
   }
 
   /**
@@ -357,7 +277,7 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
    * @example sink.fail(new Error("exit code 2"))
    */
   fail(error: unknown): void {
-    this.closedBy ??= "the call failed";
+    this.#closedBy ??= "the call failed";
     this.appendNotice(messageOf(error) || "The tool failed.");
   }
 
@@ -367,55 +287,38 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
    * @example sink.appendNotice("[Cancelled.]")
    */
   appendNotice(text: string): void {
-    const current = this.currentText();
+    const current = this.#text();
     const sep = current === "" || current.endsWith("\n") ? "" : "\n";
-    this.closedBy ??= "the call has ended";
-    this.changeText(0, sep + boundNotice(String(text)));
+    this.#closedBy ??= "the call has ended";
+    this.#edit(0, sep + boundNotice(String(text)));
   }
 
   /**
    * The ops since the last flush (the first flush, and the first after `rebase()` or
-   * `seed()`, is a base batch). Returns `[]` when nothing changed. A text change is always
-   * `t`/`a` when the sink knows it (never a whole-string set for a sliding window).
+   * `seed()`, is a base batch). Returns `[]` when nothing changed. A text change is the
+   * exact `t` / `a` the sink knew (never a whole-string set for a sliding window).
    */
   flush(): Op[] {
-    this.sync();
-    const ops = this.tracker.flush();
-    const delta = this.delta;
-    const flushedLength = this.flushedText.length;
-    this.flushedText = this.currentText();
-    this.delta = { drop: 0, append: "" };
-    if (delta === null) return ops;
-    const textOps = ops.filter(isTextOp);
-    if (textOps.length === 0) return ops;
-    // The tracker's probe may miss the real overlap in periodic text; the sink knows it.
-    const expected = flushedLength - delta.drop + delta.append.length;
-    if (lengthAfter(flushedLength, textOps) !== expected) return ops;
-    const path = ["content", 0, "text"];
-    const exact: Op[] = [];
-    if (delta.drop > 0) exact.push(["t", path, delta.drop]);
-    if (delta.append !== "") exact.push(["a", path.slice(), delta.append]);
-    const out = ops.filter((op) => !isTextOp(op));
-    out.splice(ops.indexOf(textOps[0] as Op), 0, ...exact);
-    return out;
+    this.#sync();
+    return this.#tracker.flush();
   }
 
   /** Makes the next flush a base batch. */
   rebase(): void {
-    this.tracker.rebase();
+    this.#tracker.rebase();
   }
 
   /** A deep copy of the current state (what a new consumer starts from). */
   snapshot(): ToolOutputState {
-    this.sync();
-    return cloneOutputState(this.tracker.state);
+    this.#sync();
+    return cloneOutputState(this.#tracker.state);
   }
 
   /** The current truncation (the source's after `capture`, else the window's). */
   truncation(): Truncation {
-    if (this.captured) return { ...this.captured };
-    const t = this.window.truncation();
-    if (this.spillPath !== undefined) t.spillPath = this.spillPath;
+    if (this.#captured) return { ...this.#captured };
+    const t = this.#window.truncation();
+    if (this.#spillPath !== undefined) t.spillPath = this.#spillPath;
     return t;
   }
 
@@ -424,7 +327,7 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
    * the last accepted value), or null. The host fails the call with it.
    */
   get limitError(): OutputLimitError | null {
-    return this.detailsError;
+    return this.#detailsError;
   }
 
   /**
@@ -438,23 +341,23 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
     const window = new TextWindow(this.policy);
     const text = (copy.content[0] as TextContent).text;
     window.resume(text, copy.truncation);
-    this.tracker.state = copy;
-    this.window = window;
-    this.captured = null;
-    this.spillPath = copy.truncation.spillPath;
-    this.flushedText = text;
-    this.delta = { drop: 0, append: "" };
-    this.replacement = "";
-    this.textBehind = this.truncationBehind = false;
-    this.acceptedDetails = JSON.stringify(copy.details);
-    this.detailsError = null;
-    this.closedBy = null;
-    this.changed();
+    this.#tracker.state = copy;
+    this.#textLength = text.length;
+    this.#syncedTruncation = { ...copy.truncation };
+    this.#window = window;
+    this.#captured = null;
+    this.#spillPath = copy.truncation.spillPath;
+    this.#truncationBehind = false;
+    this.#acceptedDetails = JSON.stringify(copy.details);
+    this.#detailsReachable = false;
+    this.#detailsError = null;
+    this.#closedBy = null;
+    this.#changed();
   }
 
   // ── internals ──────────────────────────────────────────────────────────────
 
-  private facade(): ToolOutput<D> {
+  #facade(): ToolOutput<D> {
     const sink = this;
     return {
       write: (text) => sink.write(text),
@@ -471,87 +374,91 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
     };
   }
 
-  private assertOpen(): void {
-    if (this.detailsError) throw this.detailsError;
-    if (this.closedBy !== null) {
+  #assertOpen(): void {
+    if (this.#detailsError) throw this.#detailsError;
+    if (this.#closedBy !== null) {
       throw new Error(
-        `This tool's output is closed (${this.closedBy}); nothing more can be written.`,
+        `This tool's output is closed (${this.#closedBy}); nothing more can be written.`,
       );
     }
   }
 
-  private currentText(): string {
-    if (this.delta === null) return this.replacement;
-    if (this.delta.drop === 0 && this.delta.append === "") return this.flushedText;
-    return this.flushedText.slice(this.delta.drop) + this.delta.append;
+  #text(): string {
+    return (this.#tracker.state.content[0] as TextContent).text;
   }
 
-  /** Records `current = current.slice(drop) + append` without touching the tracked state yet. */
-  private changeText(drop: number, append: string): void {
-    if (this.delta === null) {
-      this.replacement = this.replacement.slice(drop) + append;
-    } else {
-      const kept = this.flushedText.length - this.delta.drop;
-      if (drop <= kept) this.delta.drop += drop;
-      else {
-        this.delta.append = this.delta.append.slice(drop - kept);
-        this.delta.drop = this.flushedText.length;
-      }
-      this.delta.append += append;
+  /** A source-bounded change, as sent: checked against the policy, never re-cut. */
+  #mirror(drop: number, text: string): void {
+    const length = this.#textLength;
+    if (!Number.isSafeInteger(drop) || drop < 0 || drop > length) {
+      throw new RangeError(
+        `slide drop must be an integer from 0 to the retained length ${length}, got ${String(drop)}.`,
+      );
     }
-    this.textBehind = this.truncationBehind = true;
-    this.changed();
-  }
-
-  private changed(): void {
-    this.onChange?.();
+    this.#assertSourceBound(length - drop + text.length);
+    this.#edit(drop, text);
   }
 
   /**
-   * Brings the tracked text and truncation up to date (once per flush or snapshot, not per
-   * write), then checks the size of `details`.
+   * A source-bounded text of `units` UTF-16 units fits the policy's byte cap only if
+   * `units <= maxBytes` (every unit is at least one UTF-8 byte): a cheap guard that needs
+   * no look at the text.
    */
-  private sync(): void {
-    const state = this.tracker.state;
-    if (this.textBehind) {
-      (state.content[0] as TextContent).text = this.currentText();
-      this.textBehind = false;
+  #assertSourceBound(units: number): void {
+    const { maxBytes } = this.policy;
+    if (units <= maxBytes) return;
+    throw new OutputLimitError(
+      `The source's text would be ${units} UTF-16 units, more than this tool's ${maxBytes}-byte cap; the source must window its output (nothing was changed).`,
+      maxBytes,
+      units,
+    );
+  }
+
+  /** `text = text.slice(drop) + append` in the tracked state, as a known edit. */
+  #edit(drop: number, append: string): void {
+    if (drop !== 0 || append !== "") {
+      this.#tracker.editText(TEXT_PATH, drop, append);
+      this.#textLength += append.length - drop;
     }
-    if (this.truncationBehind) {
-      const next = this.truncation();
-      const cur = state.truncation;
+    if (!this.#captured) this.#truncationBehind = true;
+    this.#changed();
+  }
+
+  #changed(): void {
+    this.onChange?.();
+  }
+
+  /** Brings the tracked truncation up to date (once per flush or snapshot), then checks `details`. */
+  #sync(): void {
+    if (this.#truncationBehind) {
+      const next = this.#captured ?? this.truncation();
+      const synced = this.#syncedTruncation;
+      let tracked: Record<string, unknown> | null = null;
       for (const key of TRUNCATION_KEYS) {
-        if (cur[key] !== next[key]) (cur as unknown as Record<string, unknown>)[key] = next[key];
+        if (synced[key] === next[key]) continue;
+        tracked ??= this.#tracker.state.truncation as unknown as Record<string, unknown>;
+        tracked[key] = next[key];
       }
-      this.truncationBehind = false;
+      this.#syncedTruncation = next;
+      this.#truncationBehind = false;
     }
-    this.checkDetails();
+    this.#checkDetails();
   }
 
   /** Rolls `details` back to the last accepted value when it grew past the bound. */
-  private checkDetails(): void {
-    if (!this.tracker.dirty) return;
-    const json = JSON.stringify(this.tracker.state.details) ?? "null";
-    if (json === this.acceptedDetails) return;
+  #checkDetails(): void {
+    if (!this.#detailsReachable || !this.#tracker.dirty) return;
+    const json = JSON.stringify(this.#tracker.state.details) ?? "null";
+    if (json === this.#acceptedDetails) return;
     const error = detailsSizeError(
       json,
       "It was rolled back to its last accepted value; keep large data in the text or a file.",
     );
     if (error === null) {
-      this.acceptedDetails = json;
+      this.#acceptedDetails = json;
       return;
     }
-    this.tracker.state.details = JSON.parse(this.acceptedDetails) as JsonValue;
-    this.detailsError ??= error;
+    this.#tracker.state.details = JSON.parse(this.#acceptedDetails) as JsonValue;
+    this.#detailsError ??= error;
   }
-}
-
-/**
- * A sink with the given policy (default tail, 50 KiB, 2000 lines).
- * @example const sink = createToolOutput({ policy: tool.output, onChange: () => publisher.markDirty() });
- */
-export function createToolOutput<D extends JsonValue = JsonValue>(
-  options: ToolOutputSinkOptions = {},
-): ToolOutputSink<D> {
-  return new ToolOutputSink<D>(options);
 }

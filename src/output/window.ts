@@ -8,9 +8,14 @@
  * so "\r\n" is one break however the two units are split across writes.
  *
  * Cost: `append` is proportional to the appended text plus what it drops; the retained
- * text is kept as a queue of chunks and a queue of line starts, never re-scanned.
+ * text is kept as a `TextQueue` and a queue of line starts, never re-scanned.
+ *
+ * The byte face of the same engine is `TextRetainer`: both cut with the UTF-8 helpers of
+ * `src/retention/utf8.ts` and keep text in `src/retention` buffers; this module adds
+ * only what lines need (decision 015).
  */
-import { utf8ByteLength } from "../retention/utf8.ts";
+import { TextQueue } from "../retention/text-queue.ts";
+import { utf8ByteLength, utf8HeadCut } from "../retention/utf8.ts";
 import type { OutputPolicy, Truncation } from "./types.ts";
 
 /** What changed in the retained text: `next = prev.slice(drop) + append`. */
@@ -22,16 +27,6 @@ export interface WindowChange {
 }
 
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
-const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
-
-/** Bytes and length of the character at `i` (a surrogate pair is one character). */
-function charAt(s: string, i: number): { units: number; bytes: number } {
-  const c = s.charCodeAt(i);
-  if (c < 0x80) return { units: 1, bytes: 1 };
-  if (c < 0x800) return { units: 1, bytes: 2 };
-  if (isHigh(c) && i + 1 < s.length && isLow(s.charCodeAt(i + 1))) return { units: 2, bytes: 4 };
-  return { units: 1, bytes: 3 };
-}
 
 /**
  * Number of lines in `text` (see the module comment).
@@ -66,148 +61,37 @@ export function assertOutputPolicy(policy: OutputPolicy): void {
   }
 }
 
-/** Dropped units of one chunk after which its kept part is copied out (see `compact`). */
-const RELEASE_AFTER = 65_536;
-
-/** Strings with the front cut lazily: `drop` is proportional to what it removes. */
-class ChunkQueue {
-  private chunks: string[] = [];
-  private first = 0;
-  /** Units already removed from `chunks[first]`. */
-  private offset = 0;
-  private joined: string | null = "";
-
-  push(s: string): void {
-    if (s.length === 0) return;
-    this.chunks.push(s);
-    this.joined = null;
-  }
-
-  /** Removes `n` units from the front; returns their UTF-8 bytes and "\n" count. */
-  drop(n: number): { bytes: number; newlines: number } {
-    let bytes = 0;
-    let newlines = 0;
-    while (n > 0) {
-      const c = this.chunks[this.first]!;
-      const take = Math.min(n, c.length - this.offset);
-      bytes += utf8ByteLength(c, this.offset, this.offset + take);
-      for (let i = this.offset; i < this.offset + take; i++) if (c.charCodeAt(i) === 10) newlines++;
-      n -= take;
-      this.offset += take;
-      if (this.offset === c.length) {
-        this.first++;
-        this.offset = 0;
-      }
-    }
-    this.compact();
-    this.joined = null;
-    return { bytes, newlines };
-  }
-
-  /**
-   * Removes the fewest whole characters from the front so that at least `bytes` bytes go;
-   * returns the units and bytes removed. Pairs never straddle chunks (see `TextWindow`).
-   */
-  dropBytes(bytes: number): { units: number; bytes: number } {
-    let units = 0;
-    let removed = 0;
-    while (removed < bytes && this.first < this.chunks.length) {
-      const c = this.chunks[this.first]!;
-      while (removed < bytes && this.offset < c.length) {
-        const ch = charAt(c, this.offset);
-        this.offset += ch.units;
-        units += ch.units;
-        removed += ch.bytes;
-      }
-      if (this.offset === c.length) {
-        this.first++;
-        this.offset = 0;
-      }
-    }
-    this.compact();
-    this.joined = null;
-    return { units, bytes: removed };
-  }
-
-  /** True if the unit at `i` (counted from the front) is the low half of a pair. */
-  splitsPair(i: number): boolean {
-    if (i <= 0) return false;
-    let k = this.first;
-    let at = this.offset + i;
-    while (k < this.chunks.length && at >= this.chunks[k]!.length) {
-      at -= this.chunks[k]!.length;
-      k++;
-    }
-    if (k >= this.chunks.length || at === 0) return false;
-    const c = this.chunks[k]!;
-    return isLow(c.charCodeAt(at)) && isHigh(c.charCodeAt(at - 1));
-  }
-
-  text(): string {
-    if (this.joined === null) {
-      const live = this.chunks.slice(this.first);
-      if (live.length > 0) live[0] = live[0]!.slice(this.offset);
-      this.joined = live.join("");
-      this.chunks = this.joined.length > 0 ? [this.joined] : [];
-      this.first = 0;
-      this.offset = 0;
-    }
-    return this.joined;
-  }
-
-  clear(): void {
-    this.chunks = [];
-    this.first = 0;
-    this.offset = 0;
-    this.joined = "";
-  }
-
-  private compact(): void {
-    // A huge write mostly dropped would otherwise stay alive through the slice that keeps
-    // its tail: copy the kept part once the dropped part is large (cost ∝ what was dropped).
-    const head = this.chunks[this.first];
-    if (head !== undefined && this.offset >= RELEASE_AFTER && this.offset * 2 > head.length) {
-      this.chunks[this.first] = JSON.parse(JSON.stringify(head.slice(this.offset))) as string;
-      this.offset = 0;
-    }
-    if (this.first > 64 && this.first * 2 > this.chunks.length) {
-      this.chunks = this.chunks.slice(this.first);
-      this.first = 0;
-    }
-  }
-}
-
 /** Line starts (absolute unit and byte positions) as a queue. */
 class LineStarts {
-  private units: number[] = [];
-  private bytes: number[] = [];
-  private first = 0;
+  #units: number[] = [];
+  #bytes: number[] = [];
+  #first = 0;
 
   get size(): number {
-    return this.units.length - this.first;
+    return this.#units.length - this.#first;
   }
   push(unit: number, byte: number): void {
-    this.units.push(unit);
-    this.bytes.push(byte);
+    this.#units.push(unit);
+    this.#bytes.push(byte);
   }
   peekUnit(): number | undefined {
-    return this.first < this.units.length ? this.units[this.first]! : undefined;
+    return this.#first < this.#units.length ? this.#units[this.#first]! : undefined;
   }
   peekByte(): number {
-    return this.bytes[this.first]!;
+    return this.#bytes[this.#first]!;
   }
   shift(): void {
-    this.first++;
-    if (this.first > 64 && this.first * 2 > this.units.length) {
-      this.units = this.units.slice(this.first);
-      this.bytes = this.bytes.slice(this.first);
-      this.first = 0;
+    this.#first++;
+    if (this.#first > 64 && this.#first * 2 > this.#units.length) {
+      this.#units = this.#units.slice(this.#first);
+      this.#bytes = this.#bytes.slice(this.#first);
+      this.#first = 0;
     }
   }
   clear(): void {
-    this.units = [];
-    this.bytes = [];
-    this.first = 0;
+    this.#units = [];
+    this.#bytes = [];
+    this.#first = 0;
   }
 }
 
@@ -231,36 +115,36 @@ class LineStarts {
  */
 export class TextWindow {
   readonly policy: Readonly<OutputPolicy>;
-  private readonly chunks = new ChunkQueue();
+  readonly #chunks = new TextQueue();
   /** A lone high surrogate held back from the end of the text. */
-  private pending = "";
+  #pending = "";
 
   // Totals of everything appended (absolute positions count from the last `replace`).
-  private end = 0;
-  private endByte = 0;
-  private newlines = 0;
+  #end = 0;
+  #endByte = 0;
+  #newlines = 0;
   /** The line start after the last "\n", and the one before it. */
-  private lastBreak = 0;
-  private prevBreak = 0;
+  #lastBreak = 0;
+  #prevBreak = 0;
 
   // Tail: the retained text is [start, end); `starts` holds the line starts in (start, end].
-  private readonly starts = new LineStarts();
-  private start = 0;
-  private startByte = 0;
+  readonly #starts = new LineStarts();
+  #start = 0;
+  #startByte = 0;
   /** The retained text starts inside the last line (its head was cut by bytes). */
-  private midLine = false;
+  #midLine = false;
 
   // Head: measures of the retained text, and the cut once one happened.
-  private headUnits = 0;
-  private headBytes = 0;
-  private headNewlines = 0;
-  private headEndsWithNewline = false;
-  private cutBy: "lines" | "bytes" | null = null;
+  #headUnits = 0;
+  #headBytes = 0;
+  #headNewlines = 0;
+  #headEndsWithNewline = false;
+  #cutBy: "lines" | "bytes" | null = null;
 
   // After `resume`: what was appended before the resumed text, and whether it was cut.
-  private priorLines = 0;
-  private priorBytes = 0;
-  private priorCut = false;
+  #priorLines = 0;
+  #priorBytes = 0;
+  #priorCut = false;
 
   constructor(policy: OutputPolicy) {
     assertOutputPolicy(policy);
@@ -269,12 +153,12 @@ export class TextWindow {
 
   /** The retained text. */
   get text(): string {
-    return this.chunks.text();
+    return this.#chunks.text();
   }
 
   /** Length of the retained text in UTF-16 units. */
   get length(): number {
-    return this.policy.retain === "head" ? this.headUnits : this.end - this.start;
+    return this.policy.retain === "head" ? this.#headUnits : this.#end - this.#start;
   }
 
   /**
@@ -282,9 +166,9 @@ export class TextWindow {
    * @example new TextWindow({ retain: "head", maxBytes: 3, maxLines: 9 }).append("abcd") // { drop: 0, append: "abc" }
    */
   append(text: string): WindowChange {
-    const x = this.admit(text);
-    if (this.policy.retain === "head") return { drop: 0, append: this.appendHead(x) };
-    return this.appendTail(x);
+    const x = this.#admit(text);
+    if (this.policy.retain === "head") return { drop: 0, append: this.#appendHead(x) };
+    return this.#appendTail(x);
   }
 
   /**
@@ -293,17 +177,17 @@ export class TextWindow {
    */
   replace(text: string): WindowChange {
     const drop = this.length;
-    this.chunks.clear();
-    this.starts.clear();
-    this.pending = "";
-    this.end = this.endByte = this.newlines = this.lastBreak = this.prevBreak = 0;
-    this.start = this.startByte = 0;
-    this.midLine = false;
-    this.headUnits = this.headBytes = this.headNewlines = 0;
-    this.headEndsWithNewline = false;
-    this.cutBy = null;
-    this.priorLines = this.priorBytes = 0;
-    this.priorCut = false;
+    this.#chunks.clear();
+    this.#starts.clear();
+    this.#pending = "";
+    this.#end = this.#endByte = this.#newlines = this.#lastBreak = this.#prevBreak = 0;
+    this.#start = this.#startByte = 0;
+    this.#midLine = false;
+    this.#headUnits = this.#headBytes = this.#headNewlines = 0;
+    this.#headEndsWithNewline = false;
+    this.#cutBy = null;
+    this.#priorLines = this.#priorBytes = 0;
+    this.#priorCut = false;
     return { drop, append: this.append(text).append };
   }
 
@@ -315,13 +199,13 @@ export class TextWindow {
   resume(text: string, truncation: Truncation): void {
     this.replace(text);
     const own = this.truncation();
-    this.priorLines = Math.max(0, truncation.totalLines - own.totalLines);
-    this.priorBytes = Math.max(0, truncation.totalBytes - own.totalBytes);
+    this.#priorLines = Math.max(0, truncation.totalLines - own.totalLines);
+    this.#priorBytes = Math.max(0, truncation.totalBytes - own.totalBytes);
     if (!truncation.truncated || own.truncated) return;
-    if (this.policy.retain === "head") this.cutBy = truncation.truncatedBy ?? "bytes";
+    if (this.policy.retain === "head") this.#cutBy = truncation.truncatedBy ?? "bytes";
     else {
-      this.priorCut = true;
-      this.midLine = truncation.lastLinePartial;
+      this.#priorCut = true;
+      this.#midLine = truncation.lastLinePartial;
     }
   }
 
@@ -338,21 +222,21 @@ export class TextWindow {
         `slide drop must be an integer from 0 to the retained length ${this.length}, got ${String(drop)}.`,
       );
     }
-    if (this.chunks.splitsPair(drop)) {
+    if (this.#chunks.splitsPair(drop)) {
       throw new RangeError(`slide drop ${drop} would split a surrogate pair.`);
     }
     if (drop > 0) {
-      const gone = this.chunks.drop(drop);
+      const gone = this.#chunks.drop(drop);
       if (this.policy.retain === "head") {
-        this.headUnits -= drop;
-        this.headBytes -= gone.bytes;
-        this.headNewlines -= gone.newlines;
-        if (this.headUnits === 0) this.headEndsWithNewline = false;
+        this.#headUnits -= drop;
+        this.#headBytes -= gone.bytes;
+        this.#headNewlines -= gone.newlines;
+        if (this.#headUnits === 0) this.#headEndsWithNewline = false;
       } else {
-        this.start += drop;
-        this.startByte += gone.bytes;
-        this.shiftStartsUpTo(this.start);
-        this.midLine = false;
+        this.#start += drop;
+        this.#startByte += gone.bytes;
+        this.#shiftStartsUpTo(this.#start);
+        this.#midLine = false;
       }
     }
     const change = this.append(text);
@@ -362,133 +246,137 @@ export class TextWindow {
   /** Totals of everything appended and measures of the retained text. */
   truncation(): Truncation {
     const { maxBytes, maxLines } = this.policy;
-    const endsWithNewline = this.end > 0 && this.lastBreak === this.end;
+    const endsWithNewline = this.#end > 0 && this.#lastBreak === this.#end;
     const totalLines =
-      this.priorLines +
-      this.newlines +
-      (this.pending !== "" || (this.end > 0 && !endsWithNewline) ? 1 : 0);
-    const totalBytes = this.priorBytes + this.endByte + (this.pending !== "" ? 3 : 0);
+      this.#priorLines +
+      this.#newlines +
+      (this.#pending !== "" || (this.#end > 0 && !endsWithNewline) ? 1 : 0);
+    const totalBytes = this.#priorBytes + this.#endByte + (this.#pending !== "" ? 3 : 0);
     if (this.policy.retain === "head") {
-      const truncated = this.cutBy !== null;
-      const partial = this.headUnits > 0 && !this.headEndsWithNewline;
+      const truncated = this.#cutBy !== null;
+      const partial = this.#headUnits > 0 && !this.#headEndsWithNewline;
       return {
         truncated,
-        truncatedBy: this.cutBy,
+        truncatedBy: this.#cutBy,
         totalLines,
         totalBytes,
-        outputLines: this.headNewlines + (partial ? 1 : 0),
-        outputBytes: this.headBytes,
+        outputLines: this.#headNewlines + (partial ? 1 : 0),
+        outputBytes: this.#headBytes,
         maxLines,
         maxBytes,
         lastLinePartial: truncated && partial,
-        firstLineExceedsLimit: this.cutBy === "bytes" && this.headNewlines === 0,
+        firstLineExceedsLimit: this.#cutBy === "bytes" && this.#headNewlines === 0,
       };
     }
-    const outputLines = this.starts.size + (this.start < this.end && !endsWithNewline ? 1 : 0);
-    const truncated = this.start > 0 || this.priorCut;
+    const outputLines = this.#starts.size + (this.#start < this.#end && !endsWithNewline ? 1 : 0);
+    const truncated = this.#start > 0 || this.#priorCut;
     let truncatedBy: Truncation["truncatedBy"] = null;
-    if (truncated) truncatedBy = !this.midLine && outputLines >= maxLines ? "lines" : "bytes";
+    if (truncated) truncatedBy = !this.#midLine && outputLines >= maxLines ? "lines" : "bytes";
     return {
       truncated,
       truncatedBy,
       totalLines,
       totalBytes,
       outputLines,
-      outputBytes: this.endByte - this.startByte,
+      outputBytes: this.#endByte - this.#startByte,
       maxLines,
       maxBytes,
-      lastLinePartial: truncated && this.midLine,
+      lastLinePartial: truncated && this.#midLine,
       firstLineExceedsLimit: false,
     };
   }
 
   /** Holds back a trailing lone high surrogate so no stored chunk ends inside a pair. */
-  private admit(text: string): string {
-    let x = this.pending + text;
-    this.pending = "";
+  #admit(text: string): string {
+    let x = this.#pending + text;
+    this.#pending = "";
     if (x.length > 0 && isHigh(x.charCodeAt(x.length - 1))) {
-      this.pending = x.slice(-1);
+      this.#pending = x.slice(-1);
       x = x.slice(0, -1);
     }
     return x;
   }
 
   /** Adds `x` to the totals; in tail mode also records its line starts. */
-  private measure(x: string): void {
+  #measure(x: string): void {
     const tail = this.policy.retain === "tail";
     let from = 0;
-    let byte = this.endByte;
+    let byte = this.#endByte;
     for (let nl = x.indexOf("\n"); nl !== -1; nl = x.indexOf("\n", nl + 1)) {
       byte += utf8ByteLength(x, from, nl + 1);
       from = nl + 1;
-      this.newlines++;
-      this.prevBreak = this.lastBreak;
-      this.lastBreak = this.end + from;
-      if (tail) this.starts.push(this.end + from, byte);
+      this.#newlines++;
+      this.#prevBreak = this.#lastBreak;
+      this.#lastBreak = this.#end + from;
+      if (tail) this.#starts.push(this.#end + from, byte);
     }
-    this.endByte = byte + utf8ByteLength(x, from, x.length);
-    this.end += x.length;
+    this.#endByte = byte + utf8ByteLength(x, from, x.length);
+    this.#end += x.length;
   }
 
-  private appendTail(x: string): WindowChange {
-    const oldStart = this.start;
-    const oldEnd = this.end;
-    this.measure(x);
-    this.chunks.push(x);
-    this.settleTail();
-    if (this.start <= oldEnd) return { drop: this.start - oldStart, append: x };
-    return { drop: oldEnd - oldStart, append: x.slice(this.start - oldEnd) };
+  #appendTail(x: string): WindowChange {
+    const oldStart = this.#start;
+    const oldEnd = this.#end;
+    this.#measure(x);
+    this.#chunks.push(x);
+    this.#settleTail();
+    if (this.#start <= oldEnd) return { drop: this.#start - oldStart, append: x };
+    return { drop: oldEnd - oldStart, append: x.slice(this.#start - oldEnd) };
   }
 
   /** Moves the start forward to the earliest position the tail rules allow. */
-  private settleTail(): void {
+  #settleTail(): void {
     const { maxBytes, maxLines } = this.policy;
     if (maxLines === 0) {
-      const gone = this.chunks.drop(this.end - this.start);
-      this.start = this.end;
-      this.startByte += gone.bytes;
-      this.shiftStartsUpTo(this.start);
+      const gone = this.#chunks.drop(this.#end - this.#start);
+      this.#start = this.#end;
+      this.#startByte += gone.bytes;
+      this.#shiftStartsUpTo(this.#start);
       return;
     }
-    const endsWithNewline = this.end > 0 && this.lastBreak === this.end;
-    const lastLineStart = endsWithNewline ? this.prevBreak : this.lastBreak;
+    const endsWithNewline = this.#end > 0 && this.#lastBreak === this.#end;
+    const lastLineStart = endsWithNewline ? this.#prevBreak : this.#lastBreak;
     for (;;) {
-      const lines = this.starts.size + (this.start < this.end && !endsWithNewline ? 1 : 0);
-      const bytes = this.endByte - this.startByte;
+      const lines = this.#starts.size + (this.#start < this.#end && !endsWithNewline ? 1 : 0);
+      const bytes = this.#endByte - this.#startByte;
       // A start left inside a line that is no longer the last one must move to a line start.
-      const stranded = this.midLine && this.start < lastLineStart;
+      const stranded = this.#midLine && this.#start < lastLineStart;
       if (lines <= maxLines && bytes <= maxBytes && !stranded) return;
-      const next = this.starts.peekUnit();
+      const next = this.#starts.peekUnit();
       if (next !== undefined && next <= lastLineStart) {
-        this.chunks.drop(next - this.start);
-        this.start = next;
-        this.startByte = this.starts.peekByte();
-        this.starts.shift();
-        this.midLine = false;
+        this.#chunks.drop(next - this.#start);
+        this.#start = next;
+        this.#startByte = this.#starts.peekByte();
+        this.#starts.shift();
+        this.#midLine = false;
         continue;
       }
       // The start is in the last line, which alone is over maxBytes: keep its last bytes.
-      const gone = this.chunks.dropBytes(bytes - maxBytes);
-      this.start += gone.units;
-      this.startByte += gone.bytes;
-      this.shiftStartsUpTo(this.start);
-      this.midLine = true;
+      const gone = this.#chunks.dropBytes(bytes - maxBytes);
+      this.#start += gone.units;
+      this.#startByte += gone.bytes;
+      this.#shiftStartsUpTo(this.#start);
+      this.#midLine = true;
       return;
     }
   }
 
-  private shiftStartsUpTo(unit: number): void {
-    for (let s = this.starts.peekUnit(); s !== undefined && s <= unit; s = this.starts.peekUnit()) {
-      this.starts.shift();
+  #shiftStartsUpTo(unit: number): void {
+    for (
+      let s = this.#starts.peekUnit();
+      s !== undefined && s <= unit;
+      s = this.#starts.peekUnit()
+    ) {
+      this.#starts.shift();
     }
   }
 
   /** Head: keeps what fits of `x` and returns it; once something was cut, only counts. */
-  private appendHead(x: string): string {
-    this.measure(x);
-    if (this.cutBy !== null || x.length === 0) return "";
+  #appendHead(x: string): string {
+    this.#measure(x);
+    if (this.#cutBy !== null || x.length === 0) return "";
     const { maxBytes, maxLines } = this.policy;
-    const room = maxLines - this.headNewlines;
+    const room = maxLines - this.#headNewlines;
     let linesCut = room <= 0 ? 0 : x.length;
     let seen = 0;
     for (let nl = x.indexOf("\n"); room > 0 && nl !== -1; nl = x.indexOf("\n", nl + 1)) {
@@ -497,26 +385,18 @@ export class TextWindow {
         break;
       }
     }
-    const budget = maxBytes - this.headBytes;
-    let bytesCut = 0;
-    let used = 0;
-    while (bytesCut < linesCut) {
-      const ch = charAt(x, bytesCut);
-      if (used + ch.bytes > budget) break;
-      used += ch.bytes;
-      bytesCut += ch.units;
-    }
+    const { end: bytesCut, bytes: used } = utf8HeadCut(x, maxBytes - this.#headBytes, 0, linesCut);
     const cut = Math.min(linesCut, bytesCut);
     if (cut < x.length) {
-      this.cutBy = linesCut <= bytesCut ? "lines" : "bytes";
+      this.#cutBy = linesCut <= bytesCut ? "lines" : "bytes";
     }
     const kept = cut === x.length ? x : x.slice(0, cut);
     if (kept.length > 0) {
-      this.chunks.push(kept);
-      this.headUnits += kept.length;
-      this.headBytes += used;
-      this.headNewlines += countNewlines(kept);
-      this.headEndsWithNewline = kept.charCodeAt(kept.length - 1) === 10;
+      this.#chunks.push(kept);
+      this.#headUnits += kept.length;
+      this.#headBytes += used;
+      this.#headNewlines += countNewlines(kept);
+      this.#headEndsWithNewline = kept.charCodeAt(kept.length - 1) === 10;
     }
     return kept;
   }

@@ -2,9 +2,9 @@ import { type Clock, systemClock } from "./clock.ts";
 
 /**
  * How an `AdaptivePublisher` reads, sizes and delivers changes.
- * `D` is one delta (e.g. Chord `Op[]`, a Shell update); `S` is an optional snapshot type.
+ * `D` is one delta (e.g. Chord `Op[]`, a Shell update).
  */
-export interface AdaptivePublisherOptions<D, S = never> {
+export interface AdaptivePublisherOptions<D> {
   /**
    * Compute the delta since the last publication **and commit it as the new baseline**
    * (a Chord `tracker.flush()` does both). Return `null`/`undefined` when nothing changed.
@@ -18,15 +18,8 @@ export interface AdaptivePublisherOptions<D, S = never> {
    * rejected promise) goes to `onError` and the delta is not sent again.
    */
   publish(delta: D): void | Promise<void>;
-  /** Receives errors from `update`, `measure`, `publish` and `snapshot`. Never silent. */
+  /** Receives errors from `update`, `measure` and `publish`. Never silent. */
   onError(error: unknown, delta?: D): void;
-  /**
-   * Capture the current state. When given, it is called at each publication, right after
-   * `update()`, and the result is kept as `published`: the base a new consumer starts
-   * from before it receives the following deltas (using the live state instead would
-   * apply unpublished changes twice).
-   */
-  snapshot?(): S;
   /** Least spacing between publications, in ms. Default 100. */
   minIntervalMs?: number;
   /** Byte rate sustained output converges to. Default 102400 (100 KiB/s). */
@@ -51,10 +44,10 @@ export interface AdaptivePublisherOptions<D, S = never> {
  * sink.onChange = () => pub.markDirty();
  * // on completion: pub.flush(true); pub.dispose();
  */
-export class AdaptivePublisher<D, S = never> {
-  readonly minIntervalMs: number;
-  readonly targetBytesPerSecond: number;
-  readonly #options: AdaptivePublisherOptions<D, S>;
+export class AdaptivePublisher<D> {
+  readonly #minIntervalMs: number;
+  readonly #targetBytesPerSecond: number;
+  readonly #options: AdaptivePublisherOptions<D>;
   readonly #clock: Clock;
   #dirty = false;
   #notBefore = Number.NEGATIVE_INFINITY;
@@ -64,9 +57,8 @@ export class AdaptivePublisher<D, S = never> {
   #timerArmed = false;
   #publishing = false;
   #disposed = false;
-  #published: S | undefined;
 
-  constructor(options: AdaptivePublisherOptions<D, S>) {
+  constructor(options: AdaptivePublisherOptions<D>) {
     const minIntervalMs = options.minIntervalMs ?? 100;
     const target = options.targetBytesPerSecond ?? 102400;
     if (!(Number.isFinite(minIntervalMs) && minIntervalMs >= 0)) {
@@ -79,20 +71,10 @@ export class AdaptivePublisher<D, S = never> {
         `AdaptivePublisher: targetBytesPerSecond must be a number > 0, got ${String(target)}.`,
       );
     }
-    this.minIntervalMs = minIntervalMs;
-    this.targetBytesPerSecond = target;
+    this.#minIntervalMs = minIntervalMs;
+    this.#targetBytesPerSecond = target;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-  }
-
-  /** The snapshot taken at the last publication (`undefined` before it or without `snapshot`). */
-  get published(): S | undefined {
-    return this.#published;
-  }
-
-  /** True while a change is waiting for its trailing publication. */
-  get pending(): boolean {
-    return this.#dirty;
   }
 
   /**
@@ -158,7 +140,7 @@ export class AdaptivePublisher<D, S = never> {
 
   /** One publication: read and commit the delta, set the next deadline, then deliver. */
   #publishNow(): boolean {
-    const { update, measure, publish, onError, snapshot } = this.#options;
+    const { update, measure, publish, onError } = this.#options;
     this.#dirty = false;
     let delta: D | null | undefined;
     try {
@@ -180,14 +162,7 @@ export class AdaptivePublisher<D, S = never> {
       bytes = 0;
       onError(error, delta);
     }
-    if (snapshot) {
-      try {
-        this.#published = snapshot();
-      } catch (error) {
-        onError(error, delta);
-      }
-    }
-    this.#spacing = Math.max(this.minIntervalMs, (bytes * 1000) / this.targetBytesPerSecond);
+    this.#spacing = Math.max(this.#minIntervalMs, (bytes * 1000) / this.#targetBytesPerSecond);
     this.#notBefore = this.#clock.now() + this.#spacing;
     this.#publishing = true;
     try {

@@ -1,3 +1,2 @@
 export { AdaptivePublisher, type AdaptivePublisherOptions } from "./adaptive-publisher.ts";
 export { type Clock, systemClock } from "./clock.ts";
-export { FakeClock } from "./fake-clock.ts";

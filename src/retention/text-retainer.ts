@@ -27,10 +27,14 @@ export interface TextRetention {
   text: string;
   /** Cut by the budget (never "upstream incomplete"). */
   truncated: boolean;
-  /** Input bytes not represented in `text`. */
-  omittedBytes: number;
-  /** `omittedBytes` as an `Omitted`: a lower bound when a `stopWhenFull` head asked to stop. */
-  omitted: Omitted;
+  /**
+   * How much of the input `text` leaves out (the retention RFC's `RetainedText`):
+   * `none`, `exact(bytes)`, or `atLeast(bytes)` when a `stopWhenFull` head asked the
+   * producer to stop (more may never have been read).
+   */
+  omittedBytes: Omitted;
+  /** The count behind `omittedBytes`: input bytes pushed and not represented in `text`. */
+  omittedByteCount: number;
   /** Input bytes pushed. */
   totalBytes: number;
   /**
@@ -52,7 +56,7 @@ const encoder = new TextEncoder();
  * @example
  * const r = new TextRetainer({ kind: "tail", maxBytes: 5 });
  * r.push("hello "); r.push(new TextEncoder().encode("wörld"));
- * r.finish(); // { text: "örld", truncated: true, omittedBytes: 7, omittedAt: 0, ... }
+ * r.finish(); // { text: "örld", truncated: true, omittedBytes: { kind: "exact", count: 7 }, omittedByteCount: 7, omittedAt: 0, ... }
  */
 export class TextRetainer {
   readonly options: TextRetainerOptions;
@@ -191,17 +195,17 @@ export class TextRetainer {
       text += tail.text;
       kept += tail.keptBytes;
     }
-    const omittedBytes = this.#total - kept;
-    const truncated = omittedBytes > 0;
+    const omittedByteCount = this.#total - kept;
+    const truncated = omittedByteCount > 0;
     const result: TextRetention = {
       text,
       truncated,
-      omittedBytes,
-      omitted: !truncated
+      omittedBytes: !truncated
         ? Omitted.none()
         : stopped
-          ? Omitted.atLeast(omittedBytes)
-          : Omitted.exact(omittedBytes),
+          ? Omitted.atLeast(omittedByteCount)
+          : Omitted.exact(omittedByteCount),
+      omittedByteCount,
       totalBytes: this.#total,
     };
     if (truncated) result.omittedAt = headText.length;

@@ -10,7 +10,6 @@ import {
   track,
   UnsafePathError,
 } from "../../../src/chord/index.ts";
-import { flushWork } from "../../../src/chord/tracker.ts";
 
 /** A tracker already past its first (base) flush. Typed loosely so tests can write odd values. */
 function tracked<T>(value: T): Tracker<T> {
@@ -412,7 +411,7 @@ describe("flush cost", () => {
       f3.v = round;
     }
     const ops = t.flush();
-    return { ops, work: { ...flushWork } };
+    return { ops, work: t.work };
   }
 
   it("grows with what changed, not with the size of the state", () => {
@@ -421,6 +420,19 @@ describe("flush cost", () => {
     expect(large.ops).toEqual(small.ops);
     expect(large.work).toEqual(small.work);
     expect(small.work.nodes).toBeLessThanOrEqual(3);
+  });
+
+  it("is counted per tracker: another tracker's flush does not change it", () => {
+    const a = tracked({ x: 1, y: { z: 1 } });
+    const b = tracked({ p: { q: { list: [1, 2, 3] } } });
+    (a.state.y as { z: number }).z = 2;
+    a.flush();
+    const before = a.work;
+    expect(before.nodes).toBe(2);
+    b.state.p.q.list.push(4);
+    b.flush();
+    expect(a.work).toEqual(before);
+    expect(b.work.nodes).toBe(4);
   });
 });
 

@@ -48,6 +48,21 @@ describe("InvocationReplica", () => {
     expect(replica.state?.details).toEqual({ files: ["c", "a", "b"] });
   });
 
+  it("refuses a state the sink could never publish, with the same check the sink seeds with", () => {
+    const replica = synced();
+    const before = structuredClone(replica.state);
+    const noFlag = replica.receive([["d", ["truncation", "lastLinePartial"]]]);
+    expect(noFlag).toEqual({
+      kind: "needs_base",
+      reason:
+        "the folded value is not a tool output state: truncation.lastLinePartial must be a boolean, got undefined.",
+    });
+    const huge = { ...emptyState(), details: "x".repeat(70_000) } as unknown as JsonValue;
+    const big = replica.receive([["r", huge]]);
+    expect(big.kind === "needs_base" && big.reason).toMatch(/details is 70002 bytes serialized/);
+    expect(replica.state).toEqual(before);
+  });
+
   it("does not let a refused batch alias or change the last good state (property)", () => {
     const seg = fc.constantFrom<string | number>(
       "content",

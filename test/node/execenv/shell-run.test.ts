@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bashEnding, runShell, SandboxClient, type ShellSink } from "../../../src/execenv/index.ts";
-import type { ShellOutputMetadata } from "../../../src/output/index.ts";
+import { type ShellOutputMetadata, ToolOutputSink } from "../../../src/output/index.ts";
 import { execId, startTestHost, type TestHost } from "../sandbox/harness.ts";
 
 /** A sink replica: just enough of ToolOutput to see what bash's fold calls. */
@@ -58,6 +58,25 @@ describe("runShell + bashEnding", () => {
     expect(ending.footer).toBe(
       `\n[Showing lines 198,001–200,000 of 200,000. Full output: ${result.metadata!.spillPath}]`,
     );
+  });
+
+  it("gives the real sink the source's window as is: no second window cuts it", async () => {
+    // A sink whose own window keeps 5 lines: folding through it would cut the source's 2000.
+    const real = new ToolOutputSink({ policy: { retain: "tail", maxBytes: 53_248, maxLines: 5 } });
+    const result = await runShell(
+      host.client,
+      { execId: execId(), command: "seq 1 3000" },
+      real.output as ShellSink,
+      new AbortController().signal,
+      { reattach: false },
+    );
+    const state = real.snapshot();
+    expect(state.content[0]).toEqual({
+      type: "text",
+      text: `${Array.from({ length: 2000 }, (_, i) => 1001 + i).join("\n")}\n`,
+    });
+    expect(state.truncation).toEqual(result.metadata);
+    expect(state.truncation).toMatchObject({ totalLines: 3000, outputLines: 2000 });
   });
 
   it("a short successful run has no footer; failures say how they failed", async () => {

@@ -166,6 +166,67 @@ describe("ToolOutputSink: text", () => {
   });
 });
 
+describe("ToolOutputSink: text a source bounded (after capture)", () => {
+  const meta: Truncation = {
+    truncated: true,
+    truncatedBy: "lines",
+    totalLines: 9,
+    totalBytes: 90,
+    outputLines: 2,
+    outputBytes: 8,
+    maxLines: 2,
+    maxBytes: 51200,
+    lastLinePartial: false,
+    firstLineExceedsLimit: false,
+  };
+
+  it("takes the source's slide as sent, without cutting it again by lines", () => {
+    const sink = fresh(tail(100, 2));
+    sink.capture(meta);
+    sink.replace("one\ntwo\n");
+    sink.flush();
+    // Three lines is over the sink's own 2-line window: a second window would cut "two\n".
+    sink.slide(4, "six\nten\n");
+    expect(sink.flush().filter(onText)).toEqual([
+      ["t", TEXT, 4],
+      ["a", TEXT, "six\nten\n"],
+    ]);
+    expect(sink.snapshot().content[0]).toEqual({ type: "text", text: "two\nsix\nten\n" });
+    expect(sink.snapshot().truncation).toEqual(meta);
+  });
+
+  it("refuses a change that leaves more UTF-16 units than maxBytes, changing nothing", () => {
+    const sink = fresh(tail(10, 100));
+    sink.capture(meta);
+    sink.write("0123456789");
+    const before = sink.snapshot();
+    expect(() => sink.write("x")).toThrow(OutputLimitError);
+    expect(() => sink.write("x")).toThrow(/11 UTF-16 units, more than this tool's 10-byte cap/);
+    expect(() => sink.replace("0123456789x")).toThrow(OutputLimitError);
+    expect(() => sink.slide(11, "")).toThrow(RangeError);
+    expect(() => sink.slide(-1, "")).toThrow(RangeError);
+    expect(sink.snapshot()).toEqual(before);
+    sink.slide(1, "x");
+    expect(sink.snapshot().content[0]).toEqual({ type: "text", text: "123456789x" });
+  });
+
+  it("flushes a 32-character slide of a 50 KB periodic window as exactly t + a", () => {
+    const sink = fresh({ retain: "tail", maxBytes: 53_248, maxLines: 2008 });
+    sink.capture({ ...meta, maxBytes: 51_200 });
+    sink.replace(".".repeat(51_200));
+    sink.flush();
+    for (let i = 0; i < 3; i++) {
+      sink.slide(32, `${"x".repeat(31)}\n`);
+      sink.capture({ ...meta, totalLines: 10 + i });
+      expect(sink.flush()).toEqual([
+        ["t", TEXT, 32],
+        ["a", TEXT, `${"x".repeat(31)}\n`],
+        ["s", ["truncation", "totalLines"], 10 + i],
+      ]);
+    }
+  });
+});
+
 describe("ToolOutputSink: images, details, usage, flags", () => {
   it("accepts 8 images and refuses a 9th with the limit named", () => {
     const sink = fresh();
@@ -312,6 +373,7 @@ type Step =
   | { kind: "write"; text: string }
   | { kind: "replace"; text: string }
   | { kind: "slide"; drop: number; text: string }
+  | { kind: "capture"; totalLines: number }
   | { kind: "image" }
   | { kind: "usage"; n: number }
   | { kind: "details"; n: number }
@@ -328,6 +390,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc
       .tuple(fc.nat(), text)
       .map(([drop, t]) => ({ kind: "slide" as const, drop, text: t })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.nat(99).map((totalLines) => ({ kind: "capture" as const, totalLines })),
   },
   { weight: 1, arbitrary: fc.constant({ kind: "image" as const }) },
   { weight: 1, arbitrary: fc.nat(9).map((n) => ({ kind: "usage" as const, n })) },
@@ -352,18 +418,46 @@ describe("ToolOutputSink property", () => {
         let images = 0;
         /** The whole text a window fed since the last replace would have seen, or null after a slide. */
         let fed: string | null = "";
+        /** The source's totals once a capture made the source own the text's bounds. */
+        let captured: Truncation | null = null;
+        /** What the text must be after a source-owned change (it is taken as sent). */
+        let mirrored: string | null = null;
+        const sourceCall = (next: string, call: () => void) => {
+          if (captured === null) return call();
+          const before = sink.snapshot();
+          if (next.length > p.maxBytes) {
+            expect(call).toThrow(OutputLimitError);
+            expect(sink.snapshot()).toEqual(before);
+            mirrored = (before.content[0] as { text: string }).text;
+          } else {
+            call();
+            mirrored = next;
+          }
+        };
+        const currentText = () => (sink.snapshot().content[0] as { text: string }).text;
         for (const s of steps) {
+          mirrored = null;
           if (s.kind === "write") {
-            sink.write(s.text);
+            if (s.text === "") continue;
+            if (captured === null) sink.write(s.text);
+            else sourceCall(currentText() + s.text, () => sink.write(s.text));
             if (fed !== null) fed += s.text;
           } else if (s.kind === "replace") {
-            sink.replace(s.text);
+            sourceCall(s.text, () => sink.replace(s.text));
             fed = s.text;
           } else if (s.kind === "slide") {
-            const current = (sink.snapshot().content[0] as { text: string }).text;
+            const current = currentText();
             let drop = s.drop % (current.length + 1);
             if (/[\uDC00-\uDFFF]/.test(current[drop] ?? "") && drop > 0) drop--;
-            sink.slide(drop, s.text);
+            sourceCall(current.slice(drop) + s.text, () => sink.slide(drop, s.text));
+            fed = null;
+          } else if (s.kind === "capture") {
+            captured = {
+              ...sink.truncation(),
+              totalLines: s.totalLines,
+              spillPath: "/spill/x.log",
+            };
+            sink.capture(captured);
             fed = null;
           } else if (s.kind === "image") {
             if (images < 8) {
@@ -380,6 +474,13 @@ describe("ToolOutputSink property", () => {
           }
           const state = sink.snapshot();
           const shown = (state.content[0] as { text: string }).text;
+          if (captured !== null) {
+            // The source owns the bounds: its text is taken as sent, its totals verbatim.
+            if (mirrored !== null) expect(shown).toBe(mirrored);
+            expect(shown.length).toBeLessThanOrEqual(p.maxBytes);
+            expect(state.truncation).toEqual(captured);
+            continue;
+          }
           expect(utf8ByteLength(shown)).toBeLessThanOrEqual(p.maxBytes);
           expect(lines(shown)).toBeLessThanOrEqual(p.maxLines);
           if (fed !== null) {

@@ -1,10 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  AdaptivePublisher,
-  type AdaptivePublisherOptions,
-  FakeClock,
-} from "../../../src/publish/index.ts";
+import { AdaptivePublisher, type AdaptivePublisherOptions } from "../../../src/publish/index.ts";
+import { FakeClock } from "../../support/fake-clock.ts";
 
 interface Event {
   at: number;
@@ -12,13 +9,13 @@ interface Event {
 }
 
 /** An append-only text whose deltas are the text added since the last publication. */
-function appendLog(options: Partial<AdaptivePublisherOptions<string, string>> = {}) {
+function appendLog(options: Partial<AdaptivePublisherOptions<string>> = {}) {
   const clock = new FakeClock();
   let text = "";
   let publishedUpTo = 0;
   const events: Event[] = [];
   const errors: { error: unknown; delta: string | undefined }[] = [];
-  const publisher = new AdaptivePublisher<string, string>({
+  const publisher = new AdaptivePublisher<string>({
     update: () => {
       if (publishedUpTo === text.length) return null;
       const delta = text.slice(publishedUpTo);
@@ -30,7 +27,6 @@ function appendLog(options: Partial<AdaptivePublisherOptions<string, string>> = 
       events.push({ at: clock.now(), delta });
     },
     onError: (error, delta) => errors.push({ error, delta }),
-    snapshot: () => text,
     clock,
     ...options,
   });
@@ -69,14 +65,16 @@ describe("AdaptivePublisher", () => {
     h.clock.advance(20);
     h.write("world");
     expect(h.events).toHaveLength(1);
-    expect(h.publisher.pending).toBe(true);
+    // The residue waits for its trailing publication.
+    expect(h.clock.pendingTimers).toBe(1);
     expect(h.publisher.flush(true)).toBe(true);
     expect(h.events).toEqual([
       { at: 0, delta: "hello " },
       { at: 20, delta: "world" },
     ]);
     expect(h.clock.pendingTimers).toBe(0);
-    expect(h.publisher.pending).toBe(false);
+    h.clock.advance(1000);
+    expect(h.events).toHaveLength(2);
     h.publisher.dispose();
     expect(h.delivered).toBe("hello world");
   });
@@ -183,7 +181,8 @@ describe("AdaptivePublisher", () => {
     expect(h.events.map((e) => e.at)).toEqual([0, 100]);
     expect(h.delivered).toBe(h.text);
     expect(h.clock.pendingTimers).toBe(0);
-    expect(h.publisher.pending).toBe(false);
+    // Nothing is left to publish: a forced flush finds no delta.
+    expect(h.publisher.flush(true)).toBe(false);
   });
 
   it("delays the next publication after a huge write by bytes / target", () => {
@@ -285,18 +284,6 @@ describe("AdaptivePublisher", () => {
     );
   });
 
-  it("keeps the published snapshot as the base for new consumers", () => {
-    const h = appendLog();
-    expect(h.publisher.published).toBeUndefined();
-    h.write("a");
-    h.clock.advance(10);
-    h.write("b");
-    // "b" is not published yet: a consumer joining now starts from "a".
-    expect(h.publisher.published).toBe("a");
-    h.clock.advance(100);
-    expect(h.publisher.published).toBe("ab");
-  });
-
   it("leaves no timer after dispose and ignores later writes", () => {
     const h = appendLog();
     h.write("a");
@@ -347,8 +334,8 @@ describe("AdaptivePublisher", () => {
 
   it("refuses bad pacing options with a clear error", () => {
     const base = appendLog();
-    const make = (o: Partial<AdaptivePublisherOptions<string, string>>) => () =>
-      new AdaptivePublisher<string, string>({
+    const make = (o: Partial<AdaptivePublisherOptions<string>>) => () =>
+      new AdaptivePublisher<string>({
         update: () => null,
         measure: () => 0,
         publish: () => {},

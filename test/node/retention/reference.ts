@@ -48,7 +48,7 @@ function tailSpan(bytes: Uint8Array, from: number, text: string): number {
 
 export interface Expected {
   text: string;
-  omittedBytes: number;
+  omittedByteCount: number;
   omittedAt?: number;
 }
 
@@ -58,22 +58,24 @@ export function expected(options: TextRetainerOptions, bytes: Uint8Array): Expec
   const all = chars.join("");
   if (options.kind === "head") {
     const text = longestPrefix(chars, options.maxBytes).join("");
-    const omittedBytes = bytes.length - headSpan(bytes, text);
-    return omittedBytes > 0
-      ? { text, omittedBytes, omittedAt: text.length }
-      : { text, omittedBytes };
+    const omittedByteCount = bytes.length - headSpan(bytes, text);
+    return omittedByteCount > 0
+      ? { text, omittedByteCount, omittedAt: text.length }
+      : { text, omittedByteCount };
   }
   if (options.kind === "tail") {
     const text = longestSuffix(chars, options.maxBytes).join("");
-    const omittedBytes = bytes.length - tailSpan(bytes, 0, text);
-    return omittedBytes > 0 ? { text, omittedBytes, omittedAt: 0 } : { text, omittedBytes };
+    const omittedByteCount = bytes.length - tailSpan(bytes, 0, text);
+    return omittedByteCount > 0
+      ? { text, omittedByteCount, omittedAt: 0 }
+      : { text, omittedByteCount };
   }
-  if (size(all) <= options.headBytes + options.tailBytes) return { text: all, omittedBytes: 0 };
+  if (size(all) <= options.headBytes + options.tailBytes) return { text: all, omittedByteCount: 0 };
   const head = longestPrefix(chars, options.headBytes).join("");
   const tail = longestSuffix(chars, options.tailBytes).join("");
   const headBytes = headSpan(bytes, head);
-  const omittedBytes = bytes.length - headBytes - tailSpan(bytes, headBytes, tail);
-  return { text: head + tail, omittedBytes, omittedAt: head.length };
+  const omittedByteCount = bytes.length - headBytes - tailSpan(bytes, headBytes, tail);
+  return { text: head + tail, omittedByteCount, omittedAt: head.length };
 }
 
 /** The budget a retainer's output must fit. */

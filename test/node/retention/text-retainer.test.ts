@@ -19,12 +19,23 @@ function check(options: TextRetainerOptions, chunks: (string | Uint8Array)[]): v
   const bytes = concat(chunks);
   const got = retain(options, chunks);
   const want = expected(options, bytes);
-  expect({ text: got.text, omittedBytes: got.omittedBytes, omittedAt: got.omittedAt }).toEqual({
+  expect({
+    text: got.text,
+    omittedByteCount: got.omittedByteCount,
+    omittedAt: got.omittedAt,
+  }).toEqual({
     omittedAt: undefined,
     ...want,
   });
   expect(got.totalBytes).toBe(bytes.length);
-  expect(got.truncated).toBe(want.omittedBytes > 0);
+  expect(got.truncated).toBe(want.omittedByteCount > 0);
+  // Without stopWhenFull everything is read, so the RFC's `omittedBytes` is exact; a head
+  // that asked its producer to stop may claim only a lower bound.
+  const n = want.omittedByteCount;
+  const stops = options.kind === "head" && options.stop === "stopWhenFull";
+  if (n === 0) expect(got.omittedBytes).toEqual(Omitted.none());
+  else if (stops) expect([Omitted.exact(n), Omitted.atLeast(n)]).toContainEqual(got.omittedBytes);
+  else expect(got.omittedBytes).toEqual(Omitted.exact(n));
   expect(size(got.text)).toBeLessThanOrEqual(budgetOf(options));
 }
 
@@ -68,23 +79,23 @@ describe("TextRetainer cuts at character boundaries", () => {
   it("drops a character cut in two and counts all its bytes as omitted", () => {
     expect(retain({ kind: "head", maxBytes: 3 }, ["a€"])).toMatchObject({
       text: "a",
-      omittedBytes: 3,
+      omittedByteCount: 3,
     });
     expect(retain({ kind: "head", maxBytes: 4 }, ["a😀"])).toMatchObject({
       text: "a",
-      omittedBytes: 4,
+      omittedByteCount: 4,
     });
     expect(retain({ kind: "tail", maxBytes: 2 }, ["éa"])).toMatchObject({
       text: "a",
-      omittedBytes: 2,
+      omittedByteCount: 2,
     });
     expect(retain({ kind: "tail", maxBytes: 3 }, ["😀a"])).toMatchObject({
       text: "a",
-      omittedBytes: 4,
+      omittedByteCount: 4,
     });
     expect(retain({ kind: "headTail", headBytes: 2, tailBytes: 2 }, ["a€€b"])).toMatchObject({
       text: "ab",
-      omittedBytes: 6,
+      omittedByteCount: 6,
       omittedAt: 1,
     });
   });
@@ -95,8 +106,8 @@ describe("TextRetainer cuts at character boundaries", () => {
       expect(retain(options, ["é€😀"])).toEqual({
         text: "é€😀",
         truncated: false,
-        omittedBytes: 0,
-        omitted: Omitted.none(),
+        omittedByteCount: 0,
+        omittedBytes: Omitted.none(),
         totalBytes: 9,
       });
     }
@@ -109,7 +120,7 @@ describe("TextRetainer cuts at character boundaries", () => {
     );
     expect(retain({ kind: "headTail", headBytes: 5, tailBytes: 3 }, ["é€😀"])).toMatchObject({
       text: "é€",
-      omittedBytes: 4,
+      omittedByteCount: 4,
     });
   });
 });
@@ -138,15 +149,15 @@ describe("TextRetainer with invalid UTF-8", () => {
   it("measures an invalid byte as the 3 bytes of U+FFFD", () => {
     expect(retain({ kind: "head", maxBytes: 3 }, [Uint8Array.of(0xff, 0x61)])).toMatchObject({
       text: "\uFFFD",
-      omittedBytes: 1,
+      omittedByteCount: 1,
     });
     expect(retain({ kind: "head", maxBytes: 2 }, [Uint8Array.of(0xff, 0x61)])).toMatchObject({
       text: "",
-      omittedBytes: 2,
+      omittedByteCount: 2,
     });
     expect(retain({ kind: "tail", maxBytes: 4 }, [Uint8Array.of(0x80, 0x80, 0x41)])).toMatchObject({
       text: "\uFFFDA",
-      omittedBytes: 1,
+      omittedByteCount: 1,
     });
   });
 
@@ -155,7 +166,7 @@ describe("TextRetainer with invalid UTF-8", () => {
       {
         text: "a\uFFFD",
         truncated: false,
-        omittedBytes: 0,
+        omittedByteCount: 0,
       },
     );
     expect(
@@ -178,7 +189,7 @@ describe("TextRetainer with invalid UTF-8", () => {
   it("treats lone surrogates in strings as U+FFFD, 3 bytes each", () => {
     expect(retain({ kind: "head", maxBytes: 4 }, ["\ud800a\udc00"])).toMatchObject({
       text: "\uFFFDa",
-      omittedBytes: 3,
+      omittedByteCount: 3,
     });
     // A pair split across two string pushes is two lone surrogates.
     expect(retain({ kind: "tail", maxBytes: 10 }, ["\ud83d", "\ude00"]).text).toBe("\uFFFD\uFFFD");
@@ -188,11 +199,15 @@ describe("TextRetainer with invalid UTF-8", () => {
 describe("TextRetainer budgets", () => {
   it("works with zero budgets", () => {
     for (const options of kinds(0)) {
-      expect(retain(options, [])).toMatchObject({ text: "", truncated: false, omittedBytes: 0 });
+      expect(retain(options, [])).toMatchObject({
+        text: "",
+        truncated: false,
+        omittedByteCount: 0,
+      });
       expect(retain(options, ["abc"])).toMatchObject({
         text: "",
         truncated: true,
-        omittedBytes: 3,
+        omittedByteCount: 3,
       });
     }
     expect(retain({ kind: "headTail", headBytes: 0, tailBytes: 2 }, ["abc"])).toMatchObject({
@@ -258,21 +273,29 @@ describe("TextRetainer head with stopWhenFull", () => {
     const r = new TextRetainer({ kind: "head", maxBytes: 3, stop: "stopWhenFull" });
     expect(r.push("abc").shouldStop).toBe(false);
     expect(r.push("d").shouldStop).toBe(true);
-    expect(r.finish()).toMatchObject({ text: "abc", truncated: true, omitted: Omitted.atLeast(1) });
+    expect(r.finish()).toMatchObject({
+      text: "abc",
+      truncated: true,
+      omittedBytes: Omitted.atLeast(1),
+    });
   });
 
   it("does not stop or truncate at exactly the budget", () => {
     const r = new TextRetainer({ kind: "head", maxBytes: 3, stop: "stopWhenFull" });
     expect(r.push("ab").shouldStop).toBe(false);
     expect(r.push("c").shouldStop).toBe(false);
-    expect(r.finish()).toMatchObject({ text: "abc", truncated: false, omitted: Omitted.none() });
+    expect(r.finish()).toMatchObject({
+      text: "abc",
+      truncated: false,
+      omittedBytes: Omitted.none(),
+    });
   });
 
   it("stops on the lead byte of a character that cannot fit, before it completes", () => {
     const r = new TextRetainer({ kind: "head", maxBytes: 4, stop: "stopWhenFull" });
     r.push("abc");
     expect(r.push(Uint8Array.of(0xe2)).shouldStop).toBe(true);
-    expect(r.finish()).toMatchObject({ text: "abc", omittedBytes: 1 });
+    expect(r.finish()).toMatchObject({ text: "abc", omittedByteCount: 1 });
   });
 
   it("waits for a 2-byte character that may still fit", () => {
@@ -287,7 +310,11 @@ describe("TextRetainer head with stopWhenFull", () => {
     const r = new TextRetainer({ kind: "head", maxBytes: 4, stop: "stopWhenFull" });
     expect(r.push(Uint8Array.of(0x61, 0x62, 0xc3)).shouldStop).toBe(false);
     // The unfinished "é" at the end is U+FFFD: 3 bytes, no longer fits.
-    expect(r.finish()).toMatchObject({ text: "ab", truncated: true, omitted: Omitted.exact(1) });
+    expect(r.finish()).toMatchObject({
+      text: "ab",
+      truncated: true,
+      omittedBytes: Omitted.exact(1),
+    });
   });
 
   it("never asks a readToEnd head or a tail to stop, and counts exactly", () => {
@@ -295,7 +322,7 @@ describe("TextRetainer head with stopWhenFull", () => {
     const tail = new TextRetainer({ kind: "tail", maxBytes: 1 });
     for (const r of [head, tail]) {
       expect(r.push("abc").shouldStop).toBe(false);
-      expect(r.finish().omitted).toEqual(Omitted.exact(2));
+      expect(r.finish().omittedBytes).toEqual(Omitted.exact(2));
     }
   });
 });
@@ -414,7 +441,7 @@ describe("TextRetainer memory", () => {
     const want = expected({ kind: "tail", maxBytes }, lastBytes(maxBytes + 8));
     expect(got.text).toBe(want.text);
     expect(got.totalBytes).toBe(total);
-    expect(got.omittedBytes).toBe(total - size(got.text));
+    expect(got.omittedByteCount).toBe(total - size(got.text));
   });
 
   it("keeps a head and a head+tail of 50 MiB in buffers bounded by their budgets", () => {
@@ -442,7 +469,7 @@ describe("TextRetainer memory", () => {
     expect(r.finish()).toMatchObject({
       text: "é".repeat(512),
       totalBytes: 10 * MiB,
-      omittedBytes: 10 * MiB - 1024,
+      omittedByteCount: 10 * MiB - 1024,
     });
     expect(decode(encode(r.finish().text))).toBe(r.finish().text);
   });

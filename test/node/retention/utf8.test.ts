@@ -4,7 +4,10 @@ import {
   splitsSurrogatePair,
   Utf8Segmenter,
   utf8ByteLength,
+  utf8CharBytes,
+  utf8HeadCut,
   utf8HeadIndex,
+  utf8ReachCut,
   utf8TailIndex,
 } from "../../../src/retention/index.ts";
 import { validRunEnd } from "../../../src/retention/utf8-segmenter.ts";
@@ -52,6 +55,36 @@ describe("utf8 helpers", () => {
         }
       }),
       { seed: 2, numRuns: 3000 },
+    );
+  });
+
+  it("cuts a range at whole characters: the longest run within a budget, the shortest reaching one", () => {
+    expect(utf8HeadCut("aé€", 3)).toEqual({ end: 2, bytes: 3 });
+    expect(utf8ReachCut("é€a", 3)).toEqual({ end: 2, bytes: 5 });
+    expect(utf8CharBytes("😀", 0)).toBe(4);
+    expect(utf8CharBytes("\ud83d", 0)).toBe(3);
+    fc.assert(
+      fc.property(trickyString, fc.nat(40), fc.nat(20), (s, n, at) => {
+        const from = Math.min(at, s.length);
+        // Start at a character boundary, as callers do.
+        const start = splitsSurrogatePair(s, from) ? from - 1 : from;
+        const head = utf8HeadCut(s, n, start);
+        expect(head.bytes).toBe(utf8ByteLength(s, start, head.end));
+        expect(head.bytes).toBeLessThanOrEqual(n);
+        expect(splitsSurrogatePair(s, head.end)).toBe(false);
+        if (head.end < s.length) {
+          expect(head.bytes + utf8CharBytes(s, head.end)).toBeGreaterThan(n);
+        }
+        const reach = utf8ReachCut(s, n, start);
+        expect(reach.bytes).toBe(utf8ByteLength(s, start, reach.end));
+        expect(splitsSurrogatePair(s, reach.end)).toBe(false);
+        if (reach.end < s.length) expect(reach.bytes).toBeGreaterThanOrEqual(n);
+        if (reach.end > start) {
+          const last = splitsSurrogatePair(s, reach.end - 1) ? reach.end - 2 : reach.end - 1;
+          expect(utf8ByteLength(s, start, last)).toBeLessThan(n);
+        }
+      }),
+      { seed: 4, numRuns: 3000 },
     );
   });
 

@@ -10,7 +10,7 @@ import {
 import { Subscribers } from "../../../durable-objects/subscribers.ts";
 import { encoder } from "../../../src/chord/index.ts";
 import type { ToolStartEvent } from "../../../src/events/types.ts";
-import { createToolOutput } from "../../../src/output/index.ts";
+import { ToolOutputSink } from "../../../src/output/index.ts";
 import { connectSocket, startRequest, stubFor, textOf, value, view, waitFor } from "./helpers.ts";
 
 const start: ToolStartEvent = {
@@ -75,7 +75,7 @@ describe("SSE keep-alive (decision 071)", () => {
       expect(block === ": keep-alive" || block.startsWith("id: ")).toBe(true);
     }
 
-    const sink = createToolOutput({});
+    const sink = new ToolOutputSink({});
     sink.seed(state);
     sink.flush();
     sink.write("news\n");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SourceView } from "../../../../sandbox/exec/source-view.ts";
 import { execUpdateStream, type StreamedRun } from "../../../../sandbox/exec/update-stream.ts";
 import type { ExitUpdate, ShellUpdate } from "../../../../src/execenv/index.ts";
-import { FakeClock } from "../../../../src/publish/index.ts";
+import { FakeClock } from "../../../support/fake-clock.ts";
 import { applyUpdate, type Folded } from "../harness.ts";
 
 /** A run driven by the test: text goes into a real SourceView. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AdaptivePublisher, FakeClock, systemClock } from "../../../src/publish/index.ts";
+import { AdaptivePublisher, systemClock } from "../../../src/publish/index.ts";
+import { FakeClock } from "../../support/fake-clock.ts";
 
 describe("FakeClock", () => {
   it("fires due timers in order, each at its own due time", () => {

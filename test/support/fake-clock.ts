@@ -1,4 +1,4 @@
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../../src/publish/clock.ts";
 
 interface FakeTimer {
   id: number;
