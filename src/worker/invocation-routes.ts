@@ -14,6 +14,7 @@ import { parseProducerBody } from "./producer-calls.ts";
 import { sameJson } from "./same-json.ts";
 import { checkSandboxName, DEFAULT_SANDBOX } from "./sandboxes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
+import { spillRoute } from "./spill-route.ts";
 import { mintSubscribeToken } from "./subscribe-token.ts";
 
 export const invocationRoutes = new Hono<{ Bindings: Env }>();
@@ -169,3 +170,5 @@ invocationRoutes.get("/:id/events", async (c) => {
   await authorizeReader(c.req.raw, c.env, id);
   return subscribe(c.req.raw, c.env, id, "/events");
 });
+
+invocationRoutes.get("/:id/spill", spillRoute);
