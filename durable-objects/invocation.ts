@@ -37,6 +37,7 @@ import type {
   StartRequest,
 } from "./protocol.ts";
 import { readCheckpoint, recoverOutput } from "./recovery.ts";
+import { noteProgress, noteSettled, noteStarted } from "./run-notes.ts";
 import { migrate } from "./schema.ts";
 import { resultOf, stateOf } from "./settled-result.ts";
 import { type InvocationRecord, InvocationStore } from "./store.ts";
@@ -216,6 +217,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     } else {
       await this.#armIdleTimeout();
     }
+    await noteStarted(this.env, record, this.#state());
     return ok({ created: true, view: this.#view() });
   }
 
@@ -478,6 +480,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     this.#subscribers.end(this.#startEvent(), isError, this.#log.lastSeq);
     for (const wake of this.#settleWaiters) wake();
     this.#settleWaiters.clear();
+    await noteSettled(this.env, record, final, { isError, cancelled, settledAt });
     await this.ctx.storage.setAlarm(deleteAt);
   }
 
@@ -505,7 +508,10 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       await this.#retire();
       return;
     }
-    if (this.#runner) return this.#heartbeat();
+    if (this.#runner) {
+      if (this.#output) await noteProgress(this.env, record, this.#output.state);
+      return this.#heartbeat();
+    }
     if (record.tool === EXTERNAL_TOOL) return this.#endIfIdle();
     await this.#resume(record);
   }

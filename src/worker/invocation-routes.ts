@@ -11,6 +11,7 @@ import { readJsonBody } from "./body.ts";
 import { errorResponse, fail } from "./errors.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { parseProducerBody } from "./producer-calls.ts";
+import { runLinks } from "./run-routes.ts";
 import { sameJson } from "./same-json.ts";
 import { checkSandboxName, DEFAULT_SANDBOX } from "./sandboxes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
@@ -106,6 +107,7 @@ invocationRoutes.post("/", async (c) => {
     toolCallId,
     status: view.status,
     ...(await links(c.req.raw, c.env, toolCallId)),
+    ...(request.runId !== toolCallId ? await runLinks(c.req.raw, c.env, request.runId) : {}),
   };
   return c.json(response, created ? 201 : 200);
 });
