@@ -98,6 +98,11 @@ describe("run tokens", () => {
     const created = await createExternal(runId);
     const token = tokenOf(created.runViewUrl ?? "");
     expect((await listed(runId, `?token=${token}`, false)).length).toBe(1);
+    const page = await call(`/run/${runId}?token=${token}`, {}, false);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(await page.text()).toContain("script-src 'sha256-");
 
     const other = freshId("run");
     await expectError(await call(`/v1/runs/${other}?token=${token}`, {}, false), 403, "forbidden");
