@@ -31,6 +31,7 @@ export type CliCommand =
       transport: StreamKind;
     }
   | { kind: "watch"; id: string; transport: StreamKind }
+  | { kind: "watchRun"; runId: string }
   | { kind: "result"; id: string; waitSeconds?: number; json: boolean }
   | { kind: "tools"; json: boolean };
 
@@ -96,7 +97,15 @@ function parseCommand(name: CommandName, rest: string[], connection: Connection)
     case "watch": {
       const { positional, options } = split(rest);
       if (options.has("help")) return { kind: "help", topic: name };
-      applyAll(connection, options, name, ["sse"]);
+      applyAll(connection, options, name, ["sse", "run"]);
+      const run = options.get("run");
+      if (run !== undefined) {
+        if (run === true || run === "") throw new UsageError("--run needs a run id.", name);
+        if (positional.length > 0) {
+          throw new UsageError("watch takes an invocation id or --run <runId>, not both.", name);
+        }
+        return { kind: "watchRun", runId: run };
+      }
       return {
         kind: "watch",
         id: onePositional(positional, "an invocation id", name),
