@@ -81,6 +81,14 @@ describe("GET /v1/invocations/:id/spill", () => {
       /no longer has \.toolwire\/spill\/.+\.log \(removed from its workspace\)/,
     );
     await expectError(await spill("never-created-1"), 404, "not_found");
+    const external = await create({
+      tool: "external",
+      args: { name: "agent-side" },
+      toolCallId: freshId("spill-external"),
+    });
+    expect(await expectError(await spill(external.id), 404, "not_found")).toMatch(
+      /runs external, which writes no spill file/,
+    );
   });
 
   it("refuses a missing credential, another invocation's token and a write token alike", async () => {
@@ -88,6 +96,17 @@ describe("GET /v1/invocations/:id/spill", () => {
     await expectError(await spill(created.id, {}, "", false), 401, "unauthorized");
     const other = await mintSubscribeToken(SUBSCRIBE_SECRET, "someone-else", Date.now());
     await expectError(await spill(created.id, {}, `?token=${other}`, false), 403, "forbidden");
+    // A run token opens the run, not its calls' files.
+    const inRun = await create({
+      tool: "bash",
+      args: { command: "seq 1 5000" },
+      toolCallId: freshId("spill-run"),
+      runId: freshId("run"),
+    });
+    const runToken = new URL(
+      (inRun as Created & { runViewUrl: string }).runViewUrl,
+    ).searchParams.get("token");
+    await expectError(await spill(inRun.id, {}, `?token=${runToken}`, false), 403, "forbidden");
     const forged = `${created.subscribeToken.slice(0, -2)}xx`;
     await expectError(await spill(created.id, {}, `?token=${forged}`, false), 401, "unauthorized");
   });
