@@ -508,10 +508,9 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       await this.#retire();
       return;
     }
-    if (this.#runner) {
-      if (this.#output) await noteProgress(this.env, record, this.#output.state);
-      return this.#heartbeat();
-    }
+    // Every alarm of a running call (heartbeat, next stretch, idle check) tells its run the totals.
+    if (this.#output) await noteProgress(this.env, record, this.#output.state);
+    if (this.#runner) return this.#heartbeat();
     if (record.tool === EXTERNAL_TOOL) return this.#endIfIdle();
     await this.#resume(record);
   }
