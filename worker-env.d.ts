@@ -2,6 +2,8 @@
 // README's configuration table). Written by hand so that vars are plain strings.
 interface Env {
   INVOCATIONS: DurableObjectNamespace<import("./durable-objects/invocation.ts").InvocationDO>;
+  /** One Run DO per runId: the index of a run's calls. */
+  RUNS: DurableObjectNamespace<import("./durable-objects/run.ts").RunDO>;
   ASSETS: Fetcher;
   /** JSON object: sandbox name -> base URL. */
   SANDBOXES?: string;
@@ -28,7 +30,7 @@ interface Env {
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("./src/index.ts");
-    durableNamespaces: "InvocationDO";
+    durableNamespaces: "InvocationDO" | "RunDO";
   }
   interface Env extends globalThis.Env {}
 }

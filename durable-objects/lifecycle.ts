@@ -17,6 +17,7 @@ import type { DurableOutput } from "./durable-output.ts";
 import { InvocationOutput } from "./invocation-output.ts";
 import { notFound } from "./outcome.ts";
 import { applyCall, checkCalls, endingOf, refuseOutput } from "./producer.ts";
+import { noteProgress, noteSettled, noteStarted } from "./run-notes.ts";
 import { type Ending, retentionMs, settlementOf } from "./settle-table.ts";
 import { resultOf, stateOf } from "./settled-result.ts";
 import type { InvocationRecord } from "./store.ts";
@@ -104,6 +105,7 @@ export class InvocationLifecycle {
     const execution = executionOf(def, params, false);
     if (execution) await this.#run(execution);
     else await this.#alarms.extendIdle();
+    await noteStarted(this.#env, record, this.state());
     return ok({ created: true, view: this.#view() });
   }
 
@@ -223,6 +225,7 @@ export class InvocationLifecycle {
     this.#stored.settle(result, marks);
     this.#subscribers.end(startEventOf(record), isError, this.#stored.log.lastSeq);
     this.#settled.wakeAll();
+    await noteSettled(this.#env, record, final, marks);
     await this.#alarms.retireAt(marks.deleteAt);
   }
 
@@ -235,6 +238,9 @@ export class InvocationLifecycle {
     const due = this.#alarms.due(subjectOf(record, this.#runs.live));
     if (due.kind === "wait") return this.#alarms.waitUntil(due.until);
     if (due.kind === "retire") return this.#stored.retire();
+    // Every alarm of a running call (heartbeat, next stretch, idle check) tells its run the totals.
+    const live = this.#output.durable;
+    if (live) await noteProgress(this.#env, record, live.state);
     if (due.kind === "heartbeat") return this.#alarms.heartbeat();
     if (due.kind === "endIdle") return this.#settle({ kind: "idle", timeoutMs: due.timeoutMs });
     await this.#resume(record);

@@ -17,6 +17,7 @@ import {
   grepRequestSchema,
   readRequestSchema,
 } from "./requests.ts";
+import { spillResponse } from "./spill-route.ts";
 import { Workspace } from "./workspace.ts";
 
 /** Where spill files live, relative to the workspace root. */
@@ -108,6 +109,10 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
 
   app.get("/v1/exec/:execId", (c) =>
     ndjson(execUpdateStream(findRun(registry, c.req.param("execId")), pacing)),
+  );
+
+  app.get("/v1/exec/:execId/spill", (c) =>
+    spillResponse(workspace, SPILL_DIR, c.req.param("execId"), c.req.header("range")),
   );
 
   app.post("/v1/exec/:execId/kill", (c) => {

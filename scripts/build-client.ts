@@ -1,8 +1,9 @@
 /**
- * Builds the viewer page: bundles src/client/viewer/main.ts (with the client library
- * and the Chord decoder) with esbuild and inlines it into src/client/viewer/page.html,
- * written to public/viewer.html (git-ignored). The page's Content-Security-Policy
- * allows exactly that script and style by hash, so nothing else can run on it.
+ * Builds the pages: bundles src/client/viewer/main.ts (with the client library and the
+ * Chord decoder) with esbuild and inlines it into src/client/viewer/page.html, written
+ * to public/viewer.html (git-ignored); the run page likewise from src/client/run-view/
+ * to public/run.html. Each page's Content-Security-Policy allows exactly its script and
+ * style by hash, so nothing else can run on it.
  * Run by `npm start`, `npm test` and `npm run deploy` before they start.
  */
 import { createHash } from "node:crypto";
@@ -12,11 +13,17 @@ import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 export const VIEWER_PAGE = `${root}public/viewer.html`;
+export const RUN_PAGE = `${root}public/run.html`;
 
-/** Builds public/viewer.html and returns its size in bytes. */
+/** Builds public/viewer.html and public/run.html; returns the viewer's size in bytes. */
 export async function buildViewer(): Promise<number> {
+  await buildPage("src/client/run-view", RUN_PAGE);
+  return buildPage("src/client/viewer", VIEWER_PAGE);
+}
+
+async function buildPage(source: string, target: string): Promise<number> {
   const bundle = await build({
-    entryPoints: [`${root}src/client/viewer/main.ts`],
+    entryPoints: [`${root}${source}/main.ts`],
     bundle: true,
     write: false,
     format: "esm",
@@ -26,7 +33,7 @@ export async function buildViewer(): Promise<number> {
     legalComments: "none",
   });
   const script = (bundle.outputFiles[0]?.text ?? "").trim();
-  const template = readFileSync(`${root}src/client/viewer/page.html`, "utf8");
+  const template = readFileSync(`${root}${source}/page.html`, "utf8");
   const style = /<style>([\s\S]*?)<\/style>/.exec(template)?.[1] ?? "";
   // A "</script" inside the bundle would end the inline script early.
   const safeScript = script.replaceAll("</script", "<\\/script");
@@ -34,7 +41,7 @@ export async function buildViewer(): Promise<number> {
     .replace("%SCRIPT_HASH%", `'${sha256(safeScript)}'`)
     .replace("%STYLE_HASH%", `'${sha256(style)}'`)
     .replace("%SCRIPT%", () => `<script type="module">${safeScript}</script>`);
-  writeFileSync(VIEWER_PAGE, html);
+  writeFileSync(target, html);
   return Buffer.byteLength(html);
 }
 
@@ -44,5 +51,5 @@ function sha256(text: string): string {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const bytes = await buildViewer();
-  console.log(`built public/viewer.html (${(bytes / 1024).toFixed(1)} KB)`);
+  console.log(`built public/viewer.html (${(bytes / 1024).toFixed(1)} KB) and public/run.html`);
 }

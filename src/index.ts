@@ -2,5 +2,6 @@
 import { app } from "./worker/index.ts";
 
 export { InvocationDO } from "../durable-objects/invocation.ts";
+export { RunDO } from "../durable-objects/run.ts";
 
 export default app;

@@ -34,6 +34,8 @@ export interface CreatedInvocation {
   socketUrl: string;
   eventsUrl: string;
   viewUrl: string;
+  /** The run page, when the call was created with a `runId` of its own. */
+  runViewUrl?: string;
   /** False when the same `toolCallId` named an existing invocation (HTTP 200). */
   created: boolean;
 }

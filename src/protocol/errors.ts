@@ -13,6 +13,7 @@ export type ErrorCode =
   | "method_not_allowed"
   | "conflict"
   | "too_large"
+  | "range_not_satisfiable"
   | "upgrade_required"
   | "internal"
   | "sandbox_unreachable"
@@ -26,6 +27,7 @@ const STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   too_large: 413,
+  range_not_satisfiable: 416,
   upgrade_required: 426,
   internal: 500,
   sandbox_unreachable: 502,

@@ -26,6 +26,7 @@ export type {
   SubscriptionPath,
 } from "./invocation.ts";
 export { type Outcome, ok, refusal } from "./outcome.ts";
+export type { RunApi, RunNote } from "./run.ts";
 export {
   EXEC_ID_PATTERN,
   type ExecLimits,

@@ -10,6 +10,8 @@ import { listTools } from "../tools/index.ts";
 import { agentOnly, authorizeSubscriber, requireApiConfigured } from "./auth.ts";
 import { ApiException, errorResponse, raise } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
+import { servePage } from "./pages.ts";
+import { runPage, runRoutes } from "./run-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
 
 /** Path of the viewer page among the static assets (written to public/ by the client). */
@@ -50,21 +52,13 @@ app.get("/v1/tools", agentOnly, async (c) => {
 });
 
 app.route("/v1/invocations", invocationRoutes);
+app.route("/v1/runs", runRoutes);
+app.get("/run/:runId", runPage);
 
 app.get("/view/:id", async (c) => {
   const id = parseWith(invocationIdParam, c.req.param("id"), "path.id");
   await authorizeSubscriber(c.env, c.req.query("token"), id);
-  const page = await c.env.ASSETS.fetch(new Request(new URL(VIEWER_ASSET, c.req.url)));
-  if (!page.ok)
-    raise(
-      "not_configured",
-      `the viewer page ${VIEWER_ASSET} is missing from the assets; build it with node scripts/build-client.ts`,
-    );
-  const headers = new Headers(page.headers);
-  // The URL carries a token: keep it out of caches and of Referer headers.
-  headers.set("Cache-Control", "no-store");
-  headers.set("Referrer-Policy", "no-referrer");
-  return new Response(page.body, { status: 200, headers });
+  return servePage(c.env, c.req.url, VIEWER_ASSET, "the viewer page");
 });
 
 app.notFound((c) =>

@@ -16,13 +16,16 @@ import { getTool, listTools, ToolArgsError } from "../tools/index.ts";
 import { agentOnly, readerOf, subscribeSecret } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
+import { invocationLinks } from "./invocation-links.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { parseProducerBody } from "./producer-calls.ts";
+import { runLinks } from "./run-routes.ts";
 import { sameJson } from "./same-json.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
-import { mintSubscribeToken } from "./subscribe-token.ts";
+import { spillRoute } from "./spill-route.ts";
 
-type Routes = { Bindings: Env; Variables: { id: string } };
+/** The invocation routes' context: the validated `:id`. */
+export type Routes = { Bindings: Env; Variables: { id: string } };
 
 export const invocationRoutes = new Hono<Routes>();
 
@@ -34,20 +37,6 @@ const withId = createMiddleware<Routes>(async (c, next) => {
 
 /** Reads of one invocation: the agent's bearer token, or that invocation's subscribe token. */
 const reader = readerOf<Routes>((c) => c.get("id"));
-
-/** What a client needs to follow an invocation: absolute URLs that carry the token. */
-async function links(req: Request, env: Env, id: string) {
-  const token = await mintSubscribeToken(subscribeSecret(env), id, Date.now());
-  const origin = new URL(req.url).origin;
-  const base = `${origin}/v1/invocations/${encodeURIComponent(id)}`;
-  const query = `?token=${encodeURIComponent(token)}`;
-  return {
-    subscribeToken: token,
-    socketUrl: `${base.replace(/^http/, "ws")}/socket${query}`,
-    eventsUrl: `${base}/events${query}`,
-    viewUrl: `${origin}/view/${encodeURIComponent(id)}${query}`,
-  };
-}
 
 function publicView(id: string, view: InvocationView) {
   return { ...view, id, toolCallId: id };
@@ -116,7 +105,8 @@ invocationRoutes.post("/", agentOnly, async (c) => {
     id: toolCallId,
     toolCallId,
     status: view.status,
-    ...(await links(c.req.raw, c.env, toolCallId)),
+    ...(await invocationLinks(c.req.raw, c.env, toolCallId)),
+    ...(request.runId !== toolCallId ? await runLinks(c.req.raw, c.env, request.runId) : {}),
   };
   return c.json(response, created ? 201 : 200);
 });
@@ -170,3 +160,5 @@ invocationRoutes.get("/:id/socket", withId, reader, async (c) => {
 invocationRoutes.get("/:id/events", withId, reader, async (c) =>
   subscribe(c.req.raw, c.env, c.get("id"), "/events"),
 );
+
+invocationRoutes.get("/:id/spill", withId, reader, spillRoute);

@@ -1,6 +1,6 @@
 /**
- * The Worker entry the worker tests run: production's app, with the DO binding's class
- * (`InvocationDO` in wrangler.toml) bound to the test subclass.
+ * The Worker entry the worker tests run: production's app and classes, with the
+ * invocation binding's class (`InvocationDO` in wrangler.toml) bound to the test subclass.
  */
-export { default } from "../../src/index.ts";
+export { default, RunDO } from "../../src/index.ts";
 export { TestInvocationDO as InvocationDO } from "./test-invocation-do.ts";

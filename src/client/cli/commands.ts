@@ -12,6 +12,7 @@ import {
   UsageError,
 } from "./parse-args.ts";
 import { toolArgs } from "./tool-args.ts";
+import { watchRun } from "./watch-run.ts";
 
 export const EXIT = {
   ok: 0,
@@ -69,6 +70,11 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
           null,
           retain,
         );
+      }
+      case "watchRun": {
+        const token = connection.token ?? proc.env.TOOLWIRE_TOKEN ?? "";
+        const end = await watchRun(client.baseUrl, token, command.runId, proc);
+        return end.kind === "failed" ? failure(proc, end.error) : EXIT.interrupted;
       }
       case "result":
         return await result(client, command.id, command.waitSeconds, command.json, proc);

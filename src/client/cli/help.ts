@@ -15,6 +15,7 @@ Usage: toolwire [--url URL] [--token TOKEN] <command> [options]
 Commands:
   run <tool> [--name value]...   start an invocation and print its output live
   watch <id>                     follow a running invocation's output
+  watch --run <runId>            follow every call of a run as it starts and settles
   result <id>                    print an invocation's result (waits for it)
   tools                          list the tools the Worker offers
 
@@ -44,9 +45,14 @@ ${CONNECTION}
 
 ${EXIT}`,
   watch: `Usage: toolwire watch <id> [--sse]
+       toolwire watch --run <runId>
 
 Follows an invocation's output until it ends, printing only new text, and exits
 with its status.
+
+With --run, follows a whole run instead: one line per call as it starts (status,
+tool, id, args) and one as it settles (lines, bytes, elapsed), the run's calls so
+far first, until Ctrl-C (exit 130).
 
 ${CONNECTION}
 

@@ -33,6 +33,7 @@ export type CliCommand =
       transport: StreamKind;
     }
   | { kind: "watch"; id: string; transport: StreamKind }
+  | { kind: "watchRun"; runId: string }
   | { kind: "result"; id: string; waitSeconds?: number; json: boolean }
   | { kind: "tools"; json: boolean };
 
@@ -72,7 +73,7 @@ const OPTIONS = {
     detach: { type: "boolean" },
     sse: { type: "boolean" },
   },
-  watch: { ...CONNECTION_OPTIONS, sse: { type: "boolean" } },
+  watch: { ...CONNECTION_OPTIONS, sse: { type: "boolean" }, run: { type: "string" } },
   result: { ...CONNECTION_OPTIONS, wait: { type: "string" }, json: { type: "boolean" } },
   tools: { ...CONNECTION_OPTIONS, json: { type: "boolean" } },
 } as const satisfies Record<string, OptionSpec>;
@@ -114,12 +115,22 @@ function parseCommand(
   positional: string[],
 ): CliCommand {
   switch (name) {
-    case "watch":
+    case "watch": {
+      const runId = options.get("run");
+      if (runId !== undefined) {
+        if (typeof runId !== "string" || runId === "")
+          throw new UsageError("--run needs a run id.", name);
+        if (positional.length > 0) {
+          throw new UsageError("watch takes an invocation id or --run <runId>, not both.", name);
+        }
+        return { kind: "watchRun", runId };
+      }
       return {
         kind: "watch",
         id: onePositional(positional, "an invocation id", name),
         transport: options.has("sse") ? "sse" : "socket",
       };
+    }
     case "result": {
       const id = onePositional(positional, "an invocation id", name);
       const wait = options.get("wait");

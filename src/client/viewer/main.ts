@@ -12,6 +12,7 @@ import { describeTruncation, formatCount } from "../truncation-notice.ts";
 import { DetailsTree } from "./details-tree.ts";
 import { byId, el } from "./dom.ts";
 import { describeFailure } from "./failure-message.ts";
+import { FullOutputPane } from "./full-output-pane.ts";
 import { OutputPane } from "./output-pane.ts";
 import { ServerClock } from "./server-clock.ts";
 
@@ -25,6 +26,8 @@ const page = {
   connection: byId("connection"),
   problem: byId("problem"),
   banner: byId("banner"),
+  bannerRow: byId("banner-row"),
+  fullOpen: byId<HTMLButtonElement>("full-open"),
   usage: byId("usage"),
   effects: byId("effects"),
   effectsList: byId("effects-list"),
@@ -36,6 +39,9 @@ const details = new DetailsTree(byId("details"));
 const id = decodeURIComponent(/\/view\/([^/]+)/.exec(location.pathname)?.[1] ?? "");
 const token = new URLSearchParams(location.search).get("token") ?? "";
 const clock = new ServerClock();
+const spillUrl = `/v1/invocations/${encodeURIComponent(id)}/spill?token=${encodeURIComponent(token)}`;
+const fullOutput = new FullOutputPane(spillUrl);
+page.fullOpen.addEventListener("click", () => void fullOutput.open());
 const api = new ToolwireClient({
   baseUrl: location.origin,
   subscribeToken: token,
@@ -137,12 +143,30 @@ function renderState(state: ToolOutputState): void {
   output.render(first?.type === "text" ? first.text : "");
   const t = state.truncation;
   const banner = describeTruncation(t, t.spillPath ? "tail" : undefined);
-  page.banner.hidden = banner === null;
-  page.banner.textContent = banner ?? "";
+  page.bannerRow.hidden = banner === null;
+  page.fullOpen.hidden = t.spillPath === undefined;
+  renderBanner(banner, t.spillPath);
   details.render(state.details as JsonValue);
   renderUsage(state.usage);
   renderEffects(state);
   renderImages(state);
+}
+
+/** The banner's words, with the spill path as a link to the complete output. */
+let shownBanner: string | null = null;
+function renderBanner(text: string | null, spillPath: string | undefined): void {
+  if (text === shownBanner) return;
+  shownBanner = text;
+  const at = spillPath ? (text?.lastIndexOf(spillPath) ?? -1) : -1;
+  if (text === null || spillPath === undefined || at < 0) {
+    page.banner.textContent = text ?? "";
+    return;
+  }
+  const link = el("a", undefined, spillPath);
+  link.href = spillUrl;
+  link.target = "_blank";
+  link.rel = "noopener noreferrer";
+  page.banner.replaceChildren(text.slice(0, at), link, text.slice(at + spillPath.length));
 }
 
 function renderUsage(usage: Usage | undefined): void {

@@ -48,8 +48,19 @@ describe("POST /v1/invocations", () => {
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, string>;
     expect(Object.keys(body).sort()).toEqual(
-      ["eventsUrl", "id", "socketUrl", "status", "subscribeToken", "toolCallId", "viewUrl"].sort(),
+      [
+        "eventsUrl",
+        "id",
+        "runViewUrl",
+        "socketUrl",
+        "status",
+        "subscribeToken",
+        "toolCallId",
+        "viewUrl",
+      ].sort(),
     );
+    // Created with a runId of its own: the run page link (decision 122).
+    expect(body.runViewUrl).toMatch(/^http:\/\/toolwire\.test\/run\/run-1\?token=v1\./);
     const token = encodeURIComponent(body.subscribeToken ?? "");
     expect(body).toMatchObject({
       id: toolCallId,

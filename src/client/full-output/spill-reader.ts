@@ -1,0 +1,276 @@
+/**
+ * Reads an invocation's complete output (`GET /v1/invocations/:id/spill`) by byte
+ * ranges: lines by number, a search forwards or backwards from a line, and a sparse
+ * line index built by one pass over the file. What it holds is bounded whatever the
+ * file's size: a cache of 64 chunks of 64 KiB, the index's checkpoints, and the lines
+ * being read (each cut for display at `MAX_LINE_CHARS`).
+ *
+ * Works in browsers and Node (fetch only).
+ */
+import { DEFAULT_SPACING, LineIndex, type LineIndexSpacing } from "./line-index.ts";
+
+/** Range size of reads for lines and search. */
+export const CHUNK_BYTES = 64 * 1024;
+/** Range size of the indexing pass. */
+export const INDEX_CHUNK_BYTES = 1024 * 1024;
+/** Chunks kept for re-reads while a reader scrolls. */
+const CACHED_CHUNKS = 64;
+/** Bytes of one line kept for display and search; the rest is counted, not kept. */
+export const MAX_LINE_BYTES = 64 * 1024;
+
+/** The file cannot be read: the route's message, or why the answer made no sense. */
+export class SpillUnavailableError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = "SpillUnavailableError";
+    this.status = status;
+  }
+}
+
+/** One line of the file: its number and its text (cut at `MAX_LINE_BYTES`). */
+export interface SpillLine {
+  line: number;
+  text: string;
+  /** True when the line was longer than what `text` holds. */
+  cut: boolean;
+}
+
+/** Everything but the URL is for tests (small chunks put chunk boundaries everywhere). */
+export interface SpillReaderOptions {
+  fetch?: typeof fetch;
+  chunkBytes?: number;
+  indexChunkBytes?: number;
+  maxLineBytes?: number;
+  spacing?: LineIndexSpacing;
+}
+
+const decoder = new TextDecoder("utf-8");
+
+export class SpillReader {
+  readonly #url: string;
+  readonly #fetch: typeof fetch;
+  readonly #chunkBytes: number;
+  readonly #indexChunkBytes: number;
+  readonly #maxLineBytes: number;
+  readonly #chunks = new Map<number, Uint8Array>();
+  readonly index: LineIndex;
+  #size = -1;
+  #indexing: Promise<void> | null = null;
+
+  /**
+   * @example const reader = new SpillReader(`${origin}/v1/invocations/${id}/spill?token=${t}`);
+   */
+  constructor(url: string, options: SpillReaderOptions = {}) {
+    this.#url = url;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+    this.#indexChunkBytes = options.indexChunkBytes ?? INDEX_CHUNK_BYTES;
+    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.index = new LineIndex(options.spacing ?? DEFAULT_SPACING);
+  }
+
+  /** Size in bytes, known after `open()`. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Learns the file's size from a 1-byte range (the file as it is now: a running
+   * command's grows, and this reader shows it up to this size).
+   * @example const { size } = await reader.open();
+   */
+  async open(): Promise<{ size: number }> {
+    const res = await this.#fetch(this.#url, { headers: { Range: "bytes=0-0" } });
+    if (res.status === 206) {
+      const total = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "")?.[1];
+      await res.body?.cancel();
+      if (total === undefined) {
+        throw new SpillUnavailableError(206, "the answer had no Content-Range with the size");
+      }
+      this.#size = Number(total);
+      return { size: this.#size };
+    }
+    throw new SpillUnavailableError(res.status, await errorMessage(res));
+  }
+
+  /**
+   * Reads the whole file once in 1 MiB ranges to count its lines and keep checkpoints.
+   * `onProgress` is called after each range; an aborted `signal` stops the pass. One
+   * pass at a time: a call while one runs gets that pass.
+   */
+  indexAll(onProgress: () => void, signal?: AbortSignal): Promise<void> {
+    this.#indexing ??= this.#index(onProgress, signal).finally(() => {
+      this.#indexing = null;
+    });
+    return this.#indexing;
+  }
+
+  async #index(onProgress: () => void, signal?: AbortSignal): Promise<void> {
+    if (this.index.complete) return;
+    const size = this.#requireSize();
+    while (this.index.scanned < size) {
+      if (signal?.aborted) return;
+      const start = this.index.scanned;
+      const end = Math.min(size, start + this.#indexChunkBytes);
+      this.index.feed(await this.#fetchRange(start, end, signal));
+      onProgress();
+    }
+    this.index.finish();
+    onProgress();
+  }
+
+  /**
+   * Lines `from` .. `from + count - 1` (fewer at the end of the file).
+   * @example (await reader.lines(123456, 1))[0]?.text // "123456"
+   */
+  async lines(from: number, count: number): Promise<SpillLine[]> {
+    const out: SpillLine[] = [];
+    if (count <= 0) return out;
+    for await (const line of this.#scan(Math.max(1, from))) {
+      if (line.line < from) continue;
+      out.push(line);
+      if (out.length >= count) break;
+    }
+    return out;
+  }
+
+  /**
+   * The number of the first line after `fromLine` (direction "next") or the last line
+   * before it ("previous") whose text contains `query`, ignoring case; null if none.
+   * @example await reader.search("error", 0, "next") // 4711
+   */
+  async search(
+    query: string,
+    fromLine: number,
+    direction: "next" | "previous",
+    signal?: AbortSignal,
+  ): Promise<number | null> {
+    const needle = query.toLowerCase();
+    if (needle === "") return null;
+    if (direction === "next") {
+      for await (const line of this.#scan(fromLine + 1, signal)) {
+        if (line.line > fromLine && line.text.toLowerCase().includes(needle)) return line.line;
+      }
+      return null;
+    }
+    // Backwards block by block (checkpoint to checkpoint), each block read forwards.
+    let end = fromLine;
+    while (end > 1) {
+      const block = this.index.before(end - 1);
+      let found: number | null = null;
+      for await (const line of this.#scan(block.line, signal)) {
+        if (line.line >= end) break;
+        if (line.text.toLowerCase().includes(needle)) found = line.line;
+      }
+      if (found !== null) return found;
+      end = block.line;
+    }
+    return null;
+  }
+
+  /** Lines from the checkpoint at or before `from` to the end of the file. */
+  async *#scan(from: number, signal?: AbortSignal): AsyncGenerator<SpillLine> {
+    const size = this.#requireSize();
+    const start = this.index.before(from);
+    let line = start.line;
+    let offset = start.offset;
+    let kept: Uint8Array[] = [];
+    let keptBytes = 0;
+    let cut = false;
+    const take = (bytes: Uint8Array) => {
+      const room = this.#maxLineBytes - keptBytes;
+      if (bytes.length > room) cut = true;
+      const part = bytes.length > room ? bytes.subarray(0, room) : bytes;
+      if (part.length > 0) {
+        kept.push(part);
+        keptBytes += part.length;
+      }
+    };
+    const emit = (): SpillLine => {
+      const text = decoder.decode(concat(kept, keptBytes));
+      const out = { line, text, cut };
+      line++;
+      kept = [];
+      keptBytes = 0;
+      cut = false;
+      return out;
+    };
+    while (offset < size) {
+      if (signal?.aborted) return;
+      const chunk = await this.#chunk(Math.floor(offset / this.#chunkBytes), signal);
+      let from = offset % this.#chunkBytes;
+      let at = chunk.indexOf(0x0a, from);
+      while (at !== -1) {
+        take(chunk.subarray(from, at));
+        yield emit();
+        from = at + 1;
+        at = chunk.indexOf(0x0a, from);
+      }
+      take(chunk.subarray(from));
+      offset += chunk.length - (offset % this.#chunkBytes);
+    }
+    if (keptBytes > 0 || cut) yield emit();
+  }
+
+  async #chunk(k: number, signal?: AbortSignal): Promise<Uint8Array> {
+    const cached = this.#chunks.get(k);
+    if (cached) {
+      // Most recently used last: Map keeps insertion order.
+      this.#chunks.delete(k);
+      this.#chunks.set(k, cached);
+      return cached;
+    }
+    const start = k * this.#chunkBytes;
+    const end = Math.min(this.#size, start + this.#chunkBytes);
+    const bytes = await this.#fetchRange(start, end, signal);
+    this.#chunks.set(k, bytes);
+    if (this.#chunks.size > CACHED_CHUNKS) {
+      const oldest = this.#chunks.keys().next().value;
+      if (oldest !== undefined) this.#chunks.delete(oldest);
+    }
+    return bytes;
+  }
+
+  /** Bytes `start` .. `end - 1`, exactly, or an error saying what came back. */
+  async #fetchRange(start: number, end: number, signal?: AbortSignal): Promise<Uint8Array> {
+    const res = await this.#fetch(this.#url, {
+      headers: { Range: `bytes=${start}-${end - 1}` },
+      ...(signal ? { signal } : {}),
+    });
+    if (res.status !== 206) throw new SpillUnavailableError(res.status, await errorMessage(res));
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (bytes.length !== end - start) {
+      throw new SpillUnavailableError(
+        206,
+        `asked for bytes ${start}-${end - 1}, got ${bytes.length} bytes`,
+      );
+    }
+    return bytes;
+  }
+
+  #requireSize(): number {
+    if (this.#size < 0) throw new Error("SpillReader: call open() first");
+    return this.#size;
+  }
+}
+
+function concat(parts: Uint8Array[], length: number): Uint8Array {
+  if (parts.length === 1 && parts[0]) return parts[0];
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+async function errorMessage(res: Response): Promise<string> {
+  const text = await res.text();
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } };
+    if (typeof parsed.error?.message === "string") return parsed.error.message;
+  } catch {}
+  return `the full output answered ${res.status}`;
+}

@@ -1,0 +1,118 @@
+/**
+ * One call on the run page: a summary row (tool, args, status, elapsed, lines, error
+ * state) that expands to the call's own live output, followed with the client library
+ * over the call's WebSocket (a subscribe token from `/v1/runs/:runId/calls/:id/links`).
+ */
+import type { RunCall } from "../../events/run-call.ts";
+import { type Subscription, subscribe } from "../subscription.ts";
+import { formatBytes, formatCount } from "../truncation-notice.ts";
+import { el } from "../viewer/dom.ts";
+import { OutputPane } from "../viewer/output-pane.ts";
+
+/** How the page gets a call's links; a failure's message is shown in the entry. */
+export type LinksFor = (toolCallId: string) => Promise<{ socketUrl: string; viewUrl: string }>;
+
+export class CallEntry {
+  readonly node: HTMLElement;
+  readonly #summary: HTMLButtonElement;
+  readonly #status: HTMLElement;
+  readonly #elapsed: HTMLElement;
+  readonly #lines: HTMLElement;
+  readonly #body: HTMLElement;
+  readonly #linksFor: LinksFor;
+  #call: RunCall;
+  #sub: Subscription | null = null;
+  #pane: OutputPane | null = null;
+
+  constructor(call: RunCall, linksFor: LinksFor) {
+    this.#call = call;
+    this.#linksFor = linksFor;
+    this.node = el("li", "call");
+    this.node.dataset.id = call.toolCallId;
+    this.#summary = el("button", "call-row");
+    this.#summary.type = "button";
+    this.#summary.setAttribute("aria-expanded", "false");
+    this.#status = el("span", "status");
+    this.#elapsed = el("span", "elapsed");
+    this.#lines = el("span", "lines");
+    this.#summary.append(
+      el("span", "tool", call.tool),
+      el("span", "summary", call.summary),
+      this.#status,
+      this.#elapsed,
+      this.#lines,
+    );
+    this.#body = el("div", "call-body");
+    this.#body.hidden = true;
+    this.node.append(this.#summary, this.#body);
+    this.#summary.addEventListener("click", () => this.toggle());
+    this.update(call);
+  }
+
+  get call(): RunCall {
+    return this.#call;
+  }
+
+  update(call: RunCall): void {
+    this.#call = call;
+    this.node.dataset.status = call.status;
+    this.#status.textContent = call.status;
+    this.#status.className = `status ${call.status}`;
+    const bytes = call.totalBytes > 0 ? ` · ${formatBytes(call.totalBytes)}` : "";
+    this.#lines.textContent = `${formatCount(call.totalLines)} ${call.totalLines === 1 ? "line" : "lines"}${bytes}`;
+  }
+
+  /** Elapsed time on the server's clock (`now` is the server's time). */
+  tick(now: number): void {
+    const end = this.#call.settledAt ?? now;
+    this.#elapsed.textContent = formatElapsed(Math.max(0, end - this.#call.createdAt));
+  }
+
+  toggle(): void {
+    const open = this.#body.hidden;
+    this.#body.hidden = !open;
+    this.#summary.setAttribute("aria-expanded", String(open));
+    this.node.classList.toggle("open", open);
+    if (open && this.#sub === null) void this.#follow();
+  }
+
+  async #follow(): Promise<void> {
+    const output = el("div", "output");
+    output.setAttribute("role", "log");
+    const follow = el("button", "follow", "Follow output ↓");
+    follow.type = "button";
+    follow.hidden = true;
+    const note = el("p", "muted", "Connecting…");
+    this.#body.replaceChildren(note, output, follow);
+    let links: Awaited<ReturnType<LinksFor>>;
+    try {
+      links = await this.#linksFor(this.#call.toolCallId);
+    } catch (error) {
+      note.textContent = `The output cannot be opened: ${error instanceof Error ? error.message : String(error)}`;
+      return;
+    }
+    const open = el("a", undefined, "open in the viewer");
+    open.href = links.viewUrl;
+    open.target = "_blank";
+    open.rel = "noopener noreferrer";
+    note.replaceChildren(open);
+    this.#pane = new OutputPane(output, follow);
+    const sub = subscribe(links.socketUrl);
+    this.#sub = sub;
+    sub.onChange(() => {
+      const first = sub.state?.content[0];
+      this.#pane?.render(first?.type === "text" ? first.text : "");
+      this.node.dataset.output = sub.status;
+    });
+  }
+}
+
+function formatElapsed(ms: number): string {
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const whole = Math.floor(seconds);
+  const m = Math.floor(whole / 60);
+  const h = Math.floor(m / 60);
+  const ss = String(whole % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m % 60).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
+}

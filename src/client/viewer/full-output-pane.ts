@@ -1,0 +1,270 @@
+/**
+ * The "view full output" pane: the complete output of a call whose view was cut, read
+ * from `GET /v1/invocations/:id/spill` by byte ranges (`SpillReader`). Only the rows on
+ * screen are in the DOM and only they are read; a sparse line index built in the
+ * background gives line numbers; search finds the next or previous line containing the
+ * text anywhere in the file; a line number jumps there. A file of gigabytes never enters
+ * the page: the reader keeps at most 4 MiB of it.
+ *
+ * Scrolling is virtual: a spacer gives the scroll bar the file's height (capped, beyond
+ * which a pixel stands for more than one line) and the rows stay in view (sticky).
+ */
+import { parseAnsi } from "../ansi.ts";
+import { SpillReader, SpillUnavailableError } from "../full-output/spill-reader.ts";
+import { formatBytes, formatCount } from "../truncation-notice.ts";
+import { byId, el } from "./dom.ts";
+
+/** Height of one row in pixels (CSS: #full-rows .row). */
+const ROW_PX = 18;
+/** Tallest spacer; browsers stop scrolling correctly somewhere above 16M px. */
+const MAX_SCROLL_PX = 8_000_000;
+/** Characters of a row shown; the rest of a long line is in the download. */
+const MAX_ROW_CHARS = 2000;
+
+export class FullOutputPane {
+  readonly #root = byId("full");
+  readonly #info = byId("full-info");
+  readonly #scroller = byId("full-scroll");
+  readonly #rows = byId("full-rows");
+  readonly #spacer = byId("full-spacer");
+  readonly #query = byId<HTMLInputElement>("full-query");
+  readonly #match = byId("full-match");
+  readonly #lineInput = byId<HTMLInputElement>("full-line");
+  readonly #download = byId<HTMLAnchorElement>("full-download");
+  readonly #url: string;
+  #reader: SpillReader | null = null;
+  #abort: AbortController | null = null;
+  /** First line on screen (1-based). */
+  #top = 1;
+  /** The line of the current match or jump, highlighted. */
+  #current: number | null = null;
+  #renderSeq = 0;
+  #ignoreScroll = false;
+
+  /**
+   * @example new FullOutputPane(`/v1/invocations/${id}/spill?token=${token}`)
+   */
+  constructor(url: string) {
+    this.#url = url;
+    this.#download.href = `${url}${url.includes("?") ? "&" : "?"}download=1`;
+    byId("full-close").addEventListener("click", () => this.close());
+    byId("full-next").addEventListener("click", () => void this.find("next"));
+    byId("full-prev").addEventListener("click", () => void this.find("previous"));
+    this.#query.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") void this.find(event.shiftKey ? "previous" : "next");
+    });
+    byId("full-go").addEventListener("click", () => void this.#goToTypedLine());
+    this.#lineInput.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") void this.#goToTypedLine();
+    });
+    this.#scroller.addEventListener("scroll", () => {
+      if (this.#ignoreScroll) {
+        this.#ignoreScroll = false;
+        return;
+      }
+      this.#top = this.#lineAtScroll();
+      this.#queueRender();
+    });
+    new ResizeObserver(() => {
+      if (this.#reader) this.#layout();
+    }).observe(this.#scroller);
+  }
+
+  /** Opens the pane and starts reading the file (again, if it was open before). */
+  async open(): Promise<void> {
+    this.#abort?.abort();
+    const abort = new AbortController();
+    this.#abort = abort;
+    this.#root.hidden = false;
+    document.body.dataset.full = "loading";
+    this.#rows.replaceChildren();
+    this.#info.textContent = "Loading the full output…";
+    const reader = new SpillReader(this.#url);
+    try {
+      await reader.open();
+    } catch (error) {
+      this.#unavailable(error);
+      return;
+    }
+    this.#reader = reader;
+    this.#top = 1;
+    this.#current = null;
+    this.#layout();
+    await this.#render();
+    reader
+      .indexAll(() => {
+        this.#describe();
+        this.#layout();
+        if (reader.index.complete) document.body.dataset.full = "indexed";
+      }, abort.signal)
+      .catch((error: unknown) => this.#unavailable(error));
+  }
+
+  close(): void {
+    this.#abort?.abort();
+    this.#root.hidden = true;
+    delete document.body.dataset.full;
+  }
+
+  /** Moves to the next or previous line containing the search text. */
+  async find(direction: "next" | "previous"): Promise<void> {
+    const reader = this.#reader;
+    const query = this.#query.value;
+    if (!reader || query === "") return;
+    const from = this.#current ?? (direction === "next" ? this.#top - 1 : this.#top);
+    this.#match.textContent = "Searching…";
+    let line: number | null;
+    let wrapped = false;
+    try {
+      line = await reader.search(query, from, direction);
+      if (line === null) {
+        // Past the last match: go round from the other end, as a find bar does.
+        wrapped = true;
+        const end = direction === "next" ? 0 : Number.MAX_SAFE_INTEGER;
+        line = await reader.search(query, end, direction);
+      }
+    } catch (error) {
+      this.#unavailable(error);
+      return;
+    }
+    if (line === null) {
+      this.#match.textContent = `No line contains "${query}".`;
+      this.#match.dataset.found = "none";
+      return;
+    }
+    const round = wrapped ? (direction === "next" ? " (from the top)" : " (from the end)") : "";
+    this.#match.textContent = `Line ${formatCount(line)}${round}`;
+    this.#match.dataset.found = String(line);
+    await this.goTo(line);
+  }
+
+  /** Shows line `line` near the top of the pane and highlights it. */
+  async goTo(line: number): Promise<void> {
+    const reader = this.#reader;
+    if (!reader) return;
+    this.#current = line;
+    this.#top = Math.max(1, line - 3);
+    this.#scrollToTop();
+    await this.#render();
+  }
+
+  async #goToTypedLine(): Promise<void> {
+    const wanted = Number(this.#lineInput.value);
+    if (!Number.isInteger(wanted) || wanted < 1) {
+      this.#match.textContent = "Type a line number (1 or more).";
+      return;
+    }
+    const reader = this.#reader;
+    if (!reader) return;
+    const known = reader.index.lines;
+    if (reader.index.complete && wanted > known) {
+      this.#match.textContent = `The output has ${formatCount(known)} lines.`;
+      return;
+    }
+    this.#match.textContent = "";
+    await this.goTo(wanted);
+  }
+
+  #visibleRows(): number {
+    return Math.max(1, Math.ceil(this.#scroller.clientHeight / ROW_PX));
+  }
+
+  /** Lines the scroll bar spans: the index's count, or at least what is on screen. */
+  #totalLines(): number {
+    return Math.max(this.#reader?.index.lines ?? 1, this.#top + this.#visibleRows() - 1);
+  }
+
+  #scrollRange(): number {
+    const height = Math.min(this.#totalLines() * ROW_PX, MAX_SCROLL_PX);
+    return Math.max(0, height - this.#scroller.clientHeight);
+  }
+
+  #layout(): void {
+    this.#spacer.style.height = `${this.#scrollRange()}px`;
+    this.#scrollToTop();
+  }
+
+  #lineAtScroll(): number {
+    const range = this.#scrollRange();
+    const lastTop = Math.max(1, this.#totalLines() - this.#visibleRows() + 1);
+    if (range === 0) return 1;
+    return 1 + Math.round((this.#scroller.scrollTop / range) * (lastTop - 1));
+  }
+
+  #scrollToTop(): void {
+    const range = this.#scrollRange();
+    const lastTop = Math.max(1, this.#totalLines() - this.#visibleRows() + 1);
+    const target = lastTop <= 1 ? 0 : Math.round(((this.#top - 1) / (lastTop - 1)) * range);
+    if (Math.abs(this.#scroller.scrollTop - target) >= 1) {
+      this.#ignoreScroll = true;
+      this.#scroller.scrollTop = target;
+    }
+  }
+
+  #renderQueued = false;
+  #queueRender(): void {
+    if (this.#renderQueued) return;
+    this.#renderQueued = true;
+    requestAnimationFrame(() => {
+      this.#renderQueued = false;
+      void this.#render();
+    });
+  }
+
+  /** Reads the rows on screen and shows them; a newer render makes an older one moot. */
+  async #render(): Promise<void> {
+    const reader = this.#reader;
+    if (!reader) return;
+    const seq = ++this.#renderSeq;
+    let lines: Awaited<ReturnType<SpillReader["lines"]>>;
+    try {
+      lines = await reader.lines(this.#top, this.#visibleRows());
+    } catch (error) {
+      this.#unavailable(error);
+      return;
+    }
+    if (seq !== this.#renderSeq) return;
+    const width = String(reader.index.lines).length;
+    this.#rows.replaceChildren(
+      ...lines.map((line) => {
+        const row = el("div", line.line === this.#current ? "row hit" : "row");
+        row.dataset.line = String(line.line);
+        row.append(el("span", "ln", String(line.line).padStart(width)));
+        const text = el("span", "tx");
+        const shown =
+          line.text.length > MAX_ROW_CHARS ? line.text.slice(0, MAX_ROW_CHARS) : line.text;
+        for (const span of parseAnsi(shown)[0] ?? [])
+          text.append(document.createTextNode(span.text));
+        if (line.cut || line.text.length > MAX_ROW_CHARS) {
+          text.append(el("span", "muted", " … (line cut here; download for all of it)"));
+        }
+        row.append(text);
+        return row;
+      }),
+    );
+    this.#describe();
+    if (document.body.dataset.full === "loading") document.body.dataset.full = "open";
+  }
+
+  #describe(): void {
+    const reader = this.#reader;
+    if (!reader) return;
+    const index = reader.index;
+    const lines = `${formatCount(index.lines)} lines`;
+    const size = formatBytes(reader.size);
+    this.#info.textContent = index.complete
+      ? `${lines}, ${size}`
+      : `${size}; counting lines… ${Math.floor((index.scanned / Math.max(1, reader.size)) * 100)}% (${lines} so far)`;
+  }
+
+  #unavailable(error: unknown): void {
+    if (this.#abort?.signal.aborted) return;
+    document.body.dataset.full = "unavailable";
+    const message =
+      error instanceof SpillUnavailableError
+        ? error.message
+        : `reading it failed (${error instanceof Error ? error.message : String(error)})`;
+    this.#info.textContent = `The full output is not available: ${message}`;
+    this.#rows.replaceChildren();
+  }
+}

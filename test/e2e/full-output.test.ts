@@ -1,0 +1,181 @@
+// The viewer's "view full output" pane in headless Chromium, against the real Worker,
+// Durable Object and sandbox host (global-setup.ts): the complete output of a
+// 200,000-line command read by ranges, search past the window, a 1-byte range, and a
+// spill file the sandbox no longer has.
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { buildViewer } from "../../scripts/build-client.ts";
+import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
+
+const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
+let browser: Browser;
+
+beforeAll(async () => {
+  await buildViewer();
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function settledBash(command: string): Promise<CreatedInvocation> {
+  const created = await api.createInvocation({ tool: "bash", args: { command } });
+  const poll = await api.result(created.id, { wait: 30 });
+  expect(poll.status).toBe("settled");
+  return created;
+}
+
+async function openViewer(created: CreatedInvocation): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 720 } });
+  const page = await context.newPage();
+  expect((await page.goto(created.viewUrl))?.status()).toBe(200);
+  await page.waitForFunction(() => document.body.dataset.status === "done", null, {
+    timeout: 30_000,
+  });
+  return page;
+}
+
+async function openFullOutput(page: Page, state = "indexed"): Promise<void> {
+  await page.locator("#full-open").click();
+  await page.waitForFunction((s) => document.body.dataset.full === s, state, { timeout: 30_000 });
+}
+
+const match = (page: Page) => page.locator("#full-match").textContent();
+
+/** The rows the pane shows: [line number, text]. */
+const rows = (page: Page) =>
+  page
+    .locator("#full-rows .row")
+    .evaluateAll((nodes) =>
+      nodes.map((n) => [
+        Number((n as HTMLElement).dataset.line),
+        n.querySelector(".tx")?.textContent,
+      ]),
+    );
+
+describe("viewer: the full output", () => {
+  let created: CreatedInvocation;
+  let page: Page;
+
+  beforeAll(async () => {
+    created = await settledBash("seq 1 200000");
+    page = await openViewer(created);
+  });
+  afterAll(() => page?.context().close());
+
+  it("the banner's path links to the complete output, all 200,000 lines of it", async () => {
+    const link = page.locator("#banner a");
+    expect(await link.textContent()).toMatch(/^\.toolwire\/spill\/.+\.log$/);
+    const href = await link.evaluate((a) => (a as HTMLAnchorElement).href);
+    expect(href).toContain(`/v1/invocations/${created.id}/spill?token=`);
+    const fetched = await page.evaluate(async (url) => {
+      const res = await fetch(url);
+      const text = await res.text();
+      const lines = text.split("\n");
+      return {
+        status: res.status,
+        type: res.headers.get("content-type"),
+        count: lines.length - 1,
+        first: lines[0],
+        last: lines.at(-2),
+      };
+    }, href);
+    expect(fetched).toEqual({
+      status: 200,
+      type: "text/plain; charset=utf-8",
+      count: 200_000,
+      first: "1",
+      last: "200000",
+    });
+  });
+
+  it("the pane reads the file by ranges, counts its lines and shows only the rows on screen", async () => {
+    await openFullOutput(page);
+    expect(await page.locator("#full-info").textContent()).toBe("200,000 lines, 1.2 MB");
+    const top = await rows(page);
+    expect(top[0]).toEqual([1, "1"]);
+    expect(top.length).toBeGreaterThan(10);
+    expect(top.length).toBeLessThan(100);
+    // Scrolled to the very end: the last line of the file.
+    await page.locator("#full-scroll").evaluate((s) => {
+      s.scrollTop = s.scrollHeight;
+    });
+    await expect.poll(async () => (await rows(page)).at(-1)).toEqual([200_000, "200000"]);
+    // A line number jumps there.
+    await page.locator("#full-line").fill("150000");
+    await page.locator("#full-line").press("Enter");
+    await expect.poll(() => page.locator("#full-rows .row.hit").textContent()).toMatch(/150000$/);
+  });
+
+  it("search finds a line outside the 2,000-line window, then the next and previous matches", async () => {
+    // The live window holds lines 198,001-200,000 only.
+    expect(await page.locator("#output").textContent()).not.toContain("123456");
+    // A new search starts from where the reader is (line 150,000 here) and goes round.
+    await page.locator("#full-query").fill("123456");
+    await page.locator("#full-query").press("Enter");
+    await expect
+      .poll(() => page.locator("#full-match").textContent())
+      .toBe("Line 123,456 (from the top)");
+    expect(await page.locator("#full-rows .row.hit .tx").textContent()).toBe("123456");
+
+    await page.locator("#full-line").fill("1");
+    await page.locator("#full-go").click();
+    await page.locator("#full-query").fill("99999");
+    await page.locator("#full-next").click();
+    await expect.poll(() => page.locator("#full-match").textContent()).toBe("Line 99,999");
+    await page.locator("#full-next").click();
+    await expect.poll(() => page.locator("#full-match").textContent()).toBe("Line 199,999");
+    expect(await page.locator("#full-rows .row.hit .tx").textContent()).toBe("199999");
+    await page.locator("#full-next").click();
+    await expect.poll(() => match(page)).toBe("Line 99,999 (from the top)");
+    await page.locator("#full-prev").click();
+    await expect.poll(() => match(page)).toBe("Line 199,999 (from the end)");
+    await page.locator("#full-prev").click();
+    await expect.poll(() => match(page)).toBe("Line 99,999");
+    await page.locator("#full-query").fill("no such text");
+    await page.locator("#full-query").press("Enter");
+    await expect.poll(() => match(page)).toBe('No line contains "no such text".');
+  });
+
+  it("a 1-byte range from the page is a 206 of one byte; past the end a 416", async () => {
+    const url = `/v1/invocations/${created.id}/spill?token=${created.subscribeToken}`;
+    const answers = await page.evaluate(async (u) => {
+      const one = await fetch(u, { headers: { Range: "bytes=0-0" } });
+      const past = await fetch(u, { headers: { Range: "bytes=1288895-" } });
+      return [
+        [one.status, one.headers.get("content-range"), await one.text()],
+        [past.status, past.headers.get("content-range")],
+      ];
+    }, url);
+    expect(answers).toEqual([
+      [206, "bytes 0-0/1288895", "1"],
+      [416, "bytes */1288895"],
+    ]);
+  });
+});
+
+describe("viewer: a full output the sandbox no longer has", () => {
+  it("the pane says so in plain words", async () => {
+    const created = await settledBash("seq 1 5000");
+    await settledBash(`rm .toolwire/spill/${created.id}.log`);
+    const page = await openViewer(created);
+    await openFullOutput(page, "unavailable");
+    expect(await page.locator("#full-info").textContent()).toMatch(
+      /^The full output is not available: the sandbox "default" no longer has \.toolwire\/spill\/.+\.log \(removed from its workspace\)/,
+    );
+    expect(await page.locator("#full-rows .row").count()).toBe(0);
+    await page.context().close();
+  });
+
+  it("a call whose output fit has no full-output button", async () => {
+    const created = await settledBash("echo fits");
+    const page = await openViewer(created);
+    expect(await page.locator("#banner-row").isHidden()).toBe(true);
+    expect(await page.locator("#full-open").isHidden()).toBe(true);
+    await page.context().close();
+  });
+});
