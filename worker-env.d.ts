@@ -3,6 +3,10 @@
 interface Env {
   INVOCATIONS: DurableObjectNamespace<import("./durable-objects/invocation.ts").InvocationDO>;
   ASSETS: Fetcher;
+  /** One object per terminated MCP 2025-11-25 session (src/mcp, docs/decisions/101). */
+  MCP_SESSIONS: DurableObjectNamespace<import("./durable-objects/mcp-session.ts").McpSessionDO>;
+  /** Comma-separated hostnames `/mcp` answers for besides loopback (DNS-rebinding protection). */
+  MCP_ALLOWED_HOSTS?: string;
   /** JSON object: sandbox name -> base URL. */
   SANDBOXES?: string;
   /** Days a settled invocation is kept before its alarm deletes it. */
@@ -28,7 +32,7 @@ interface Env {
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("./src/index.ts");
-    durableNamespaces: "InvocationDO";
+    durableNamespaces: "InvocationDO" | "McpSessionDO";
   }
   interface Env extends globalThis.Env {}
 }

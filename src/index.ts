@@ -2,5 +2,6 @@
 import { app } from "./worker/index.ts";
 
 export { InvocationDO } from "../durable-objects/invocation.ts";
+export { McpSessionDO } from "../durable-objects/mcp-session.ts";
 
 export default app;

@@ -9,6 +9,7 @@ import { listTools } from "../tools/index.ts";
 import { authorizeAgent, authorizeSubscriber, requireApiConfigured } from "./auth.ts";
 import { ApiException, errorResponse, fail } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
+import { mcpRoute } from "./mcp-route.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
 
 /** Path of the viewer page among the static assets (written to public/ by the client). */
@@ -51,6 +52,8 @@ app.get("/v1/tools", async (c) => {
 });
 
 app.route("/v1/invocations", invocationRoutes);
+
+app.route("/mcp", mcpRoute());
 
 app.get("/view/:id", async (c) => {
   const id = parseWith(invocationIdParam, c.req.param("id"), "path.id");
