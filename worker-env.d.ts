@@ -7,6 +7,8 @@ interface Env {
   MCP_SESSIONS: DurableObjectNamespace<import("./durable-objects/mcp-session.ts").McpSessionDO>;
   /** Comma-separated hostnames `/mcp` answers for besides loopback (DNS-rebinding protection). */
   MCP_ALLOWED_HOSTS?: string;
+  /** Seconds of silence on an `/mcp` SSE stream before a `: keepalive` comment (default 15). */
+  MCP_KEEPALIVE_SECONDS?: string;
   /** JSON object: sandbox name -> base URL. */
   SANDBOXES?: string;
   /** Days a settled invocation is kept before its alarm deletes it. */

@@ -24,6 +24,8 @@ export interface ToolCall {
    * 2025-11-25 stream merely closed (the call goes on and can be resumed).
    */
   cancelOnAbort: () => boolean;
+  /** Runs work that must outlive the response (the cancel after a stream closed). */
+  background: (work: Promise<unknown>) => void;
   /** Sends one progress notification; absent when the client sent no `progressToken`. */
   progress?: (value: ProgressValue) => Promise<void>;
 }
@@ -62,7 +64,7 @@ export async function runCall(port: InvocationPort, call: ToolCall): Promise<Cal
   await startCall(port, call);
   const id = call.invocationId;
   const onAbort = () => {
-    if (call.cancelOnAbort()) void port.cancel(id).catch(() => {});
+    if (call.cancelOnAbort()) call.background(port.cancel(id));
   };
   if (call.signal.aborted) onAbort();
   else call.signal.addEventListener("abort", onAbort, { once: true });

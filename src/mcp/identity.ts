@@ -62,19 +62,25 @@ export async function sessionCallId(
   return `mcp_${hex.slice(0, 32)}`;
 }
 
+/** An invocation id and which rule gave it. */
+export interface CallIdentity {
+  id: string;
+  from: "meta" | "session" | "fresh";
+}
+
 /**
  * The invocation id of one `tools/call`, by the rules above.
- * @example await callIdentity({ meta: { "io.toolwire/callId": "build-42" } }) // "build-42"
+ * @example await callIdentity({ meta: { "io.toolwire/callId": "build-42" } }) // { id: "build-42", from: "meta" }
  */
 export async function callIdentity(call: {
   meta?: Record<string, unknown>;
   sessionId?: string;
   requestId?: string | number;
-}): Promise<string> {
+}): Promise<CallIdentity> {
   const named = metaId(call.meta);
-  if (named !== undefined) return named;
+  if (named !== undefined) return { id: named, from: "meta" };
   if (call.sessionId !== undefined && call.requestId !== undefined) {
-    return sessionCallId(call.sessionId, call.requestId);
+    return { id: await sessionCallId(call.sessionId, call.requestId), from: "session" };
   }
-  return `mcp_${crypto.randomUUID().replaceAll("-", "")}`;
+  return { id: `mcp_${crypto.randomUUID().replaceAll("-", "")}`, from: "fresh" };
 }

@@ -11,7 +11,6 @@ import {
   isInitializeRequest,
   isLegacyRequest,
 } from "@modelcontextprotocol/server";
-import type { InvocationPort, SessionStore } from "./port.ts";
 import { rebindingRefusal } from "./rebinding.ts";
 import { SESSION_HEADER, type ToolwireServerOptions, toolwireServer } from "./server.ts";
 import { isIssuedSessionId, mintSessionId } from "./session-id.ts";
@@ -25,10 +24,8 @@ export { SERVER_INFO } from "./server.ts";
 export { MCP_TOOLS, outputBound } from "./tools.ts";
 
 export interface McpEndpointOptions extends ToolwireServerOptions {
-  port: InvocationPort;
   /** Key that signs 2025-11-25 session ids. */
   sessionSecret: string;
-  sessions: SessionStore;
   /** Hostnames (with loopback) that `Host` and `Origin` may name. */
   allowedHosts: string[];
   /** Seconds of silence before an SSE stream gets a `: keepalive` comment. */
@@ -69,6 +66,10 @@ export async function handleMcpRequest(
   if (refused) return refused;
   const handler = createMcpHandler((ctx) => toolwireServer(options, ctx), {
     legacy: "stateless",
+    // Always a stream: its keep-alive comments keep proxies from cutting a long call,
+    // and a write to a closed connection is how a runtime without request-abort
+    // signals learns that a 2026-07-28 client went away (which cancels the call).
+    responseMode: "sse",
     keepAliveMs: options.keepAliveMs,
   });
   if (!(await isLegacyRequest(req))) return withStreamHeaders(await handler.fetch(req));

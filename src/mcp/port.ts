@@ -42,4 +42,7 @@ export interface InvocationPort {
 export interface SessionStore {
   isTerminated(sessionId: string): Promise<boolean>;
   terminate(sessionId: string): Promise<void>;
+  /** Records the invocation a request named itself (`_meta` id), for a later cancel. */
+  rememberCall(sessionId: string, requestId: string | number, invocationId: string): Promise<void>;
+  callOf(sessionId: string, requestId: string | number): Promise<string | undefined>;
 }

@@ -8,7 +8,7 @@ import { type McpRequestContext, McpServer } from "@modelcontextprotocol/server"
 import type { AnyTool } from "../tools/index.ts";
 import { runCall } from "./call.ts";
 import { callIdentity, sessionCallId } from "./identity.ts";
-import type { InvocationPort } from "./port.ts";
+import type { InvocationPort, SessionStore } from "./port.ts";
 import { registerToolwireTools } from "./tools.ts";
 
 /** Name and version the server reports in `initialize` and `server/discover`. */
@@ -22,6 +22,11 @@ export interface ToolwireServerOptions {
   tools: readonly AnyTool[];
   /** Sandbox every call runs on. */
   sandbox: string;
+  sessions: SessionStore;
+  /** The HTTP request's own signal: aborts when the client's connection goes. */
+  requestSignal?: AbortSignal;
+  /** Keeps work (a cancel) running after the response has gone. */
+  waitUntil?: (work: Promise<unknown>) => void;
   /** Registers more tools or handlers (the conformance fixtures of the test Worker). */
   extend?: (server: McpServer) => void;
 }
@@ -38,22 +43,37 @@ export function toolwireServer(options: ToolwireServerOptions, ctx: McpRequestCo
   });
   const sessionId = ctx.requestInfo?.headers.get(SESSION_HEADER) ?? undefined;
   const modern = ctx.era === "modern";
+  const { port, sessions } = options;
+  const background = (work: Promise<unknown>) => {
+    const settled = work.catch(() => {});
+    options.waitUntil?.(settled);
+  };
   registerToolwireTools(server, options.tools, async (tool, args, call) => {
-    const invocationId = await callIdentity({
+    const requestId = call.mcpReq.id;
+    const identity = await callIdentity({
       meta: call.mcpReq._meta as Record<string, unknown> | undefined,
       sessionId,
-      requestId: call.mcpReq.id,
+      requestId,
     });
+    if (identity.from === "meta" && sessionId !== undefined && !modern) {
+      await sessions.rememberCall(sessionId, requestId, identity.id);
+    }
     const token = call.mcpReq._meta?.progressToken;
-    return runCall(options.port, {
-      invocationId,
+    // The SDK aborts its signal on an in-band cancel; the request's own signal aborts
+    // when the client's connection goes (enable_request_signal).
+    const signals = [call.mcpReq.signal, options.requestSignal].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
+    return runCall(port, {
+      invocationId: identity.id,
       tool: tool.name,
       args,
       sandbox: options.sandbox,
-      signal: call.mcpReq.signal,
-      // 2026-07-28: closing the stream is cancellation. 2025-11-25: it is not (the
-      // client sends notifications/cancelled, handled below, or resumes).
+      signal: AbortSignal.any(signals),
+      // 2026-07-28: closing the stream is cancellation. 2025-11-25: it is not; the
+      // client cancels with notifications/cancelled (handled below) or resumes.
       cancelOnAbort: () => modern,
+      background,
       progress:
         token === undefined
           ? undefined
@@ -65,12 +85,20 @@ export function toolwireServer(options: ToolwireServerOptions, ctx: McpRequestCo
     });
   });
   if (!modern && sessionId !== undefined) {
-    // A 2025-11-25 cancel arrives as its own POST, served by another instance than the
-    // call's: the session and request id name the invocation to stop.
-    server.server.setNotificationHandler("notifications/cancelled", async (note) => {
+    // A 2025-11-25 cancel arrives in its own POST, served by another instance than the
+    // call's: the session's record (or the derived id) names the invocation to stop.
+    server.server.setNotificationHandler("notifications/cancelled", (note) => {
       const requestId = note.params.requestId;
       if (requestId === undefined) return;
-      await options.port.cancel(await sessionCallId(sessionId, requestId));
+      // The SDK answers the notification's POST (202) before this work is done.
+      background(
+        (async () => {
+          const id =
+            (await sessions.callOf(sessionId, requestId)) ??
+            (await sessionCallId(sessionId, requestId));
+          await port.cancel(id);
+        })(),
+      );
     });
   }
   options.extend?.(server);

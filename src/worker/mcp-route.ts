@@ -5,7 +5,6 @@
  * links for the viewer, and the session-termination objects.
  */
 import { Hono } from "hono";
-import { sseKeepAliveMs } from "../../durable-objects/keep-alive.ts";
 import type { InvocationView, Outcome, StartRequest } from "../../durable-objects/protocol.ts";
 import {
   allowedHostnames,
@@ -52,10 +51,30 @@ export function invocationPort(req: Request, env: Env): InvocationPort {
 }
 
 function sessionStore(env: Env): SessionStore {
+  const session = (id: string) => env.MCP_SESSIONS.getByName(id);
   return {
-    isTerminated: (id) => env.MCP_SESSIONS.getByName(id).isTerminated(),
-    terminate: (id) => env.MCP_SESSIONS.getByName(id).terminate(),
+    isTerminated: (id) => session(id).isTerminated(),
+    terminate: (id) => session(id).terminate(),
+    rememberCall: (id, requestId, invocationId) =>
+      session(id).rememberCall(requestId, invocationId),
+    callOf: async (id, requestId) => (await session(id).callOf(requestId)) ?? undefined,
   };
+}
+
+/** Default seconds of silence on an `/mcp` SSE stream before a `: keepalive` comment. */
+export const DEFAULT_MCP_KEEPALIVE_SECONDS = 15;
+
+/**
+ * Milliseconds between keep-alive comments on `/mcp` streams (`MCP_KEEPALIVE_SECONDS`).
+ * A write is also how a closed client connection is noticed where the runtime does not
+ * abort the request by itself (wrangler dev's proxy), so it bounds how late a
+ * 2026-07-28 stream close becomes a cancel there.
+ * @example mcpKeepAliveMs({ MCP_KEEPALIVE_SECONDS: "2" }) // 2000
+ */
+export function mcpKeepAliveMs(env: Pick<Env, "MCP_KEEPALIVE_SECONDS">): number {
+  const seconds = Number(env.MCP_KEEPALIVE_SECONDS ?? DEFAULT_MCP_KEEPALIVE_SECONDS);
+  const valid = Number.isFinite(seconds) && seconds > 0;
+  return Math.round((valid ? seconds : DEFAULT_MCP_KEEPALIVE_SECONDS) * 1000);
 }
 
 /** Everything `/mcp` needs for one request, from the Worker's environment. */
@@ -68,7 +87,7 @@ export function mcpOptions(req: Request, env: Env, tools: readonly AnyTool[]): M
     sessionSecret: subscribeSecret(env),
     sessions: sessionStore(env),
     allowedHosts: allowedHostnames(env.MCP_ALLOWED_HOSTS),
-    keepAliveMs: sseKeepAliveMs(env),
+    keepAliveMs: mcpKeepAliveMs(env),
   };
 }
 
@@ -85,7 +104,12 @@ export function mcpRoute(extend?: McpEndpointOptions["extend"], tools: () => Any
   const route = new Hono<{ Bindings: Env }>();
   route.all("/", async (c) => {
     await authorizeAgent(c.req.raw, c.env);
-    return handleMcpRequest(c.req.raw, { ...mcpOptions(c.req.raw, c.env, tools()), extend });
+    return handleMcpRequest(c.req.raw, {
+      ...mcpOptions(c.req.raw, c.env, tools()),
+      extend,
+      requestSignal: c.req.raw.signal,
+      waitUntil: (work) => c.executionCtx.waitUntil(work),
+    });
   });
   return route;
 }
