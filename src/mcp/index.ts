@@ -45,13 +45,27 @@ function withStreamHeaders(res: Response, extra: Record<string, string> = {}): R
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
-async function isInitialize(req: Request): Promise<boolean> {
-  if (req.method !== "POST") return false;
+/** The JSON body of a POST, read from a clone; undefined when there is none or it is not JSON. */
+async function bodyOf(req: Request): Promise<unknown> {
+  if (req.method !== "POST") return undefined;
   try {
-    return isInitializeRequest(await req.clone().json());
+    return await req.clone().json();
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+async function isInitialize(req: Request): Promise<boolean> {
+  return isInitializeRequest(await bodyOf(req));
+}
+
+async function callsToolwireTool(
+  req: Request,
+  tools: ToolwireServerOptions["tools"],
+): Promise<boolean> {
+  const body = (await bodyOf(req)) as { method?: unknown; params?: { name?: unknown } } | undefined;
+  if (body?.method !== "tools/call") return false;
+  return tools.some((tool) => tool.name === body.params?.name);
 }
 
 /**
@@ -66,10 +80,12 @@ export async function handleMcpRequest(
   if (refused) return refused;
   const handler = createMcpHandler((ctx) => toolwireServer(options, ctx), {
     legacy: "stateless",
-    // Always a stream: its keep-alive comments keep proxies from cutting a long call,
-    // and a write to a closed connection is how a runtime without request-abort
-    // signals learns that a 2026-07-28 client went away (which cancels the call).
-    responseMode: "sse",
+    // A call of a Toolwire tool is always a stream: its keep-alive comments keep proxies
+    // from cutting a long call, and a write to a closed connection is how a runtime
+    // without request-abort signals learns that a 2026-07-28 client went away (which
+    // cancels the call). Everything else answers as the SDK chooses (JSON unless it
+    // streams), so ladder errors keep their HTTP status.
+    responseMode: (await callsToolwireTool(req, options.tools)) ? "sse" : "auto",
     keepAliveMs: options.keepAliveMs,
   });
   if (!(await isLegacyRequest(req))) return withStreamHeaders(await handler.fetch(req));

@@ -102,5 +102,7 @@ export function toolwireServer(options: ToolwireServerOptions, ctx: McpRequestCo
     });
   }
   options.extend?.(server);
+  // The tool list is fixed for a deployment: nothing ever sends list_changed.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
