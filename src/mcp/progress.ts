@@ -22,12 +22,14 @@ export interface ProgressValue {
  */
 export function latestLine(text: string, max: number = PROGRESS_MESSAGE_MAX): string {
   let end = text.length;
-  for (;;) {
+  while (end > 0) {
     const start = text.lastIndexOf("\n", end - 1);
     const line = text.slice(start + 1, end).trim();
-    if (line !== "" || start < 0) return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+    if (line !== "") return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+    if (start < 0) break;
     end = start;
   }
+  return "";
 }
 
 /** Turns successive views into progress values that only ever increase. */
