@@ -314,6 +314,44 @@ describe("/mcp over HTTP", () => {
     expect(body).not.toContain("Cancelled");
   });
 
+  it("a long tool call streams with keep-alive comments and X-Accel-Buffering: no", async () => {
+    const res = await fetch(mcpUrl, {
+      method: "POST",
+      headers: { ...headers, "MCP-Protocol-Version": "2025-11-25" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "bash", arguments: { command: "sleep 2.5; echo awake" } },
+      }),
+    });
+    expect(res.headers.get("Content-Type")).toContain("text/event-stream");
+    expect(res.headers.get("X-Accel-Buffering")).toBe("no");
+    const body = await res.text();
+    // MCP_KEEPALIVE_SECONDS is 1 in the e2e Worker: a 2.5 s call sees at least two.
+    expect(body.match(/^: keepalive$/gm)?.length ?? 0).toBeGreaterThanOrEqual(2);
+    expect(body).toContain("awake\\n");
+  });
+
+  it("a call outlives its client: a new client with the same _meta id gets the same result", async () => {
+    const id = `mcp-e2e-durable-${unique()}`;
+    const marker = `sleep 2.${unique()}`;
+    const args = { command: `echo first; ${marker}; echo second` };
+    const leaving = await connectV1(mcpUrl, token);
+    const abandoned = leaving.call("bash", args, { meta: { "io.toolwire/callId": id } });
+    abandoned.catch(() => {});
+    await until(() => running(marker), "the command to start");
+    await leaving.close();
+    const returning = await connectV2(mcpUrl, token);
+    try {
+      const result = await returning.call("bash", args, { meta: { "io.toolwire/callId": id } });
+      expect(text(result)).toBe("first\nsecond\n");
+      expect(result.structuredContent?.exit).toEqual({ status: "completed", exitCode: 0 });
+    } finally {
+      await returning.close();
+    }
+  });
+
   it("2025-11-25: a terminated session is a 404", async () => {
     const init = await fetch(mcpUrl, { method: "POST", headers, body: JSON.stringify(initialize) });
     const session = init.headers.get("Mcp-Session-Id")!;
