@@ -5,6 +5,12 @@ interface Env {
   /** One Run DO per runId: the index of a run's calls. */
   RUNS: DurableObjectNamespace<import("./durable-objects/run.ts").RunDO>;
   ASSETS: Fetcher;
+  /** One object per terminated MCP 2025-11-25 session (src/mcp, docs/decisions/101). */
+  MCP_SESSIONS: DurableObjectNamespace<import("./durable-objects/mcp-session.ts").McpSessionDO>;
+  /** Comma-separated hostnames `/mcp` answers for besides loopback (DNS-rebinding protection). */
+  MCP_ALLOWED_HOSTS?: string;
+  /** Seconds of silence on an `/mcp` SSE stream before a `: keepalive` comment (default 15). */
+  MCP_KEEPALIVE_SECONDS?: string;
   /** JSON object: sandbox name -> base URL. */
   SANDBOXES?: string;
   /** Days a settled invocation is kept before its alarm deletes it. */
@@ -30,7 +36,7 @@ interface Env {
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("./src/index.ts");
-    durableNamespaces: "InvocationDO" | "RunDO";
+    durableNamespaces: "InvocationDO" | "RunDO" | "McpSessionDO";
   }
   interface Env extends globalThis.Env {}
 }

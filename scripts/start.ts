@@ -188,6 +188,9 @@ Run bash:
     -d '${body}'
 
 The 201 answer carries viewUrl: open it in a browser to watch that output live.
+As an MCP server (Streamable HTTP, same bearer token):
+  ${apiUrl}/mcp
+  claude mcp add --transport http toolwire ${apiUrl}/mcp --header "Authorization: Bearer ${secrets.API_TOKEN}"
 From the CLI:
   TOOLWIRE_URL=${apiUrl} TOOLWIRE_TOKEN=${secrets.API_TOKEN} npx toolwire run bash --command "ls -la"
 

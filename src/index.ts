@@ -2,6 +2,7 @@
 import { app } from "./worker/index.ts";
 
 export { InvocationDO } from "../durable-objects/invocation.ts";
+export { McpSessionDO } from "../durable-objects/mcp-session.ts";
 export { RunDO } from "../durable-objects/run.ts";
 
 export default app;

@@ -113,6 +113,12 @@ export async function runBash(
     },
   );
   if (result.parked) return "parked";
+  // How the process ended, for adapters that report it as data (MCP's structuredContent).
+  const details = out.details;
+  if (typeof details === "object" && details !== null && !Array.isArray(details)) {
+    details.exitCode = result.exit.exitCode;
+    if (result.exit.signal) details.signal = result.exit.signal;
+  }
   const ending = bashEnding(result);
   if (ending.footer !== "") out.write(ending.footer);
   else if (result.metadata?.totalBytes === 0 && !ending.error) out.write("(no output)");

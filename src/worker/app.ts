@@ -10,6 +10,7 @@ import { listTools } from "../tools/index.ts";
 import { agentOnly, authorizeSubscriber, requireApiConfigured } from "./auth.ts";
 import { ApiException, errorResponse, raise } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
+import { mcpRoute } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
@@ -54,6 +55,8 @@ app.get("/v1/tools", agentOnly, async (c) => {
 app.route("/v1/invocations", invocationRoutes);
 app.route("/v1/runs", runRoutes);
 app.get("/run/:runId", runPage);
+
+app.route("/mcp", mcpRoute());
 
 app.get("/view/:id", async (c) => {
   const id = parseWith(invocationIdParam, c.req.param("id"), "path.id");

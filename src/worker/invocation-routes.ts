@@ -46,7 +46,7 @@ function publicView(id: string, view: InvocationView) {
  * A known `toolCallId` is the same invocation only for the same tool, args and sandbox;
  * anything else is a 409 that names the first field that differs.
  */
-function refuseOtherCall(stored: InvocationView, request: StartRequest): void {
+export function refuseOtherCall(stored: InvocationView, request: StartRequest): void {
   const id = `toolCallId "${request.toolCallId}"`;
   const advice = "use a new toolCallId";
   if (stored.tool !== request.tool) {

@@ -133,6 +133,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       `SANDBOX_TOKEN:${sandboxToken}`,
       "--var",
       `SANDBOXES:${JSON.stringify({ default: sandboxUrl })}`,
+      // /mcp keep-alive comments every second: under wrangler dev a write is how a closed
+      // 2026-07-28 stream is noticed (and cancelled), so the e2e tests see it quickly.
+      "--var",
+      "MCP_KEEPALIVE_SECONDS:1",
     ],
     { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
     workerLog,

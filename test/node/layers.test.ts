@@ -18,6 +18,7 @@ type Layer =
   | "durable-object"
   | "sandbox-host"
   | "client"
+  | "mcp"
   | "worker-entry";
 
 /** Which layer a repo-relative path belongs to; undefined for a folder the table lacks. */
@@ -44,6 +45,8 @@ function layerOf(file: string): Layer | undefined {
       return "worker";
     case "client":
       return "client";
+    case "mcp":
+      return "mcp";
     default:
       return undefined;
   }
@@ -61,10 +64,12 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   protocol: ["core", "protocol"],
   execenv: ["core", "protocol", "execenv"],
   tools: ["core", "protocol", "execenv", "tools"],
-  worker: ["core", "protocol", "execenv", "tools", "worker"],
+  worker: ["core", "protocol", "execenv", "tools", "mcp", "worker"],
   "durable-object": ["core", "protocol", "execenv", "tools", "durable-object"],
   "sandbox-host": ["core", "protocol", "sandbox-host"],
   client: ["core", "protocol", "client"],
+  // The MCP adapter lists the tools and speaks to the DO through a port the Worker gives it.
+  mcp: ["core", "protocol", "tools", "mcp"],
   "worker-entry": ["worker", "durable-object"],
 };
 

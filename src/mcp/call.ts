@@ -1,0 +1,89 @@
+/**
+ * One `tools/call` as an invocation: start it in its DO (or join the one with the same
+ * identity), report progress while it runs, and answer with the bounded fold once it
+ * settles. The run lives in the DO; this request only watches it, so what happens when
+ * the request goes away is a choice (`cancelOnAbort`), not an accident.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { JsonValue } from "../chord/types.ts";
+import { foldResult } from "./fold.ts";
+import { failure, unwrapOutcome } from "./outcome.ts";
+import type { InvocationPort } from "./port.ts";
+import { PROGRESS_INTERVAL_MS, ProgressTracker, type ProgressValue } from "./progress.ts";
+
+export interface ToolCall {
+  invocationId: string;
+  tool: string;
+  args: JsonValue;
+  sandbox: string;
+  /** Aborted when the client cancels or its stream goes away. */
+  signal: AbortSignal;
+  /**
+   * Cancel the invocation when `signal` aborts. True for 2026-07-28 (closing the stream
+   * is cancellation) and for an explicit `notifications/cancelled`; false when a
+   * 2025-11-25 stream merely closed (the call goes on and can be resumed).
+   */
+  cancelOnAbort: () => boolean;
+  /** Runs work that must outlive the response (the cancel after a stream closed). */
+  background: (work: Promise<unknown>) => void;
+  /** Sends one progress notification; absent when the client sent no `progressToken`. */
+  progress?: (value: ProgressValue) => Promise<void>;
+}
+
+/** Starts (or joins) the invocation; `created` is false when it already existed. */
+export async function startCall(port: InvocationPort, call: ToolCall): Promise<boolean> {
+  const { created } = unwrapOutcome(
+    await port.start({
+      tool: call.tool,
+      args: call.args,
+      toolCallId: call.invocationId,
+      runId: call.invocationId,
+      turnId: call.invocationId,
+      sandbox: call.sandbox,
+    }),
+  );
+  return created;
+}
+
+/**
+ * The result of a settled invocation, folded for MCP.
+ * @example await settledResult(port, "call_1")
+ */
+export async function settledResult(port: InvocationPort, id: string): Promise<CallToolResult> {
+  const poll = unwrapOutcome(await port.result(id, 0));
+  if (poll.status !== "settled") throw failure(`invocation ${id} has not settled yet`);
+  const view = unwrapOutcome(await port.view(id));
+  return foldResult(id, poll.result, view.cancelled === true, await port.links(id));
+}
+
+/**
+ * Runs `call` to its settled result. Progress is read from the DO once a second at
+ * most (each read long-polls the result, so a settle is seen at once).
+ */
+export async function runCall(port: InvocationPort, call: ToolCall): Promise<CallToolResult> {
+  await startCall(port, call);
+  const id = call.invocationId;
+  const onAbort = () => {
+    if (call.cancelOnAbort()) call.background(port.cancel(id));
+  };
+  if (call.signal.aborted) onAbort();
+  else call.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const tracker = new ProgressTracker();
+    for (;;) {
+      const poll = unwrapOutcome(await port.result(id, PROGRESS_INTERVAL_MS));
+      if (poll.status === "settled") break;
+      if (call.signal.aborted)
+        throw failure(
+          `the call was stopped; invocation ${id} ${call.cancelOnAbort() ? "was cancelled" : "goes on"}`,
+        );
+      if (call.progress !== undefined) {
+        const value = tracker.next(unwrapOutcome(await port.view(id)).state);
+        if (value !== null) await call.progress(value);
+      }
+    }
+  } finally {
+    call.signal.removeEventListener("abort", onAbort);
+  }
+  return settledResult(port, id);
+}

@@ -1,0 +1,111 @@
+/**
+ * Toolwire's MCP endpoint: Streamable HTTP on the official SDK (`createMcpHandler` of
+ * `@modelcontextprotocol/server`, docs/decisions/100), serving 2026-07-28 (stateless,
+ * per-request `_meta`) and 2025-11-25 (the `initialize` handshake, signed session ids).
+ * Every `tools/call` is an invocation in its DO, reached only through an
+ * `InvocationPort` the host (the Worker) supplies; this folder imports no Worker or DO
+ * code. Authentication is the host's job, done before `handleMcpRequest` is called.
+ */
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+} from "@modelcontextprotocol/server";
+import { rebindingRefusal } from "./rebinding.ts";
+import { SESSION_HEADER, type ToolwireServerOptions, toolwireServer } from "./server.ts";
+import { isIssuedSessionId, mintSessionId } from "./session-id.ts";
+
+export { META_KEY, type StructuredFold } from "./fold.ts";
+export { CALL_ID_META_KEY, callIdentity, sessionCallId } from "./identity.ts";
+export type { InvocationLinks, InvocationPort, SessionStore } from "./port.ts";
+export { PROGRESS_INTERVAL_MS } from "./progress.ts";
+export { allowedHostnames } from "./rebinding.ts";
+export { SERVER_INFO } from "./server.ts";
+export { MCP_TOOLS, outputBound } from "./tools.ts";
+
+export interface McpEndpointOptions extends ToolwireServerOptions {
+  /** Key that signs 2025-11-25 session ids. */
+  sessionSecret: string;
+  /** Hostnames (with loopback) that `Host` and `Origin` may name. */
+  allowedHosts: string[];
+  /** Seconds of silence before an SSE stream gets a `: keepalive` comment. */
+  keepAliveMs: number;
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
+/** Headers every `/mcp` answer carries: no proxy buffering of streams, no caching. */
+function withStreamHeaders(res: Response, extra: Record<string, string> = {}): Response {
+  const headers = new Headers(res.headers);
+  headers.set("X-Accel-Buffering", "no");
+  headers.set("Cache-Control", "no-store");
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
+/** The JSON body of a POST, read from a clone; undefined when there is none or it is not JSON. */
+async function bodyOf(req: Request): Promise<unknown> {
+  if (req.method !== "POST") return undefined;
+  try {
+    return await req.clone().json();
+  } catch {
+    return undefined;
+  }
+}
+
+async function isInitialize(req: Request): Promise<boolean> {
+  return isInitializeRequest(await bodyOf(req));
+}
+
+async function callsToolwireTool(
+  req: Request,
+  tools: ToolwireServerOptions["tools"],
+): Promise<boolean> {
+  const body = (await bodyOf(req)) as { method?: unknown; params?: { name?: unknown } } | undefined;
+  if (body?.method !== "tools/call") return false;
+  return tools.some((tool) => tool.name === body.params?.name);
+}
+
+/**
+ * Answers one request to `/mcp`.
+ * @example app.all("/mcp", (c) => handleMcpRequest(c.req.raw, options))
+ */
+export async function handleMcpRequest(
+  req: Request,
+  options: McpEndpointOptions,
+): Promise<Response> {
+  const refused = rebindingRefusal(req, options.allowedHosts);
+  if (refused) return refused;
+  const handler = createMcpHandler((ctx) => toolwireServer(options, ctx), {
+    legacy: "stateless",
+    // A call of a Toolwire tool is always a stream: its keep-alive comments keep proxies
+    // from cutting a long call, and a write to a closed connection is how a runtime
+    // without request-abort signals learns that a 2026-07-28 client went away (which
+    // cancels the call). Everything else answers as the SDK chooses (JSON unless it
+    // streams), so ladder errors keep their HTTP status.
+    responseMode: (await callsToolwireTool(req, options.tools)) ? "sse" : "auto",
+    keepAliveMs: options.keepAliveMs,
+  });
+  if (!(await isLegacyRequest(req))) return withStreamHeaders(await handler.fetch(req));
+
+  // 2025-11-25: the handshake mints a session id; later requests must bring a live one.
+  if (await isInitialize(req)) {
+    const res = await handler.fetch(req);
+    if (!res.ok) return withStreamHeaders(res);
+    return withStreamHeaders(res, { "Mcp-Session-Id": await mintSessionId(options.sessionSecret) });
+  }
+  const sessionId = req.headers.get(SESSION_HEADER);
+  if (sessionId !== null) {
+    const live =
+      (await isIssuedSessionId(options.sessionSecret, sessionId)) &&
+      !(await options.sessions.isTerminated(sessionId));
+    if (!live) return jsonRpcError(404, -32001, "Session not found: initialize a new session");
+    if (req.method === "DELETE") {
+      await options.sessions.terminate(sessionId);
+      return withStreamHeaders(new Response(null, { status: 200 }));
+    }
+  }
+  return withStreamHeaders(await handler.fetch(req));
+}

@@ -1,0 +1,43 @@
+/**
+ * What the MCP adapter needs from the rest of Toolwire, as one interface the Worker
+ * implements over the invocation DO's RPC surface (start, view, result, cancel) and its
+ * link minting. The adapter never reaches a DO, a secret or a route by itself, so it
+ * stays one more client of the same invocation engine as the HTTP API.
+ */
+import type { InvocationView, Outcome, ResultPoll, StartRequest } from "../protocol/index.ts";
+
+/** Where a person follows an invocation live, and the token that grants it. */
+export interface InvocationLinks {
+  /** The live page, `…/view/<id>?token=…`. */
+  viewUrl: string;
+  /** Read-only token for that one invocation (1 hour). */
+  subscribeToken: string;
+}
+
+/** The invocation engine as the MCP adapter sees it. */
+export interface InvocationPort {
+  /**
+   * Validates like `POST /v1/invocations` (tool args, sandbox name, identity conflicts)
+   * and creates the invocation or joins the existing one with the same id.
+   * Errors carry the HTTP API's messages.
+   */
+  start(request: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>>;
+  view(id: string): Promise<Outcome<InvocationView>>;
+  /** Waits up to `waitMs` (at most 30 s) for the invocation to settle. */
+  result(id: string, waitMs: number): Promise<Outcome<ResultPoll>>;
+  /** Stops a running invocation; the output it wrote is kept. `conflict` once settled. */
+  cancel(id: string): Promise<Outcome<InvocationView>>;
+  links(id: string): Promise<InvocationLinks>;
+}
+
+/**
+ * Where terminated 2025-11-25 sessions are remembered (the only per-session state:
+ * session ids are signed, docs/decisions/101).
+ */
+export interface SessionStore {
+  isTerminated(sessionId: string): Promise<boolean>;
+  terminate(sessionId: string): Promise<void>;
+  /** Records the invocation a request named itself (`_meta` id), for a later cancel. */
+  rememberCall(sessionId: string, requestId: string | number, invocationId: string): Promise<void>;
+  callOf(sessionId: string, requestId: string | number): Promise<string | undefined>;
+}

@@ -1,0 +1,105 @@
+/**
+ * Toolwire's tools as MCP tools: each one's JSON Schema, a description that states its
+ * output bound, and the hints MCP clients use to decide what to confirm. Arguments are
+ * checked by the tool's own `parse`, so a bad call gets the HTTP API's message (the
+ * argument and what was expected).
+ */
+import type {
+  CallToolResult,
+  McpServer,
+  ServerContext,
+  StandardSchemaWithJSON,
+  ToolAnnotations,
+} from "@modelcontextprotocol/server";
+import type { JsonValue } from "../chord/types.ts";
+import { type AnyTool, ToolArgsError } from "../tools/index.ts";
+
+/** The tools an MCP client sees by default: the source-bounded sandbox and web tools. */
+export const MCP_TOOLS = ["bash", "read", "grep", "glob", "web_fetch"] as const;
+
+const ANNOTATIONS: Record<string, ToolAnnotations> = {
+  bash: {
+    title: "Run a shell command",
+    readOnlyHint: false,
+    destructiveHint: true,
+    openWorldHint: false,
+  },
+  read: { title: "Read a file", readOnlyHint: true, openWorldHint: false },
+  grep: { title: "Search file contents", readOnlyHint: true, openWorldHint: false },
+  glob: { title: "Find files by name", readOnlyHint: true, openWorldHint: false },
+  web_fetch: { title: "Fetch a web page", readOnlyHint: true, openWorldHint: true },
+};
+
+/** How each built-in's output is bounded, in the words a model should read. */
+const BOUNDS: Record<string, string> = {
+  bash: "the last 2,000 lines or 50 KB; the complete output is saved to a file that read and grep can open (the footer names it)",
+  read: "at most 2,000 lines or 50 KB from the offset; the footer gives the offset to continue from",
+  grep: "the first limit matches, at most 50 KB; the footer says when it was cut",
+  glob: "the first limit paths, at most 50 KB; the footer says when it was cut",
+  web_fetch: "the first 50 KB of the page's text; the footer says when it was cut",
+};
+
+/**
+ * The sentence a tool's MCP description ends with: how its output is bounded.
+ * @example outputBound(bashTool) // "Output bound: the last 2,000 lines or 50 KB; …"
+ */
+export function outputBound(tool: AnyTool): string {
+  const { retain, maxBytes, maxLines } = tool.output;
+  const bound =
+    BOUNDS[tool.name] ??
+    `the ${retain === "tail" ? "last" : "first"} ${maxLines.toLocaleString("en-US")} lines or ${Math.floor(maxBytes / 1024)} KB`;
+  return `Output bound: ${bound}. Each call is a Toolwire invocation with a live viewer (link in the result).`;
+}
+
+/** A Standard Schema whose validation is the tool's own `parse`, and whose JSON Schema is the tool's. */
+function argsSchema(tool: AnyTool): StandardSchemaWithJSON<JsonValue, JsonValue> {
+  const schema = tool.parameters as Record<string, unknown>;
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "toolwire",
+      validate(value: unknown) {
+        try {
+          tool.parse(value);
+          return { value: value as JsonValue };
+        } catch (err) {
+          const message = err instanceof Error ? err.message : String(err);
+          return {
+            issues: [{ message: err instanceof ToolArgsError ? message : `args: ${message}` }],
+          };
+        }
+      },
+      jsonSchema: { input: () => schema, output: () => schema },
+    },
+  };
+}
+
+/** Runs one call of `tool` with its (already validated) raw arguments. */
+export type ToolCallHandler = (
+  tool: AnyTool,
+  args: JsonValue,
+  ctx: ServerContext,
+) => Promise<CallToolResult>;
+
+/**
+ * Registers `tools` on `server`, each call handled by `handle`.
+ * @example registerToolwireTools(server, [getTool("bash")!], (tool, args, ctx) => run(...))
+ */
+export function registerToolwireTools(
+  server: McpServer,
+  tools: readonly AnyTool[],
+  handle: ToolCallHandler,
+): void {
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: ANNOTATIONS[tool.name]?.title,
+        description: `${tool.description} ${outputBound(tool)}`,
+        inputSchema: argsSchema(tool),
+        annotations: ANNOTATIONS[tool.name] ?? { readOnlyHint: false, openWorldHint: false },
+      },
+      (args, ctx) => handle(tool, args, ctx),
+    );
+  }
+}

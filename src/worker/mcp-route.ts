@@ -1,0 +1,115 @@
+/**
+ * `/mcp`: the MCP adapter (src/mcp) mounted on the Worker. This file is the one place
+ * that wires it to the rest: the bearer check, the invocation DOs behind an
+ * `InvocationPort` (validated the way `POST /v1/invocations` validates), subscribe-token
+ * links for the viewer, and the session-termination objects.
+ */
+import { Hono } from "hono";
+import { checkSandboxName, DEFAULT_SANDBOX } from "../execenv/index.ts";
+import {
+  allowedHostnames,
+  handleMcpRequest,
+  type InvocationPort,
+  MCP_TOOLS,
+  type McpEndpointOptions,
+  type SessionStore,
+} from "../mcp/index.ts";
+import type { InvocationView, Outcome, StartRequest } from "../protocol/index.ts";
+import { type AnyTool, getTool } from "../tools/index.ts";
+import { authorizeAgent, subscribeSecret } from "./auth.ts";
+import { ApiException } from "./errors.ts";
+import { refuseOtherCall } from "./invocation-routes.ts";
+import { invocationStub } from "./invocation-stub.ts";
+import { mintSubscribeToken } from "./subscribe-token.ts";
+
+/** The engine behind `/mcp`: the invocation DOs, checked like the HTTP API checks. */
+export function invocationPort(req: Request, env: Env): InvocationPort {
+  return {
+    async start(request: StartRequest) {
+      const sandbox = checkSandboxName(env, request.sandbox);
+      if (!sandbox.ok) return sandbox;
+      const started = await invocationStub(env, request.toolCallId).start(request);
+      if (!started.ok || started.value.created) return started;
+      try {
+        refuseOtherCall(started.value.view, request);
+      } catch (err) {
+        if (err instanceof ApiException) return { ok: false, error: err.error };
+        throw err;
+      }
+      return started;
+    },
+    view: (id): Promise<Outcome<InvocationView>> => invocationStub(env, id).view(),
+    result: (id, waitMs) => invocationStub(env, id).result(waitMs),
+    cancel: (id) => invocationStub(env, id).cancel(),
+    async links(id) {
+      const subscribeToken = await mintSubscribeToken(subscribeSecret(env), id, Date.now());
+      const origin = new URL(req.url).origin;
+      const viewUrl = `${origin}/view/${encodeURIComponent(id)}?token=${encodeURIComponent(subscribeToken)}`;
+      return { viewUrl, subscribeToken };
+    },
+  };
+}
+
+function sessionStore(env: Env): SessionStore {
+  const session = (id: string) => env.MCP_SESSIONS.getByName(id);
+  return {
+    isTerminated: (id) => session(id).isTerminated(),
+    terminate: (id) => session(id).terminate(),
+    rememberCall: (id, requestId, invocationId) =>
+      session(id).rememberCall(requestId, invocationId),
+    callOf: async (id, requestId) => (await session(id).callOf(requestId)) ?? undefined,
+  };
+}
+
+/** Default seconds of silence on an `/mcp` SSE stream before a `: keepalive` comment. */
+export const DEFAULT_MCP_KEEPALIVE_SECONDS = 15;
+
+/**
+ * Milliseconds between keep-alive comments on `/mcp` streams (`MCP_KEEPALIVE_SECONDS`).
+ * A write is also how a closed client connection is noticed where the runtime does not
+ * abort the request by itself (wrangler dev's proxy), so it bounds how late a
+ * 2026-07-28 stream close becomes a cancel there.
+ * @example mcpKeepAliveMs({ MCP_KEEPALIVE_SECONDS: "2" }) // 2000
+ */
+export function mcpKeepAliveMs(env: Pick<Env, "MCP_KEEPALIVE_SECONDS">): number {
+  const seconds = Number(env.MCP_KEEPALIVE_SECONDS ?? DEFAULT_MCP_KEEPALIVE_SECONDS);
+  const valid = Number.isFinite(seconds) && seconds > 0;
+  return Math.round((valid ? seconds : DEFAULT_MCP_KEEPALIVE_SECONDS) * 1000);
+}
+
+/** Everything `/mcp` needs for one request, from the Worker's environment. */
+export function mcpOptions(req: Request, env: Env, tools: readonly AnyTool[]): McpEndpointOptions {
+  return {
+    port: invocationPort(req, env),
+    tools,
+    sandbox: DEFAULT_SANDBOX,
+    // Session ids are signed with a key derived from SUBSCRIBE_SECRET (domain-separated in the MAC).
+    sessionSecret: subscribeSecret(env),
+    sessions: sessionStore(env),
+    allowedHosts: allowedHostnames(env.MCP_ALLOWED_HOSTS),
+    keepAliveMs: mcpKeepAliveMs(env),
+  };
+}
+
+/** The built-in tools `/mcp` lists. */
+export function mcpTools(): AnyTool[] {
+  return MCP_TOOLS.map((name) => getTool(name)).filter((t): t is AnyTool => t !== undefined);
+}
+
+/**
+ * The `/mcp` route, given the tools it lists and an optional hook for more (tests).
+ * @example app.route("/mcp", mcpRoute())
+ */
+export function mcpRoute(extend?: McpEndpointOptions["extend"], tools: () => AnyTool[] = mcpTools) {
+  const route = new Hono<{ Bindings: Env }>();
+  route.all("/", async (c) => {
+    await authorizeAgent(c.req.raw, c.env);
+    return handleMcpRequest(c.req.raw, {
+      ...mcpOptions(c.req.raw, c.env, tools()),
+      extend,
+      requestSignal: c.req.raw.signal,
+      waitUntil: (work) => c.executionCtx.waitUntil(work),
+    });
+  });
+  return route;
+}

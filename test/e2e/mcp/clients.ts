@@ -1,0 +1,90 @@
+// Both official MCP client SDKs behind one small interface, so every e2e case runs
+// against each: @modelcontextprotocol/sdk 1.x (2025-11-25, initialize and a session)
+// and @modelcontextprotocol/client 2.x pinned to 2026-07-28 (stateless).
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from "@modelcontextprotocol/client";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+export interface ToolResult {
+  content: Array<{ type: string; text?: string; uri?: string; data?: string }>;
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+export interface ToolList {
+  tools: Array<{
+    name: string;
+    description?: string;
+    inputSchema: Record<string, unknown>;
+    annotations?: Record<string, unknown>;
+  }>;
+}
+
+export interface Progress {
+  progress: number;
+  message?: string;
+}
+
+export interface CallOptions {
+  meta?: Record<string, unknown>;
+  onprogress?: (p: Progress) => void;
+  signal?: AbortSignal;
+}
+
+export interface McpTestClient {
+  readonly label: string;
+  readonly protocolVersion: string | undefined;
+  listTools(): Promise<ToolList>;
+  call(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolResult>;
+  close(): Promise<void>;
+}
+
+const TIMEOUT = { timeout: 60_000 };
+
+/** A 2025-11-25 client on `@modelcontextprotocol/sdk` 1.x. */
+export async function connectV1(url: string, token: string): Promise<McpTestClient> {
+  const client = new ClientV1({ name: "toolwire-e2e-v1", version: "1.0.0" });
+  const transport = new TransportV1(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return {
+    label: "sdk 1.x (2025-11-25)",
+    protocolVersion: transport.protocolVersion,
+    listTools: () => client.listTools() as Promise<ToolList>,
+    call: (name, args, options = {}) =>
+      client.callTool({ name, arguments: args, _meta: options.meta }, undefined, {
+        ...TIMEOUT,
+        signal: options.signal,
+        onprogress: options.onprogress,
+      }) as Promise<ToolResult>,
+    close: () => client.close(),
+  };
+}
+
+/** A 2026-07-28 client on `@modelcontextprotocol/client` 2.x. */
+export async function connectV2(url: string, token: string): Promise<McpTestClient> {
+  const client = new ClientV2(
+    { name: "toolwire-e2e-v2", version: "2.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  const transport = new TransportV2(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return {
+    label: "client 2.x (2026-07-28)",
+    protocolVersion: client.getNegotiatedProtocolVersion(),
+    listTools: () => client.listTools() as Promise<ToolList>,
+    call: (name, args, options = {}) =>
+      client.callTool(
+        { name, arguments: args, _meta: options.meta },
+        { ...TIMEOUT, signal: options.signal, onprogress: options.onprogress },
+      ) as Promise<ToolResult>,
+    close: () => client.close(),
+  };
+}
