@@ -179,7 +179,7 @@ describe("layers", () => {
         },
       ]),
     ).toEqual([
-      'src/worker/errors.ts imports "../../durable-objects/outcome.ts": worker may import core, protocol, execenv, tools, worker, not durable-object',
+      'src/worker/errors.ts imports "../../durable-objects/outcome.ts": worker may import core, protocol, execenv, tools, mcp, worker, not durable-object',
       'src/output/sink.ts imports "node:fs": core runs in every runtime',
       'src/tools/sandbox.ts imports "../worker/auth.ts": tools may import core, protocol, execenv, tools, not worker',
     ]);
