@@ -37,7 +37,8 @@ export function sandboxTable(env: Pick<Env, "SANDBOXES">): Outcome<Record<string
       'SANDBOXES must be a JSON object of name -> URL, e.g. {"default":"http://127.0.0.1:8788"}',
     );
   }
-  const table: Record<string, string> = {};
+  // No prototype: a name like "__proto__" is a key like any other, never an inherited one.
+  const table: Record<string, string> = Object.create(null);
   for (const [name, url] of Object.entries(parsed)) {
     if (typeof url !== "string" || !/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) {
       return notConfigured(`SANDBOXES.${name} must be an http(s) URL, got ${JSON.stringify(url)}`);
@@ -64,7 +65,8 @@ export function sandboxTokenName(name: string): `SANDBOX_TOKEN_${string}` {
 export function checkSandboxName(env: Pick<Env, "SANDBOXES">, name: string): Outcome<string> {
   const table = sandboxTable(env);
   if (!table.ok) return table;
-  const url = table.value[name];
+  // Own names only: "toString", "constructor" and "__proto__" are not sandboxes.
+  const url = Object.hasOwn(table.value, name) ? table.value[name] : undefined;
   if (url === undefined) {
     const known = Object.keys(table.value).join(", ") || "none";
     return {
