@@ -36,20 +36,17 @@ export function subscribeSecret(env: Env): string {
 }
 
 /**
- * Requires the agent's bearer token (write routes and listings). A subscribe token alone
- * is refused with 403: it is valid for reading one invocation, never for this.
+ * Requires the agent's bearer token (write routes and listings). A valid subscribe token
+ * alone is refused with 403: it is good for reading one invocation, never for this. One
+ * that does not verify (malformed, tampered, expired) is no credential at all: 401.
  * @example await authorizeAgent(c.req.raw, c.env)
  */
 export async function authorizeAgent(req: Request, env: Env): Promise<void> {
   requireApiConfigured(env);
   const header = req.headers.get("Authorization");
   if (header === null) {
-    if (new URL(req.url).searchParams.has("token")) {
-      fail(
-        "forbidden",
-        "subscribe tokens are read-only; this route needs Authorization: Bearer <API_TOKEN>",
-      );
-    }
+    const token = new URL(req.url).searchParams.get("token");
+    if (token !== null) await refuseSubscribeToken(env, token);
     fail("unauthorized", "missing Authorization: Bearer <API_TOKEN> header");
   }
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
@@ -69,6 +66,24 @@ const TOKEN_FAILURES = {
   expired:
     "the subscribe token has expired; create a new one by repeating POST /v1/invocations with the same toolCallId",
 } as const;
+
+/** A subscribe token on a route that needs the API token: 403 if it verifies, else 401. */
+async function refuseSubscribeToken(env: Env, token: string): Promise<never> {
+  // Any invocation's valid token is "valid" here: `other_invocation` is checked last.
+  const check = configured(env.SUBSCRIBE_SECRET)
+    ? await verifySubscribeToken(env.SUBSCRIBE_SECRET, token, "", Date.now())
+    : ({ ok: false, reason: "bad_signature" } as const);
+  if (check.ok || check.reason === "other_invocation") {
+    fail(
+      "forbidden",
+      "subscribe tokens are read-only; this route needs Authorization: Bearer <API_TOKEN>",
+    );
+  }
+  fail(
+    "unauthorized",
+    `${TOKEN_FAILURES[check.reason]}; this route needs Authorization: Bearer <API_TOKEN> in any case`,
+  );
+}
 
 /**
  * Requires a valid subscribe token for `invocationId`. Bad, forged and expired tokens
