@@ -10,6 +10,7 @@ import { authorizeAgent, authorizeReader, subscribeSecret } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { errorResponse, fail } from "./errors.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
+import { noStore } from "./no-store.ts";
 import { parseProducerBody } from "./producer-calls.ts";
 import { sameJson } from "./same-json.ts";
 import { checkSandboxName, DEFAULT_SANDBOX } from "./sandboxes.ts";
@@ -17,6 +18,7 @@ import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from ".
 import { mintSubscribeToken } from "./subscribe-token.ts";
 
 export const invocationRoutes = new Hono<{ Bindings: Env }>();
+invocationRoutes.use("*", noStore);
 
 function idParam(raw: string | undefined): string {
   return parseWith(invocationIdParam, raw, "path.id");
