@@ -65,6 +65,9 @@ app.get("/view/:id", async (c) => {
   // The URL carries a token: keep it out of caches and of Referer headers.
   headers.set("Cache-Control", "no-store");
   headers.set("Referrer-Policy", "no-referrer");
+  // No origin may frame the page (clickjacking); a meta CSP cannot say this, a header can.
+  headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+  headers.set("X-Frame-Options", "DENY");
   return new Response(page.body, { status: 200, headers });
 });
 
