@@ -27,6 +27,7 @@ import { idleNotice, idleTimeoutMs } from "./idle-timeout.ts";
 import { PING_MESSAGE, PONG_MESSAGE, sseKeepAliveMs } from "./keep-alive.ts";
 import { fail, messageOf, notFound, ok } from "./outcome.ts";
 import { applyCall, checkCalls } from "./producer.ts";
+import { bodyDigest, ProducerSequence } from "./producer-sequence.ts";
 import type {
   InvocationApi,
   InvocationView,
@@ -118,6 +119,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   readonly #store: InvocationStore;
   readonly #log: BatchLog;
   readonly #subscribers: Subscribers;
+  readonly #producerSeq: ProducerSequence;
   #record: InvocationRecord | undefined;
   #result: SettledResult | undefined;
   /** The durable output while running (recovered after a restart). */
@@ -152,6 +154,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     migrate(ctx.storage);
     this.#store = new InvocationStore(ctx.storage.sql);
     this.#log = new BatchLog(ctx.storage.sql);
+    this.#producerSeq = new ProducerSequence(ctx.storage.sql);
     this.#subscribers = new Subscribers(ctx, encoder, { sseKeepAliveMs: sseKeepAliveMs(env) });
     // Pings are answered by the runtime, so a client's keep-alive never wakes a
     // hibernated object (docs/decisions/071).
@@ -373,8 +376,16 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
 
   // ── producer API (the `external` tool) ───────────────────────────────────────
 
-  /** Applies every call or none, then ends the invocation when `end` is given. */
-  async produce(calls: ProducerCall[], end?: ProducerEnd): Promise<Outcome<InvocationView>> {
+  /**
+   * Applies every call or none, then ends the invocation when `end` is given. With a
+   * `seq` the call is idempotent (producer-sequence.ts): published at once, its seq and
+   * answer stored in the transaction of its batch; a retry gets that answer again.
+   */
+  async produce(
+    calls: ProducerCall[],
+    end?: ProducerEnd,
+    seq?: number,
+  ): Promise<Outcome<InvocationView>> {
     const record = this.#record;
     if (!record) return notFound();
     if (record.tool !== EXTERNAL_TOOL) {
@@ -383,16 +394,35 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
         `Invocation runs tool "${record.tool}"; only "external" invocations accept output.`,
       );
     }
+    const digest = seq === undefined ? null : await bodyDigest(calls, end);
+    // From here to the stored seq nothing awaits, so no other call can come between.
+    const sequence =
+      seq === undefined || digest === null ? null : this.#producerSeq.check(seq, digest);
+    if (sequence?.kind === "retry") return ok(sequence.answer);
+    if (sequence?.kind === "refused") return { ok: false, error: sequence.error };
     if (record.status === "settled")
       return fail("conflict", "Invocation already ended; no more output is accepted.");
     const sink = this.#liveSink();
     const problem = checkCalls(calls, sink.snapshot());
     if (problem) return { ok: false, error: problem };
     for (const call of calls) applyCall(sink, call);
-    if (!end) await this.#armIdleTimeout();
-    else if (!end.isError) await this.#settle({ kind: "completed" });
-    else if (end.error) await this.#settle({ kind: "failed", error: end.error });
-    else await this.#settle({ kind: "failedQuietly" });
+    const finish = () => {
+      if (!end) return this.#armIdleTimeout();
+      if (!end.isError) return this.#settle({ kind: "completed" });
+      if (end.error) return this.#settle({ kind: "failed", error: end.error });
+      return this.#settle({ kind: "failedQuietly" });
+    };
+    if (seq === undefined || digest === null) {
+      await finish();
+      return ok(this.#view());
+    }
+    const finished = this.ctx.storage.transactionSync(() => {
+      this.#output?.flushNow();
+      const finishing = finish();
+      this.#producerSeq.accept(seq, digest, this.#view());
+      return finishing;
+    });
+    await finished;
     return ok(this.#view());
   }
 

@@ -29,6 +29,7 @@ export {
 export { InvocationReplica, type ReplicaOutcome } from "./invocation-replica.ts";
 export { DEFAULT_KEEP_ALIVE, type KeepAlivePolicy } from "./keep-alive.ts";
 export { type FollowStep, OutputFollower } from "./output-follower.ts";
+export { OutputProducer, type OutputProducerOptions } from "./output-producer.ts";
 export { type SocketFactory, type SocketLike, socketTransport } from "./socket-transport.ts";
 export { type SseMessage, SseParser } from "./sse-parser.ts";
 export { sseTransport } from "./sse-transport.ts";

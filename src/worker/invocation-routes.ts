@@ -137,8 +137,8 @@ invocationRoutes.post("/:id/cancel", async (c) => {
 invocationRoutes.post("/:id/output", async (c) => {
   const id = idParam(c.req.param("id"));
   await authorizeAgent(c.req.raw, c.env);
-  const { calls, end } = parseProducerBody(await readJsonBody(c.req.raw));
-  const view = unwrap(await invocationStub(c.env, id).produce(calls, end));
+  const { calls, end, seq } = parseProducerBody(await readJsonBody(c.req.raw));
+  const view = unwrap(await invocationStub(c.env, id).produce(calls, end, seq));
   return c.json(publicView(id, view));
 });
 

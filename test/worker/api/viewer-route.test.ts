@@ -20,7 +20,9 @@ describe("GET /view/:id", () => {
     expect(res.headers.get("Content-Security-Policy")).toBe("frame-ancestors 'none'");
     expect(res.headers.get("X-Frame-Options")).toBe("DENY");
     // The page's own (meta) policy still applies on top: scripts stay hash-pinned.
-    expect(await res.text()).toMatch(/http-equiv="Content-Security-Policy"[^>]*script-src 'sha256-/);
+    expect(await res.text()).toMatch(
+      /http-equiv="Content-Security-Policy"[^>]*script-src 'sha256-/,
+    );
   });
 
   it("needs a token: none is 401, the agent's bearer token does not open it either", async () => {
