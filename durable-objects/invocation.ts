@@ -38,6 +38,7 @@ import type {
   StartRequest,
 } from "./protocol.ts";
 import { readCheckpoint, recoverOutput } from "./recovery.ts";
+import { resumeAfterOf, resumeBatches } from "./resume.ts";
 import { migrate } from "./schema.ts";
 import { resultOf, stateOf } from "./settled-result.ts";
 import { type InvocationRecord, InvocationStore } from "./store.ts";
@@ -644,15 +645,21 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const start = this.#startEvent();
     const state = this.#state();
     const ended = this.#record.status === "settled" ? { isError: this.#record.isError } : null;
-    if (path === "/events")
-      return this.#subscribers.openEventStream(start, state, this.#log.lastSeq, ended);
+    const seq = this.#log.lastSeq;
+    const after = resumeAfterOf(request);
+    // A settled log is cleared: a resuming subscriber then gets the result's base.
+    const resumed = after === null || ended ? null : resumeBatches(this.#log, after);
+    if (path === "/events") {
+      const resume = after !== null && resumed ? { after, batches: resumed } : null;
+      return this.#subscribers.openEventStream(start, state, seq, ended, resume);
+    }
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
       return new Response("Expected Upgrade: websocket", {
         status: 426,
-        headers: { Upgrade: "websocket" },
+        headers: { Upgrade: "websocket", "Cache-Control": "no-store" },
       });
     }
-    return this.#subscribers.acceptSocket(start, state, ended);
+    return this.#subscribers.acceptSocket(start, state, ended, { seq, resumed });
   }
 
   /**
@@ -668,7 +675,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       return;
     }
     if ((parsed as { type?: unknown } | null)?.type === "resync") {
-      this.#subscribers.resync(ws, this.#startEvent(), this.#state());
+      this.#subscribers.resync(ws, this.#startEvent(), this.#state(), this.#log.lastSeq);
     }
   }
 

@@ -2,6 +2,7 @@ import type { JsonValue, Op } from "../src/chord/types.ts";
 import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
 import { DEFAULT_SSE_KEEPALIVE_SECONDS, SSE_KEEPALIVE_COMMENT } from "./keep-alive.ts";
+import type { ResumedBatch } from "./resume.ts";
 import type { StreamEncoder } from "./subscribers.ts";
 
 /**
@@ -16,7 +17,8 @@ const keepAliveBytes = utf8.encode(SSE_KEEPALIVE_COMMENT);
 
 /**
  * One SSE subscriber: a `text/event-stream` body with its own encoder and a bounded
- * queue. Events go out as `id: <seq>` + one `data:` line each.
+ * queue. Events go out as `id: <seq>` + one `data:` line each; a reader that comes
+ * back with `Last-Event-ID` gets the batches after it instead of a base (resume.ts).
  *
  * The queue is the body's own (a byte-counting `ReadableStream`), so what it holds is
  * exactly what the reader has not taken yet. An update that would take it over
@@ -54,6 +56,11 @@ export class SseStream {
     start: ToolStartEvent;
     state: ToolOutputState;
     seq: number;
+    /**
+     * A reader resuming after event id `after`: the batches after it replace the base
+     * (resume.ts). Null for a new reader.
+     */
+    resume?: { after: number; batches: ResumedBatch[] } | null;
     newEncoder: () => StreamEncoder;
     onCancel: () => void;
     maxQueuedBytes?: number;
@@ -81,8 +88,22 @@ export class SseStream {
       },
       { highWaterMark: this.#maxQueuedBytes, size: (chunk) => chunk.byteLength },
     );
-    this.#enqueue({ ...this.#start }, options.seq, true);
-    this.#sendBase(true);
+    // tool_start's id is the state the reader holds once it has it: nothing (0) for a
+    // new reader, `after` for a resumed one, so a reader cut right after it resumes right.
+    const resume = options.resume ?? null;
+    this.#enqueue({ ...this.#start }, resume?.after ?? 0, true);
+    if (resume === null) {
+      this.#sendBase(true);
+      return;
+    }
+    for (const batch of resume.batches) {
+      const event: HarnessEvent = {
+        ...header(this.#start),
+        type: "tool_update",
+        ops: this.#encoder.encode(batch.ops),
+      };
+      this.#enqueue(event, batch.seq, true);
+    }
   }
 
   /** Bytes written to this stream that its reader has not taken yet. */

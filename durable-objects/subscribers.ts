@@ -1,6 +1,7 @@
 import type { JsonValue, Op, WireOp } from "../src/chord/types.ts";
 import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
+import type { ResumedBatch } from "./resume.ts";
 import { SseStream } from "./sse-stream.ts";
 
 /** Encodes one stream's batches; one per subscriber (path tables are per stream). */
@@ -53,13 +54,16 @@ export class Subscribers {
   }
 
   /**
-   * Accepts a WebSocket (hibernatable) and greets it: `tool_start`, a base
-   * `tool_update`, and `tool_end` at once when the invocation already settled.
+   * Accepts a WebSocket (hibernatable) and greets it: `tool_start`, then a base
+   * `tool_update` of `state` (at storage seq `seq`), or, for a subscriber resuming
+   * after an id, the batches after it (`resumed`, resume.ts); `tool_end` at once when
+   * the invocation already settled. Every `tool_update` carries its storage `seq`.
    */
   acceptSocket(
     start: ToolStartEvent,
     state: ToolOutputState,
     ended: { isError: boolean } | null,
+    greeting: { seq: number; resumed: ResumedBatch[] | null } = { seq: 0, resumed: null },
   ): Response {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
@@ -68,17 +72,23 @@ export class Subscribers {
     server.serializeAttachment({ subscriberId } satisfies SocketAttachment);
     const encoder = this.#newEncoder();
     sendSocket(server, start);
-    sendSocket(server, {
-      ...header(start),
-      type: "tool_update",
-      ops: encoder.encode([["r", state as unknown as JsonValue]]),
-    });
+    const batches = greeting.resumed ?? [
+      { seq: greeting.seq, ops: [["r", state as unknown as JsonValue]] },
+    ];
+    for (const batch of batches) {
+      sendSocket(server, {
+        ...header(start),
+        type: "tool_update",
+        ops: encoder.encode(batch.ops),
+        seq: batch.seq,
+      });
+    }
     if (ended) {
       sendSocket(server, { ...header(start), type: "tool_end", isError: ended.isError });
       server.close(1000, "settled");
     } else {
       this.#socketEncoders.set(subscriberId, encoder);
-      this.#holdingLatestBase.add(subscriberId);
+      if (greeting.resumed === null) this.#holdingLatestBase.add(subscriberId);
     }
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -93,12 +103,14 @@ export class Subscribers {
     state: ToolOutputState,
     seq: number,
     ended: { isError: boolean } | null,
+    resume: { after: number; batches: ResumedBatch[] } | null = null,
   ): Response {
     const streamId = crypto.randomUUID();
     const stream = new SseStream({
       start,
       state,
       seq,
+      resume,
       newEncoder: this.#newEncoder,
       onCancel: () => this.#streams.delete(streamId),
       keepAliveMs: this.#sseKeepAliveMs,
@@ -141,7 +153,7 @@ export class Subscribers {
         batch = [["r", state as unknown as JsonValue]];
         this.#holdingLatestBase.add(id);
       }
-      sendSocket(ws, { ...header(start), type: "tool_update", ops: encoder.encode(batch) });
+      sendSocket(ws, { ...header(start), type: "tool_update", ops: encoder.encode(batch), seq });
     }
     for (const stream of this.#streams.values()) stream.update(ops, state, seq);
   }
@@ -152,7 +164,7 @@ export class Subscribers {
    * publication has followed: it holds the latest state already, and answering every
    * request would let any token holder make the object send snapshots without end.
    */
-  resync(ws: WebSocket, start: ToolStartEvent, state: ToolOutputState): boolean {
+  resync(ws: WebSocket, start: ToolStartEvent, state: ToolOutputState, seq: number): boolean {
     const id = subscriberIdOf(ws);
     if (this.#holdingLatestBase.has(id)) return false;
     const encoder = this.#newEncoder();
@@ -162,6 +174,7 @@ export class Subscribers {
       ...header(start),
       type: "tool_update",
       ops: encoder.encode([["r", state as unknown as JsonValue]]),
+      seq,
     });
     return true;
   }

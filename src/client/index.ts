@@ -40,5 +40,10 @@ export {
   type SubscriptionStatus,
   subscribe,
 } from "./subscription.ts";
-export type { Transport, TransportConnection, TransportHandlers } from "./transport.ts";
+export type {
+  ResumePoint,
+  Transport,
+  TransportConnection,
+  TransportHandlers,
+} from "./transport.ts";
 export { describeTruncation, formatBytes, formatCount } from "./truncation-notice.ts";

@@ -6,7 +6,7 @@ import {
   PONG_FRAME,
   seconds,
 } from "./keep-alive.ts";
-import type { Transport } from "./transport.ts";
+import type { ResumePoint, Transport } from "./transport.ts";
 
 /** The part of the platform `WebSocket` (browsers, Node 22, Workers) this client uses. */
 export interface SocketLike {
@@ -42,7 +42,8 @@ const platformSocket: SocketFactory = (url, headers) => {
 
 /**
  * A transport over the invocation's WebSocket (`/v1/invocations/:id/socket`): one
- * event per text frame; `resync()` sends `{"type":"resync"}`. Every `pingEveryMs` it
+ * event per text frame; `resync()` sends `{"type":"resync"}`; a resumed connection
+ * names the last update it has with `?after=<seq>`. Every `pingEveryMs` it
  * sends `{"type":"ping"}`; when no frame at all arrives within `pongWithinMs` after a
  * ping, the connection is dead and reported closed (the subscription reconnects).
  * `{"type":"pong"}` frames prove liveness and are not passed on. A browser cannot see
@@ -55,7 +56,7 @@ const platformSocket: SocketFactory = (url, headers) => {
 export function socketTransport(url: string, options: SocketTransportOptions = {}): Transport {
   const create = options.createSocket ?? platformSocket;
   const keepAlive = { ...DEFAULT_KEEP_ALIVE, ...options.keepAlive };
-  return (handlers) => {
+  return (handlers, resume?: ResumePoint) => {
     let done = false;
     let opened = false;
     let pinger: ReturnType<typeof setInterval> | null = null;
@@ -73,7 +74,7 @@ export function socketTransport(url: string, options: SocketTransportOptions = {
     };
     let socket: SocketLike;
     try {
-      socket = create(url, options.headers);
+      socket = create(resumeUrl(url, resume), options.headers);
     } catch (error) {
       queueMicrotask(() => finish(unreachable(url, error)));
       return {
@@ -158,6 +159,14 @@ async function explainRefusal(
   } catch (error) {
     return unreachable(redact(url), error);
   }
+}
+
+/** `url` with `?after=<seq>` when resuming: the socket's way of naming the last event it has. */
+function resumeUrl(url: string, resume: ResumePoint | undefined): string {
+  if (!resume) return url;
+  const resumed = new URL(url);
+  resumed.searchParams.set("after", String(resume.after));
+  return resumed.toString();
 }
 
 /** Keeps subscribe tokens out of error messages. */

@@ -2,7 +2,7 @@ import { errorFromResponse, ToolwireError, unreachable } from "./errors.ts";
 import { DEFAULT_KEEP_ALIVE, type KeepAlivePolicy, seconds } from "./keep-alive.ts";
 import { redact } from "./socket-transport.ts";
 import { SseParser } from "./sse-parser.ts";
-import type { Transport } from "./transport.ts";
+import type { ResumePoint, Transport } from "./transport.ts";
 
 export interface SseTransportOptions {
   /** Extra request headers, e.g. `Authorization` in Node. */
@@ -15,7 +15,8 @@ export interface SseTransportOptions {
 /**
  * A transport over the invocation's Server-Sent Events (`/v1/invocations/:id/events`),
  * read with a streaming `fetch` (no `EventSource`, so it runs in Node and can send
- * headers). It cannot ask for a base mid-stream: recovery is a new connection.
+ * headers). It cannot ask for a base mid-stream: recovery is a new connection, which
+ * sends `Last-Event-ID` when resuming.
  * Comment lines (`:`, the server's keep-alives) are skipped; a stream that sends no
  * bytes at all for `sseQuietMs` is dead and reported closed (the subscription reconnects).
  *
@@ -25,7 +26,7 @@ export interface SseTransportOptions {
 export function sseTransport(url: string, options: SseTransportOptions = {}): Transport {
   const doFetch = options.fetch ?? fetch;
   const quietMs = options.keepAlive?.sseQuietMs ?? DEFAULT_KEEP_ALIVE.sseQuietMs;
-  return (handlers) => {
+  return (handlers, resume?: ResumePoint) => {
     const abort = new AbortController();
     let done = false;
     let quiet: ReturnType<typeof setTimeout> | null = null;
@@ -55,7 +56,11 @@ export function sseTransport(url: string, options: SseTransportOptions = {}): Tr
       let res: Response;
       try {
         res = await doFetch(url, {
-          headers: { accept: "text/event-stream", ...options.headers },
+          headers: {
+            accept: "text/event-stream",
+            ...(resume ? { "last-event-id": String(resume.after) } : {}),
+            ...options.headers,
+          },
           signal: abort.signal,
         });
       } catch (error) {
@@ -81,7 +86,7 @@ export function sseTransport(url: string, options: SseTransportOptions = {}): Tr
           if (ended || done) break;
           for (const message of parser.push(value)) {
             if (done) break;
-            handlers.message(message.data);
+            handlers.message(message.data, message.id);
           }
         }
         finish();

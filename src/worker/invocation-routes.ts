@@ -146,7 +146,9 @@ invocationRoutes.post("/:id/output", async (c) => {
 async function subscribe(req: Request, env: Env, id: string, path: "/socket" | "/events") {
   const stub = invocationStub(env, id);
   unwrap(await stub.view());
-  return stub.fetch(new Request(new URL(path, req.url), req));
+  const url = new URL(req.url);
+  url.pathname = path; // the query goes along: `?after=` resumes (docs/decisions/111)
+  return stub.fetch(new Request(url, req));
 }
 
 invocationRoutes.get("/:id/socket", async (c) => {
