@@ -42,6 +42,7 @@ import { resumeAfterOf, resumeBatches } from "./resume.ts";
 import { migrate } from "./schema.ts";
 import { resultOf, stateOf } from "./settled-result.ts";
 import { type InvocationRecord, InvocationStore } from "./store.ts";
+import { tokenExpiryOf } from "./subscriber-expiry.ts";
 import { closeSocket, Subscribers } from "./subscribers.ts";
 
 /** Keep-alive alarm spacing while a tool runs (docs/decisions/041). */
@@ -646,12 +647,13 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const state = this.#state();
     const ended = this.#record.status === "settled" ? { isError: this.#record.isError } : null;
     const seq = this.#log.lastSeq;
+    const expiresAt = tokenExpiryOf(request);
     const after = resumeAfterOf(request);
     // A settled log is cleared: a resuming subscriber then gets the result's base.
     const resumed = after === null || ended ? null : resumeBatches(this.#log, after);
     if (path === "/events") {
       const resume = after !== null && resumed ? { after, batches: resumed } : null;
-      return this.#subscribers.openEventStream(start, state, seq, ended, resume);
+      return this.#subscribers.openEventStream(start, state, seq, ended, resume, expiresAt);
     }
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
       return new Response("Expected Upgrade: websocket", {
@@ -659,7 +661,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
         headers: { Upgrade: "websocket", "Cache-Control": "no-store" },
       });
     }
-    return this.#subscribers.acceptSocket(start, state, ended, { seq, resumed });
+    return this.#subscribers.acceptSocket(start, state, ended, { seq, resumed, expiresAt });
   }
 
   /**

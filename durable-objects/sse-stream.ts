@@ -3,6 +3,7 @@ import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
 import { DEFAULT_SSE_KEEPALIVE_SECONDS, SSE_KEEPALIVE_COMMENT } from "./keep-alive.ts";
 import type { ResumedBatch } from "./resume.ts";
+import { expired } from "./subscriber-expiry.ts";
 import type { StreamEncoder } from "./subscribers.ts";
 
 /**
@@ -51,6 +52,7 @@ export class SseStream {
   #latest: { state: ToolOutputState; seq: number };
   #behind = false;
   #open = true;
+  readonly #expiresAt: number | null;
 
   constructor(options: {
     start: ToolStartEvent;
@@ -61,6 +63,8 @@ export class SseStream {
      * (resume.ts). Null for a new reader.
      */
     resume?: { after: number; batches: ResumedBatch[] } | null;
+    /** When the reader's subscribe token expires (epoch ms): the stream ends then (null: never). */
+    expiresAt?: number | null;
     newEncoder: () => StreamEncoder;
     onCancel: () => void;
     maxQueuedBytes?: number;
@@ -73,6 +77,7 @@ export class SseStream {
     this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_SSE_QUEUED_BYTES;
     this.#keepAliveMs = options.keepAliveMs ?? DEFAULT_SSE_KEEPALIVE_SECONDS * 1000;
     this.#latest = { state: options.state, seq: options.seq };
+    this.#expiresAt = options.expiresAt ?? null;
     this.readable = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
@@ -120,7 +125,7 @@ export class SseStream {
   /** One durable publication: its delta, or nothing while the stream is behind. */
   update(ops: Op[], state: ToolOutputState, seq: number): void {
     this.#latest = { state, seq };
-    if (!this.#open || this.#behind) return;
+    if (this.#endIfExpired() || !this.#open || this.#behind) return;
     const event: HarnessEvent = {
       ...header(this.#start),
       type: "tool_update",
@@ -135,10 +140,21 @@ export class SseStream {
 
   /** `tool_end` (after a base when behind, so the reader ends on the final state), then closes. */
   end(isError: boolean, seq: number): void {
-    if (!this.#open) return;
+    if (this.#endIfExpired() || !this.#open) return;
     if (this.#behind) this.#sendBase(true);
     this.#enqueue({ ...header(this.#start), type: "tool_end", isError }, seq, true);
     this.#close();
+  }
+
+  /**
+   * The reader's token has expired: no more events. The stream ends with a comment
+   * saying why; a reconnect with the same token is refused with 401 (docs/decisions/112).
+   */
+  #endIfExpired(): boolean {
+    if (!this.#open || !expired(this.#expiresAt, Date.now())) return false;
+    this.#write(utf8.encode(": subscribe token expired\n\n"));
+    this.#close();
+    return true;
   }
 
   #close(): void {

@@ -1,8 +1,10 @@
 import type { JsonValue, Op, WireOp } from "../src/chord/types.ts";
+import { TOKEN_EXPIRED_CLOSE } from "../src/events/socket-close.ts";
 import type { HarnessEvent, ToolStartEvent } from "../src/events/types.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
 import type { ResumedBatch } from "./resume.ts";
 import { SseStream } from "./sse-stream.ts";
+import { expired } from "./subscriber-expiry.ts";
 
 /** Encodes one stream's batches; one per subscriber (path tables are per stream). */
 export interface StreamEncoder {
@@ -12,6 +14,8 @@ export interface StreamEncoder {
 /** What a hibernatable socket remembers across wake-ups (`serializeAttachment`). */
 interface SocketAttachment {
   subscriberId: string;
+  /** When its subscribe token expires (epoch ms); null for the bearer token. */
+  expiresAt?: number | null;
 }
 
 /**
@@ -63,13 +67,17 @@ export class Subscribers {
     start: ToolStartEvent,
     state: ToolOutputState,
     ended: { isError: boolean } | null,
-    greeting: { seq: number; resumed: ResumedBatch[] | null } = { seq: 0, resumed: null },
+    greeting: { seq: number; resumed: ResumedBatch[] | null; expiresAt?: number | null } = {
+      seq: 0,
+      resumed: null,
+    },
   ): Response {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     const subscriberId = crypto.randomUUID();
     this.#ctx.acceptWebSocket(server);
-    server.serializeAttachment({ subscriberId } satisfies SocketAttachment);
+    const expiresAt = greeting.expiresAt ?? null;
+    server.serializeAttachment({ subscriberId, expiresAt } satisfies SocketAttachment);
     const encoder = this.#newEncoder();
     sendSocket(server, start);
     const batches = greeting.resumed ?? [
@@ -104,6 +112,7 @@ export class Subscribers {
     seq: number,
     ended: { isError: boolean } | null,
     resume: { after: number; batches: ResumedBatch[] } | null = null,
+    expiresAt: number | null = null,
   ): Response {
     const streamId = crypto.randomUUID();
     const stream = new SseStream({
@@ -111,6 +120,7 @@ export class Subscribers {
       state,
       seq,
       resume,
+      expiresAt,
       newEncoder: this.#newEncoder,
       onCancel: () => this.#streams.delete(streamId),
       keepAliveMs: this.#sseKeepAliveMs,
@@ -144,6 +154,7 @@ export class Subscribers {
   publish(start: ToolStartEvent, ops: Op[], state: ToolOutputState, seq: number): void {
     this.#holdingLatestBase.clear();
     for (const ws of this.#ctx.getWebSockets()) {
+      if (this.#closeIfExpired(ws)) continue;
       const id = subscriberIdOf(ws);
       let encoder = this.#socketEncoders.get(id);
       let batch = ops;
@@ -165,6 +176,7 @@ export class Subscribers {
    * request would let any token holder make the object send snapshots without end.
    */
   resync(ws: WebSocket, start: ToolStartEvent, state: ToolOutputState, seq: number): boolean {
+    if (this.#closeIfExpired(ws)) return false;
     const id = subscriberIdOf(ws);
     if (this.#holdingLatestBase.has(id)) return false;
     const encoder = this.#newEncoder();
@@ -183,6 +195,7 @@ export class Subscribers {
   end(start: ToolStartEvent, isError: boolean, seq: number): void {
     const event: HarnessEvent = { ...header(start), type: "tool_end", isError };
     for (const ws of this.#ctx.getWebSockets()) {
+      if (this.#closeIfExpired(ws)) continue;
       sendSocket(ws, event);
       closeSocket(ws, 1000, "settled");
     }
@@ -190,6 +203,18 @@ export class Subscribers {
     this.#holdingLatestBase.clear();
     for (const stream of this.#streams.values()) stream.end(isError, seq);
     this.#streams.clear();
+  }
+
+  /**
+   * A socket whose subscribe token has expired gets no more events: it is closed with
+   * `TOKEN_EXPIRED_CLOSE` at the first event after its expiry (docs/decisions/112).
+   */
+  #closeIfExpired(ws: WebSocket): boolean {
+    const attachment = ws.deserializeAttachment() as SocketAttachment | null;
+    if (!expired(attachment?.expiresAt ?? null, Date.now())) return false;
+    this.drop(ws);
+    closeSocket(ws, TOKEN_EXPIRED_CLOSE.code, TOKEN_EXPIRED_CLOSE.reason);
+    return true;
   }
 
   /** Forgets a socket that closed or failed. */

@@ -1,3 +1,4 @@
+import { TOKEN_EXPIRED_CLOSE } from "../events/socket-close.ts";
 import { errorFromResponse, ToolwireError, unreachable } from "./errors.ts";
 import {
   DEFAULT_KEEP_ALIVE,
@@ -13,6 +14,7 @@ export interface SocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
+  /** A "close" listener also gets the close event (`code`, `reason`) where the platform gives one. */
   addEventListener(type: "open" | "close" | "error", listener: () => void): void;
   addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
 }
@@ -110,15 +112,16 @@ export function socketTransport(url: string, options: SocketTransportOptions = {
       if (typeof event.data === "string" && event.data !== PONG_FRAME) handlers.message(event.data);
     });
     let refused = false;
-    const ended = () => {
+    const ended = (event?: { code?: number }) => {
       if (done || refused) return;
+      if (opened && event?.code === TOKEN_EXPIRED_CLOSE.code) return finish(tokenExpired());
       if (opened) return finish();
       refused = true;
       void explainRefusal(url, options).then(finish);
     };
     socket.addEventListener("close", ended);
     // Node's WebSocket reports a refused upgrade with "error" alone, never "close".
-    socket.addEventListener("error", ended);
+    socket.addEventListener("error", () => ended());
     return {
       resync() {
         if (done || socket.readyState !== OPEN) return false;
@@ -167,6 +170,18 @@ function resumeUrl(url: string, resume: ResumePoint | undefined): string {
   const resumed = new URL(url);
   resumed.searchParams.set("after", String(resume.after));
   return resumed.toString();
+}
+
+/**
+ * The server closed the socket because its subscribe token expired: permanent, since a
+ * reconnect with the same token is refused (docs/decisions/112).
+ */
+function tokenExpired(): ToolwireError {
+  return new ToolwireError(
+    "unauthorized",
+    "The subscribe token has expired, so the server closed the connection; get a fresh one by repeating POST /v1/invocations with the same toolCallId.",
+    401,
+  );
 }
 
 /** Keeps subscribe tokens out of error messages. */

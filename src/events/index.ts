@@ -1,2 +1,3 @@
 export { createLaneView, reduceLaneSnapshot } from "./lane.ts";
+export { TOKEN_EXPIRED_CLOSE } from "./socket-close.ts";
 export type * from "./types.ts";

@@ -86,20 +86,21 @@ async function refuseSubscribeToken(env: Env, token: string): Promise<never> {
 }
 
 /**
- * Requires a valid subscribe token for `invocationId`. Bad, forged and expired tokens
- * are 401; a valid token for another invocation is 403.
- * @example await authorizeSubscriber(c.env, c.req.query("token"), "call_1")
+ * Requires a valid subscribe token for `invocationId` and returns when it expires (unix
+ * seconds). Bad, forged and expired tokens are 401; a valid token for another
+ * invocation is 403.
+ * @example const expiresAt = await authorizeSubscriber(c.env, c.req.query("token"), "call_1")
  */
 export async function authorizeSubscriber(
   env: Env,
   token: string | undefined,
   invocationId: string,
-): Promise<void> {
+): Promise<number> {
   if (token === undefined) {
     fail("unauthorized", "missing ?token=<subscribeToken> (returned by POST /v1/invocations)");
   }
   const check = await verifySubscribeToken(subscribeSecret(env), token, invocationId, Date.now());
-  if (check.ok) return;
+  if (check.ok) return check.expiresAt;
   if (check.reason === "other_invocation") {
     fail("forbidden", `the subscribe token was issued for another invocation, not ${invocationId}`);
   }
@@ -108,12 +109,20 @@ export async function authorizeSubscriber(
 
 /**
  * Requires the agent's bearer token or a subscribe token for `invocationId` (read routes).
- * An `Authorization` header, when present, is what gets checked.
+ * An `Authorization` header, when present, is what gets checked. Returns when the
+ * credential expires (unix seconds): the token's expiry, or null for the bearer token.
  * @example await authorizeReader(c.req.raw, c.env, "call_1")
  */
-export async function authorizeReader(req: Request, env: Env, invocationId: string): Promise<void> {
+export async function authorizeReader(
+  req: Request,
+  env: Env,
+  invocationId: string,
+): Promise<number | null> {
   requireApiConfigured(env);
   const token = new URL(req.url).searchParams.get("token");
-  if (req.headers.has("Authorization") || token === null) return authorizeAgent(req, env);
+  if (req.headers.has("Authorization") || token === null) {
+    await authorizeAgent(req, env);
+    return null;
+  }
   return authorizeSubscriber(env, token, invocationId);
 }

@@ -4,6 +4,7 @@
  */
 import { Hono } from "hono";
 import type { InvocationView, StartRequest } from "../../durable-objects/protocol.ts";
+import { forwardedSubscription } from "../../durable-objects/subscriber-expiry.ts";
 import type { JsonValue } from "../chord/types.ts";
 import { getTool, listTools, ToolArgsError } from "../tools/index.ts";
 import { authorizeAgent, authorizeReader, subscribeSecret } from "./auth.ts";
@@ -142,18 +143,27 @@ invocationRoutes.post("/:id/output", async (c) => {
   return c.json(publicView(id, view));
 });
 
-/** Forwards a subscription to the DO once the caller and the invocation are known. */
-async function subscribe(req: Request, env: Env, id: string, path: "/socket" | "/events") {
+/**
+ * Forwards a subscription to the DO once the caller and the invocation are known, with
+ * the subscribe token's expiry (`expiresAt`, unix seconds; null for the bearer token).
+ */
+async function subscribe(
+  req: Request,
+  env: Env,
+  id: string,
+  path: "/socket" | "/events",
+  expiresAt: number | null,
+) {
   const stub = invocationStub(env, id);
   unwrap(await stub.view());
   const url = new URL(req.url);
   url.pathname = path; // the query goes along: `?after=` resumes (docs/decisions/111)
-  return stub.fetch(new Request(url, req));
+  return stub.fetch(forwardedSubscription(req, url, expiresAt));
 }
 
 invocationRoutes.get("/:id/socket", async (c) => {
   const id = idParam(c.req.param("id"));
-  await authorizeReader(c.req.raw, c.env, id);
+  const expiresAt = await authorizeReader(c.req.raw, c.env, id);
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
     return errorResponse(
       {
@@ -165,11 +175,11 @@ invocationRoutes.get("/:id/socket", async (c) => {
       { Upgrade: "websocket" },
     );
   }
-  return subscribe(c.req.raw, c.env, id, "/socket");
+  return subscribe(c.req.raw, c.env, id, "/socket", expiresAt);
 });
 
 invocationRoutes.get("/:id/events", async (c) => {
   const id = idParam(c.req.param("id"));
-  await authorizeReader(c.req.raw, c.env, id);
-  return subscribe(c.req.raw, c.env, id, "/events");
+  const expiresAt = await authorizeReader(c.req.raw, c.env, id);
+  return subscribe(c.req.raw, c.env, id, "/events", expiresAt);
 });
