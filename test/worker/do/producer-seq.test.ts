@@ -113,6 +113,22 @@ describe("idempotent producer calls (seq)", () => {
     expect(result.status === "settled" && textOf(result.result)).toBe("body\ndone\n");
   });
 
+  it("applies a body once when two copies of it arrive at the same time", async () => {
+    const stub = await external("seq-concurrent");
+    const [a, b] = await Promise.all([
+      stub.produce([{ write: "once\n" }], undefined, 0),
+      stub.produce([{ write: "once\n" }], undefined, 0),
+    ]);
+    expect(value(a)).toEqual(value(b));
+    const [c, d] = await Promise.all([
+      stub.produce([{ write: "x\n" }], undefined, 1),
+      stub.produce([{ write: "y\n" }], undefined, 1),
+    ]);
+    expect([c.ok, d.ok].sort()).toEqual([false, true]);
+    const text = textOf((await view("seq-concurrent")).state);
+    expect(["once\nx\n", "once\ny\n"]).toContain(text);
+  });
+
   it("leaves bodies without seq as before, and a refused body applies nothing and keeps the seq", async () => {
     const stub = await external("seq-mixed");
     value(await stub.produce([{ write: "a" }]));
