@@ -650,7 +650,10 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const expiresAt = tokenExpiryOf(request);
     const after = resumeAfterOf(request);
     // A settled log is cleared: a resuming subscriber then gets the result's base.
-    const resumed = after === null || ended ? null : resumeBatches(this.#log, after);
+    const resumed =
+      after === null || ended
+        ? null
+        : resumeBatches(this.#log, after, JSON.stringify(state).length);
     if (path === "/events") {
       const resume = after !== null && resumed ? { after, batches: resumed } : null;
       return this.#subscribers.openEventStream(start, state, seq, ended, resume, expiresAt);

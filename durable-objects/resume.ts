@@ -35,16 +35,25 @@ export function resumeAfterOf(request: Request): number | null {
 
 /**
  * The batches after `after`, oldest first (empty: the subscriber is up to date), or
- * null when the log cannot bring a subscriber at `after` up to date without a base.
+ * null when the log cannot bring a subscriber at `after` up to date without a base, or
+ * when those batches are no smaller than a base (`baseSize`, the JSON length of the
+ * state): resuming never costs more than starting over.
  *
  * @example
- * const resumed = resumeBatches(log, 41); // [{ seq: 42, ops }, { seq: 43, ops }] or null
+ * const resumed = resumeBatches(log, 41, JSON.stringify(state).length); // [{ seq: 42, ops }, …] or null
  */
-export function resumeBatches(log: BatchLog, after: number): ResumedBatch[] | null {
+export function resumeBatches(
+  log: BatchLog,
+  after: number,
+  baseSize: number,
+): ResumedBatch[] | null {
   const stored = log.readFromLastBase();
   const first = stored[0];
   const last = stored.at(-1);
   if (!first || !last || after < first.seq || after > last.seq) return null;
+  let size = 0;
+  for (const batch of stored) if (batch.seq > after) size += JSON.stringify(batch.wire).length;
+  if (size >= baseSize) return null;
   // The base resets the codec's tables: decode forward from it with a fresh decoder.
   const decode = decoder();
   const resumed: ResumedBatch[] = [];

@@ -6,6 +6,9 @@ import type { HarnessEvent } from "../../src/events/types.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 
+/** Output before the drop, large enough that a few one-line deltas cost less than a base of it. */
+const PAD = `${"=".repeat(2000)}\n`;
+
 const isBase = (e: HarnessEvent) => e.type === "tool_update" && e.ops[0]?.[0] === "r";
 
 async function until(what: string, check: () => boolean): Promise<void> {
@@ -35,13 +38,13 @@ describe("client resume against the real Worker", () => {
       const block = sub.state?.content[0];
       return block?.type === "text" ? block.text : "";
     };
-    await out.send([{ write: "one\n" }]);
-    await until("one", () => text() === "one\n");
+    await out.send([{ write: `${PAD}one\n` }]);
+    await until("one", () => text() === `${PAD}one\n`);
     const basesBefore = sub.events.filter(isBase).length;
     sockets[0]?.close(4000, "test drops the connection");
     await out.send([{ write: "two\n" }]);
     await out.send([{ write: "three\n" }]);
-    await until("the missed lines", () => text() === "one\ntwo\nthree\n");
+    await until("the missed lines", () => text() === `${PAD}one\ntwo\nthree\n`);
     expect(urls).toHaveLength(2);
     expect(new URL(urls[1] ?? "").searchParams.get("after")).toMatch(/^\d+$/);
     expect(sub.events.filter(isBase).length).toBe(basesBefore);
@@ -70,12 +73,12 @@ describe("client resume against the real Worker", () => {
       const block = sub.state?.content[0];
       return block?.type === "text" ? block.text : "";
     };
-    await out.send([{ write: "one\n" }]);
-    await until("one", () => text() === "one\n");
+    await out.send([{ write: `${PAD}one\n` }]);
+    await until("one", () => text() === `${PAD}one\n`);
     const basesBefore = sub.events.filter(isBase).length;
     cuts[0]?.();
     await out.send([{ write: "two\n" }]);
-    await until("two", () => text() === "one\ntwo\n");
+    await until("two", () => text() === `${PAD}one\ntwo\n`);
     expect(lastEventIds[0]).toBeNull();
     expect(lastEventIds.at(-1)).toMatch(/^\d+$/);
     expect(sub.events.filter(isBase).length).toBe(basesBefore);

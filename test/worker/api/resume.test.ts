@@ -24,7 +24,8 @@ describe("resuming through the Worker", { timeout: 20_000 }, () => {
   it("passes ?after= on the socket and Last-Event-ID on the event stream to the object", async () => {
     const created = await create({ tool: "external", args: { name: "r" } });
     const out = `/v1/invocations/${created.id}/output`;
-    for (const [seq, line] of ["a\n", "b\n", "c\n"].entries()) {
+    // The first line is long, so that two one-line deltas cost less than a base.
+    for (const [seq, line] of [`${"=".repeat(2000)}\n`, "b\n", "c\n"].entries()) {
       expect((await postJson(out, { calls: [{ write: line }], seq })).status).toBe(200);
     }
     const socket = new URL(created.socketUrl);

@@ -138,6 +138,42 @@ describe("resuming after an event id", () => {
     }
   });
 
+  it("sends a base instead when the batches after the id would be no smaller than one", async () => {
+    const name = "resume-heavy";
+    const states = await followedRun(name, 2);
+    const stub = stubFor(name);
+    const { last: quiet } = await logEnds(name);
+    // Three 20 KB details rewrites: each delta carries 20 KB, the state holds one.
+    for (const fill of ["a", "b", "c"]) {
+      value(await stub.produce([{ details: [["s", ["blob"], fill.repeat(20_000)]] }]));
+      await stub.flushOutput();
+    }
+    const { last } = await logEnds(name);
+    const stateSize = JSON.stringify((await view(name)).state).length;
+    expect(stateSize).toBeLessThan(3 * 20_000);
+    const heavy = new Subscriber();
+    heavy.state = structuredClone(states.get(quiet) ?? null);
+    const behind = await openEvents(name, {
+      headers: { "Last-Event-ID": String(quiet) },
+      sub: heavy,
+    });
+    expect(heavy.bases).toBe(1);
+    expect(behind.ids).toEqual([0, last]);
+    // One rewrite behind is still cheaper as a delta than as a base.
+    const light = new Subscriber();
+    const { sub } = await openEvents(name);
+    light.state = structuredClone(sub.state);
+    value(await stub.produce([{ details: [["s", ["blob"], "d".repeat(20_000)]] }]));
+    await stub.flushOutput();
+    const resumed = await openEvents(name, {
+      headers: { "Last-Event-ID": String(last) },
+      sub: light,
+    });
+    expect(light.bases).toBe(0);
+    expect(resumed.ids).toEqual([last, last + 1]);
+    expect(light.state).toEqual((await view(name)).state);
+  });
+
   it("ignores an id that is not a plain non-negative integer: a base, as for a new reader", async () => {
     const name = "resume-bad-id";
     await published(name, 3);
@@ -153,6 +189,9 @@ describe("resuming after an event id", () => {
   it("resumes after eviction from the log (the new instance's first batch is a base), and gives a settled invocation's base and end", async () => {
     const name = "resume-evict";
     const stub = await published(name, 4);
+    // Enough output that two one-line deltas are smaller than a base of it.
+    value(await stub.produce([{ write: "x".repeat(2000) + "\n" }]));
+    await stub.flushOutput();
     const { last } = await logEnds(name);
     await evictDurableObject(stub);
     const follower = await openEvents(name);
