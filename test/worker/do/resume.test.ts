@@ -190,7 +190,7 @@ describe("resuming after an event id", () => {
     const name = "resume-evict";
     const stub = await published(name, 4);
     // Enough output that two one-line deltas are smaller than a base of it.
-    value(await stub.produce([{ write: "x".repeat(2000) + "\n" }]));
+    value(await stub.produce([{ write: `${"x".repeat(2000)}\n` }]));
     await stub.flushOutput();
     const { last } = await logEnds(name);
     await evictDurableObject(stub);
