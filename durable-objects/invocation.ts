@@ -52,9 +52,16 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     return this.#life.start(req);
   }
 
-  /** The producer API of the `external` tool: every call or none, then `end` if given. */
-  produce(calls: ProducerCall[], end?: ProducerEnd): Promise<Outcome<InvocationView>> {
-    return this.#life.produce(calls, end);
+  /**
+   * The producer API of the `external` tool: every call or none, then `end` if given;
+   * with a `seq`, idempotent (producer-sequence.ts).
+   */
+  produce(
+    calls: ProducerCall[],
+    end?: ProducerEnd,
+    seq?: number,
+  ): Promise<Outcome<InvocationView>> {
+    return this.#life.produce(calls, end, seq);
   }
 
   /** Aborts a running tool; the result keeps the partial output and says it was cancelled. */
@@ -87,7 +94,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     if (!record) return errorResponse(NO_INVOCATION);
     const ended = record.status === "settled" ? { isError: record.isError } : null;
     const [start, state] = [startEventOf(record), this.#life.state()];
-    return this.#subscribers.open(request, start, state, this.#stored.log.lastSeq, ended);
+    return this.#subscribers.open(request, start, state, this.#stored.log, ended);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
@@ -96,6 +103,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     this.#subscribers.receive(ws, message, () => ({
       start: startEventOf(record),
       state: this.#life.state(),
+      seq: this.#stored.log.lastSeq,
     }));
   }
 

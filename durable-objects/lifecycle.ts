@@ -17,6 +17,7 @@ import type { DurableOutput } from "./durable-output.ts";
 import { InvocationOutput } from "./invocation-output.ts";
 import { notFound } from "./outcome.ts";
 import { applyCall, checkCalls, endingOf, refuseOutput } from "./producer.ts";
+import { bodyDigest, ProducerSequence } from "./producer-sequence.ts";
 import { noteProgress, noteSettled, noteStarted } from "./run-notes.ts";
 import { type Ending, retentionMs, settlementOf } from "./settle-table.ts";
 import { resultOf, stateOf } from "./settled-result.ts";
@@ -54,6 +55,8 @@ export class InvocationLifecycle {
   readonly #stored: StoredInvocation;
   readonly #subscribers: Subscribers;
   readonly #alarms: AlarmSchedule;
+  /** The producer's accepted `seq` (producer-sequence.ts, docs/decisions/110). */
+  readonly #sequence: ProducerSequence;
   readonly #runs = new ToolRuns();
   readonly #settled = new WaitList();
   readonly #output: InvocationOutput;
@@ -71,6 +74,7 @@ export class InvocationLifecycle {
     this.#stored = parts.stored;
     this.#subscribers = parts.subscribers;
     this.#alarms = new AlarmSchedule(ctx.storage, env);
+    this.#sequence = new ProducerSequence(ctx.storage.sql);
     this.#output = new InvocationOutput({
       ...{ storage: ctx.storage, log: this.#stored.log, store: this.#stored.store },
       subscribers: this.#subscribers,
@@ -167,17 +171,39 @@ export class InvocationLifecycle {
   // ── producer API (the `external` tool) ───────────────────────────────────────
 
   /** Applies every call or none, then ends the invocation when `end` is given. */
-  async produce(calls: ProducerCall[], end?: ProducerEnd): Promise<Outcome<InvocationView>> {
-    const refused = this.#stored.record
-      ? refuseOutput(this.#stored.record)
-      : notFound<InvocationView>();
+  async produce(
+    calls: ProducerCall[],
+    end?: ProducerEnd,
+    seq?: number,
+  ): Promise<Outcome<InvocationView>> {
+    const record = this.#stored.record;
+    if (!record) return notFound<InvocationView>();
+    const digest = seq === undefined ? null : await bodyDigest(calls, end);
+    // From here to the stored seq nothing awaits, so no other call can come between.
+    const sequence =
+      seq === undefined || digest === null ? null : this.#sequence.check(seq, digest);
+    if (sequence?.kind === "retry") return ok(sequence.answer);
+    if (sequence?.kind === "refused") return { ok: false, error: sequence.error };
+    const refused = refuseOutput(record);
     if (refused) return refused;
     const sink = this.#liveSink();
     const problem = checkCalls(calls, sink.snapshot());
     if (problem) return { ok: false, error: problem };
     for (const call of calls) applyCall(sink, call);
-    if (end) await this.#settle(endingOf(end));
-    else await this.#alarms.extendIdle();
+    const finish = () => (end ? this.#settle(endingOf(end)) : this.#alarms.extendIdle());
+    if (seq === undefined || digest === null) {
+      await finish();
+      return ok(this.#view());
+    }
+    // A sequenced body is published at once: its batch (and the settle rows when it ends
+    // the call) and its seq are one transaction, so a retry after a crash is exact.
+    const finishing = this.#ctx.storage.transactionSync(() => {
+      this.#output.durable?.flushNow();
+      const settling = finish();
+      this.#sequence.accept(seq, digest, this.#view());
+      return settling;
+    });
+    await finishing;
     return ok(this.#view());
   }
 

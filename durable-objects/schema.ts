@@ -11,6 +11,7 @@
  *   `WireOp[]` (UTF-8 JSON) is split into `parts` rows of at most 1 MiB each.
  * - `memos`: `context.setMemo` values (JSON).
  * - `result`: the settled result, one record split into parts of at most 1 MiB.
+ * - `producer_seq`, `producer_answer`: the last accepted producer `seq` and its answer.
  */
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE invocation (
@@ -41,6 +42,14 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX batches_by_tag ON batches (tag, seq);
    CREATE TABLE memos (name TEXT PRIMARY KEY, value TEXT NOT NULL);
    CREATE TABLE result (part INTEGER PRIMARY KEY, data BLOB NOT NULL);`,
+  // 2: idempotent producer calls (producer-sequence.ts): the last accepted seq, its
+  // body's digest, and the answer it got, split like `result`.
+  `CREATE TABLE producer_seq (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     seq INTEGER NOT NULL,
+     digest TEXT NOT NULL
+   );
+   CREATE TABLE producer_answer (part INTEGER PRIMARY KEY, data BLOB NOT NULL);`,
 ];
 
 /**

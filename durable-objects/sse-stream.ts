@@ -1,7 +1,9 @@
 import type { JsonValue, Op } from "../src/chord/types.ts";
 import { eventHeader, type HarnessEvent, type ToolStartEvent } from "../src/events/index.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
+import { expired } from "../src/protocol/index.ts";
 import { DEFAULT_SSE_KEEPALIVE_SECONDS, SSE_KEEPALIVE_COMMENT } from "./keep-alive.ts";
+import type { ResumedBatch } from "./resume.ts";
 import type { StreamEncoder } from "./subscribers.ts";
 
 /**
@@ -16,7 +18,8 @@ const keepAliveBytes = utf8.encode(SSE_KEEPALIVE_COMMENT);
 
 /**
  * One SSE subscriber: a `text/event-stream` body with its own encoder and a bounded
- * queue. Events go out as `id: <seq>` + one `data:` line each.
+ * queue. Events go out as `id: <seq>` + one `data:` line each; a reader that comes
+ * back with `Last-Event-ID` gets the batches after it instead of a base (resume.ts).
  *
  * The queue is the body's own (a byte-counting `ReadableStream`), so what it holds is
  * exactly what the reader has not taken yet. An update that would take it over
@@ -49,11 +52,19 @@ export class SseStream {
   #latest: { state: ToolOutputState; seq: number };
   #behind = false;
   #open = true;
+  readonly #expiresAt: number | null;
 
   constructor(options: {
     start: ToolStartEvent;
     state: ToolOutputState;
     seq: number;
+    /**
+     * A reader resuming after event id `after`: the batches after it replace the base
+     * (resume.ts). Null for a new reader.
+     */
+    resume?: { after: number; batches: ResumedBatch[] } | null;
+    /** When the reader's subscribe token expires (epoch ms): the stream ends then (null: never). */
+    expiresAt?: number | null;
     newEncoder: () => StreamEncoder;
     onCancel: () => void;
     maxQueuedBytes?: number;
@@ -66,6 +77,7 @@ export class SseStream {
     this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_SSE_QUEUED_BYTES;
     this.#keepAliveMs = options.keepAliveMs ?? DEFAULT_SSE_KEEPALIVE_SECONDS * 1000;
     this.#latest = { state: options.state, seq: options.seq };
+    this.#expiresAt = options.expiresAt ?? null;
     this.readable = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
@@ -81,8 +93,22 @@ export class SseStream {
       },
       { highWaterMark: this.#maxQueuedBytes, size: (chunk) => chunk.byteLength },
     );
-    this.#enqueue({ ...this.#start }, options.seq, true);
-    this.#sendBase(true);
+    // tool_start's id is the state the reader holds once it has it: nothing (0) for a
+    // new reader, `after` for a resumed one, so a reader cut right after it resumes right.
+    const resume = options.resume ?? null;
+    this.#enqueue({ ...this.#start }, resume?.after ?? 0, true);
+    if (resume === null) {
+      this.#sendBase(true);
+      return;
+    }
+    for (const batch of resume.batches) {
+      const event: HarnessEvent = {
+        ...eventHeader(this.#start),
+        type: "tool_update",
+        ops: this.#encoder.encode(batch.ops),
+      };
+      this.#enqueue(event, batch.seq, true);
+    }
   }
 
   /** Bytes written to this stream that its reader has not taken yet. */
@@ -99,7 +125,7 @@ export class SseStream {
   /** One durable publication: its delta, or nothing while the stream is behind. */
   update(ops: Op[], state: ToolOutputState, seq: number): void {
     this.#latest = { state, seq };
-    if (!this.#open || this.#behind) return;
+    if (this.#endIfExpired() || !this.#open || this.#behind) return;
     const event: HarnessEvent = {
       ...eventHeader(this.#start),
       type: "tool_update",
@@ -114,10 +140,21 @@ export class SseStream {
 
   /** `tool_end` (after a base when behind, so the reader ends on the final state), then closes. */
   end(isError: boolean, seq: number): void {
-    if (!this.#open) return;
+    if (this.#endIfExpired() || !this.#open) return;
     if (this.#behind) this.#sendBase(true);
     this.#enqueue({ ...eventHeader(this.#start), type: "tool_end", isError }, seq, true);
     this.#close();
+  }
+
+  /**
+   * The reader's token has expired: no more events. The stream ends with a comment
+   * saying why; a reconnect with the same token is refused with 401 (docs/decisions/112).
+   */
+  #endIfExpired(): boolean {
+    if (!this.#open || !expired(this.#expiresAt, Date.now())) return false;
+    this.#write(utf8.encode(": subscribe token expired\n\n"));
+    this.#close();
+    return true;
   }
 
   #close(): void {

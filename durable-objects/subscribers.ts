@@ -1,7 +1,10 @@
 import type { JsonValue, Op, WireOp } from "../src/chord/types.ts";
 import { eventHeader, type HarnessEvent, type ToolStartEvent } from "../src/events/index.ts";
+import { TOKEN_EXPIRED_CLOSE } from "../src/events/socket-close.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
-import { apiError, errorResponse } from "../src/protocol/index.ts";
+import { apiError, errorResponse, expired, tokenExpiryOf } from "../src/protocol/index.ts";
+import type { BatchLog } from "./batch-log.ts";
+import { type ResumedBatch, resumeAfterOf, resumeBatches } from "./resume.ts";
 import { SseStream } from "./sse-stream.ts";
 
 /** Encodes one stream's batches; one per subscriber (path tables are per stream). */
@@ -12,6 +15,8 @@ export interface StreamEncoder {
 /** What a hibernatable socket remembers across wake-ups (`serializeAttachment`). */
 interface SocketAttachment {
   subscriberId: string;
+  /** When its subscribe token expires (epoch ms); null for the bearer token. */
+  expiresAt?: number | null;
 }
 
 /**
@@ -56,17 +61,29 @@ export class Subscribers {
   /**
    * A subscription (the Worker checked the subscribe token): `/socket` upgrades to a
    * hibernatable WebSocket, `/events` opens an SSE stream. Either starts with
-   * `tool_start` and a base `tool_update`; a settled invocation (`ended`) adds `tool_end`.
+   * `tool_start` and a base `tool_update`, or, for a subscriber resuming after an id
+   * (`?after=` or `Last-Event-ID`), the batches of `log` after it (resume.ts); a settled
+   * invocation (`ended`) adds `tool_end`. A subscribe token's expiry, forwarded by the
+   * Worker, ends the subscription at the first event after it (docs/decisions/112).
    */
   open(
     request: Request,
     start: ToolStartEvent,
     state: ToolOutputState,
-    seq: number,
+    log: BatchLog,
     ended: { isError: boolean } | null,
   ): Response {
     const path = new URL(request.url).pathname;
-    if (path === "/events") return this.openEventStream(start, state, seq, ended);
+    const seq = log.lastSeq;
+    const expiresAt = tokenExpiryOf(request);
+    const after = resumeAfterOf(request);
+    // A settled log is cleared: a resuming subscriber then gets the result's base.
+    const resumed =
+      after === null || ended ? null : resumeBatches(log, after, JSON.stringify(state).length);
+    if (path === "/events") {
+      const resume = after !== null && resumed ? { after, batches: resumed } : null;
+      return this.openEventStream(start, state, seq, ended, resume, expiresAt);
+    }
     if (path !== "/socket") {
       return errorResponse(
         apiError("not_found", `no subscription at ${path}; use /socket or /events`),
@@ -77,7 +94,7 @@ export class Subscribers {
         Upgrade: "websocket",
       });
     }
-    return this.acceptSocket(start, state, ended);
+    return this.acceptSocket(start, state, ended, { seq, resumed, expiresAt });
   }
 
   /**
@@ -87,7 +104,7 @@ export class Subscribers {
   receive(
     ws: WebSocket,
     message: string | ArrayBuffer,
-    base: () => { start: ToolStartEvent; state: ToolOutputState },
+    base: () => { start: ToolStartEvent; state: ToolOutputState; seq: number },
   ): void {
     if (typeof message !== "string") return;
     let parsed: unknown;
@@ -97,37 +114,50 @@ export class Subscribers {
       return;
     }
     if ((parsed as { type?: unknown } | null)?.type !== "resync") return;
-    const { start, state } = base();
-    this.resync(ws, start, state);
+    const { start, state, seq } = base();
+    this.resync(ws, start, state, seq);
   }
 
   /**
-   * Accepts a WebSocket (hibernatable) and greets it: `tool_start`, a base
-   * `tool_update`, and `tool_end` at once when the invocation already settled.
+   * Accepts a WebSocket (hibernatable) and greets it: `tool_start`, then a base
+   * `tool_update` of `state` (at storage seq `seq`), or, for a subscriber resuming
+   * after an id, the batches after it (`resumed`, resume.ts); `tool_end` at once when
+   * the invocation already settled. Every `tool_update` carries its storage `seq`.
    */
   acceptSocket(
     start: ToolStartEvent,
     state: ToolOutputState,
     ended: { isError: boolean } | null,
+    greeting: { seq: number; resumed: ResumedBatch[] | null; expiresAt?: number | null } = {
+      seq: 0,
+      resumed: null,
+    },
   ): Response {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     const subscriberId = crypto.randomUUID();
     this.#ctx.acceptWebSocket(server);
-    server.serializeAttachment({ subscriberId } satisfies SocketAttachment);
+    const expiresAt = greeting.expiresAt ?? null;
+    server.serializeAttachment({ subscriberId, expiresAt } satisfies SocketAttachment);
     const encoder = this.#newEncoder();
     sendSocket(server, start);
-    sendSocket(server, {
-      ...eventHeader(start),
-      type: "tool_update",
-      ops: encoder.encode([["r", state as unknown as JsonValue]]),
-    });
+    const batches = greeting.resumed ?? [
+      { seq: greeting.seq, ops: [["r", state as unknown as JsonValue]] },
+    ];
+    for (const batch of batches) {
+      sendSocket(server, {
+        ...eventHeader(start),
+        type: "tool_update",
+        ops: encoder.encode(batch.ops),
+        seq: batch.seq,
+      });
+    }
     if (ended) {
       sendSocket(server, { ...eventHeader(start), type: "tool_end", isError: ended.isError });
       server.close(1000, "settled");
     } else {
       this.#socketEncoders.set(subscriberId, encoder);
-      this.#holdingLatestBase.add(subscriberId);
+      if (greeting.resumed === null) this.#holdingLatestBase.add(subscriberId);
     }
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -142,12 +172,16 @@ export class Subscribers {
     state: ToolOutputState,
     seq: number,
     ended: { isError: boolean } | null,
+    resume: { after: number; batches: ResumedBatch[] } | null = null,
+    expiresAt: number | null = null,
   ): Response {
     const streamId = crypto.randomUUID();
     const stream = new SseStream({
       start,
       state,
       seq,
+      resume,
+      expiresAt,
       newEncoder: this.#newEncoder,
       onCancel: () => this.#streams.delete(streamId),
       keepAliveMs: this.#sseKeepAliveMs,
@@ -181,6 +215,7 @@ export class Subscribers {
   publish(start: ToolStartEvent, ops: Op[], state: ToolOutputState, seq: number): void {
     this.#holdingLatestBase.clear();
     for (const ws of this.#ctx.getWebSockets()) {
+      if (this.#closeIfExpired(ws)) continue;
       const id = subscriberIdOf(ws);
       let encoder = this.#socketEncoders.get(id);
       let batch = ops;
@@ -190,7 +225,12 @@ export class Subscribers {
         batch = [["r", state as unknown as JsonValue]];
         this.#holdingLatestBase.add(id);
       }
-      sendSocket(ws, { ...eventHeader(start), type: "tool_update", ops: encoder.encode(batch) });
+      sendSocket(ws, {
+        ...eventHeader(start),
+        type: "tool_update",
+        ops: encoder.encode(batch),
+        seq,
+      });
     }
     for (const stream of this.#streams.values()) stream.update(ops, state, seq);
   }
@@ -201,7 +241,8 @@ export class Subscribers {
    * publication has followed: it holds the latest state already, and answering every
    * request would let any token holder make the object send snapshots without end.
    */
-  resync(ws: WebSocket, start: ToolStartEvent, state: ToolOutputState): boolean {
+  resync(ws: WebSocket, start: ToolStartEvent, state: ToolOutputState, seq: number): boolean {
+    if (this.#closeIfExpired(ws)) return false;
     const id = subscriberIdOf(ws);
     if (this.#holdingLatestBase.has(id)) return false;
     const encoder = this.#newEncoder();
@@ -211,6 +252,7 @@ export class Subscribers {
       ...eventHeader(start),
       type: "tool_update",
       ops: encoder.encode([["r", state as unknown as JsonValue]]),
+      seq,
     });
     return true;
   }
@@ -219,6 +261,7 @@ export class Subscribers {
   end(start: ToolStartEvent, isError: boolean, seq: number): void {
     const event: HarnessEvent = { ...eventHeader(start), type: "tool_end", isError };
     for (const ws of this.#ctx.getWebSockets()) {
+      if (this.#closeIfExpired(ws)) continue;
       sendSocket(ws, event);
       closeSocket(ws, 1000, "settled");
     }
@@ -226,6 +269,18 @@ export class Subscribers {
     this.#holdingLatestBase.clear();
     for (const stream of this.#streams.values()) stream.end(isError, seq);
     this.#streams.clear();
+  }
+
+  /**
+   * A socket whose subscribe token has expired gets no more events: it is closed with
+   * `TOKEN_EXPIRED_CLOSE` at the first event after its expiry (docs/decisions/112).
+   */
+  #closeIfExpired(ws: WebSocket): boolean {
+    const attachment = ws.deserializeAttachment() as SocketAttachment | null;
+    if (!expired(attachment?.expiresAt ?? null, Date.now())) return false;
+    this.drop(ws);
+    closeSocket(ws, TOKEN_EXPIRED_CLOSE.code, TOKEN_EXPIRED_CLOSE.reason);
+    return true;
   }
 
   /** Forgets a socket that closed or failed. */

@@ -5,6 +5,7 @@ export type { ProducerCall };
 
 import type { InvocationAddress } from "./endpoints.ts";
 import { errorFromResponse, isRecord, ToolwireError, unreachable } from "./errors.ts";
+import { OutputProducer, type OutputProducerOptions } from "./output-producer.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscription.ts";
 
 export interface ToolwireClientOptions {
@@ -123,19 +124,38 @@ export class ToolwireClient {
     return expectInvocation(body);
   }
 
-  /** Producer API: feeds an `external` invocation's output; `end` settles it. */
+  /**
+   * Producer API: feeds an `external` invocation's output; `end` settles it. Without
+   * `seq` a retried call may apply twice; `producer(id)` numbers and retries bodies.
+   */
   async output(
     id: string,
     calls: ProducerCall[],
     end?: { isError: boolean; error?: string },
+    options: { seq?: number } = {},
   ): Promise<InvocationInfo> {
+    const payload: Record<string, unknown> = { calls };
+    if (end) payload.end = end;
+    if (options.seq !== undefined) payload.seq = options.seq;
     const { body } = await this.call(
       "POST",
       `${this.path(id)}/output`,
-      end ? { calls, end } : { calls },
+      payload,
       `Writing output to ${id}`,
     );
     return expectInvocation(body);
+  }
+
+  /**
+   * An idempotent producer for an `external` invocation: every body gets the next
+   * `seq` and is retried with it until it is answered, so each lands exactly once.
+   * @example
+   * const out = client.producer(inv.id);
+   * await out.send([{ write: "step 1\n" }]);
+   * await out.send([], { isError: false });
+   */
+  producer(id: string, options: OutputProducerOptions = {}): OutputProducer {
+    return new OutputProducer((calls, end, seq) => this.output(id, calls, end, { seq }), options);
   }
 
   async tools(): Promise<ToolInfo[]> {

@@ -46,6 +46,7 @@ export {
 export { InvocationReplica, type ReplicaOutcome } from "./invocation-replica.ts";
 export { DEFAULT_KEEP_ALIVE, type KeepAlivePolicy } from "./keep-alive.ts";
 export { type FollowStep, OutputFollower } from "./output-follower.ts";
+export { OutputProducer, type OutputProducerOptions } from "./output-producer.ts";
 export { type SocketFactory, type SocketLike, socketTransport } from "./socket-transport.ts";
 export { sseTransport } from "./sse-transport.ts";
 export {
@@ -55,5 +56,10 @@ export {
   type SubscriptionStatus,
   subscribe,
 } from "./subscription.ts";
-export type { Transport, TransportConnection, TransportHandlers } from "./transport.ts";
+export type {
+  ResumePoint,
+  Transport,
+  TransportConnection,
+  TransportHandlers,
+} from "./transport.ts";
 export { describeTruncation, formatBytes, formatCount } from "./truncation-notice.ts";

@@ -14,7 +14,8 @@ export type ReplicaOutcome =
 /**
  * The client's copy of one invocation's `ToolOutputState`, folded from the ops of
  * one stream at a time. Each stream (a connection, or a resync on it) gets a fresh
- * decoder and must start with a base batch; until it does, deltas are a gap.
+ * decoder and must start with a base batch, unless it resumes after the seq the replica
+ * is at; until then, deltas are a gap.
  *
  * @example
  * const replica = new InvocationReplica();
@@ -24,6 +25,11 @@ export type ReplicaOutcome =
 export class InvocationReplica {
   /** The last state folded from a base and its deltas; kept across reconnects so a view never goes blank. */
   state: ToolOutputState | null = null;
+  /**
+   * Storage seq of the update `state` is at, when the server named it; null once the
+   * replica lost track (a gap, a pending resync). What a new connection resumes after.
+   */
+  seq: number | null = null;
   private stream = decoder();
   private phase: "fresh" | "resyncing" | "synced" = "fresh";
 
@@ -37,12 +43,27 @@ export class InvocationReplica {
     this.phase = "fresh";
   }
 
+  /**
+   * A new connection that resumes after `seq` (docs/decisions/111): its updates are the
+   * deltas after it, on a fresh decoder (or a base, if the server could not resume).
+   * Returns false, and expects a base, when there is nothing to resume from.
+   */
+  resumeStream(): boolean {
+    if (this.state === null || this.seq === null || this.phase !== "synced") {
+      this.newStream();
+      return false;
+    }
+    this.stream = decoder();
+    return true;
+  }
+
   /** A base was requested on the current connection: skip deltas until it arrives. */
   awaitBase(): void {
     this.phase = "resyncing";
+    this.seq = null;
   }
 
-  receive(ops: WireOp[]): ReplicaOutcome {
+  receive(ops: WireOp[], seq?: number): ReplicaOutcome {
     const base = isBase(ops);
     if (!base && this.phase === "resyncing") return { kind: "skipped" };
     if (!base && this.phase === "fresh") {
@@ -55,6 +76,7 @@ export class InvocationReplica {
       const next = apply(copyAlongPaths(this.state as JsonValue, decoded), decoded);
       if (!isOutputState(next)) {
         this.phase = "fresh";
+        this.seq = null;
         const problem = outputStateError(next)?.message;
         return {
           kind: "needs_base",
@@ -63,10 +85,12 @@ export class InvocationReplica {
       }
       this.state = next;
       this.phase = "synced";
+      this.seq = seq ?? null;
       return { kind: "applied" };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.phase = "fresh";
+      this.seq = null;
       return { kind: "needs_base", reason };
     }
   }

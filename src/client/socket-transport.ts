@@ -1,3 +1,4 @@
+import { TOKEN_EXPIRED_CLOSE } from "../events/socket-close.ts";
 import { errorFromResponse, ToolwireError, unreachable } from "./errors.ts";
 import {
   DEFAULT_KEEP_ALIVE,
@@ -6,13 +7,14 @@ import {
   PONG_FRAME,
   seconds,
 } from "./keep-alive.ts";
-import type { Transport } from "./transport.ts";
+import type { ResumePoint, Transport } from "./transport.ts";
 
 /** The part of the platform `WebSocket` (browsers, Node 22, Workers) this client uses. */
 export interface SocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
+  /** A "close" listener also gets the close event (`code`, `reason`) where the platform gives one. */
   addEventListener(type: "open" | "close" | "error", listener: () => void): void;
   addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
 }
@@ -42,7 +44,8 @@ const platformSocket: SocketFactory = (url, headers) => {
 
 /**
  * A transport over the invocation's WebSocket (`/v1/invocations/:id/socket`): one
- * event per text frame; `resync()` sends `{"type":"resync"}`. Every `pingEveryMs` it
+ * event per text frame; `resync()` sends `{"type":"resync"}`; a resumed connection
+ * names the last update it has with `?after=<seq>`. Every `pingEveryMs` it
  * sends `{"type":"ping"}`; when no frame at all arrives within `pongWithinMs` after a
  * ping, the connection is dead and reported closed (the subscription reconnects).
  * `{"type":"pong"}` frames prove liveness and are not passed on. A browser cannot see
@@ -55,7 +58,7 @@ const platformSocket: SocketFactory = (url, headers) => {
 export function socketTransport(url: string, options: SocketTransportOptions = {}): Transport {
   const create = options.createSocket ?? platformSocket;
   const keepAlive = { ...DEFAULT_KEEP_ALIVE, ...options.keepAlive };
-  return (handlers) => {
+  return (handlers, resume?: ResumePoint) => {
     let done = false;
     let opened = false;
     let pinger: ReturnType<typeof setInterval> | null = null;
@@ -73,7 +76,7 @@ export function socketTransport(url: string, options: SocketTransportOptions = {
     };
     let socket: SocketLike;
     try {
-      socket = create(url, options.headers);
+      socket = create(resumeUrl(url, resume), options.headers);
     } catch (error) {
       queueMicrotask(() => finish(unreachable(url, error)));
       return {
@@ -109,15 +112,16 @@ export function socketTransport(url: string, options: SocketTransportOptions = {
       if (typeof event.data === "string" && event.data !== PONG_FRAME) handlers.message(event.data);
     });
     let refused = false;
-    const ended = () => {
+    const ended = (event?: { code?: number }) => {
       if (done || refused) return;
+      if (opened && event?.code === TOKEN_EXPIRED_CLOSE.code) return finish(tokenExpired());
       if (opened) return finish();
       refused = true;
       void explainRefusal(url, options).then(finish);
     };
     socket.addEventListener("close", ended);
     // Node's WebSocket reports a refused upgrade with "error" alone, never "close".
-    socket.addEventListener("error", ended);
+    socket.addEventListener("error", () => ended());
     return {
       resync() {
         if (done || socket.readyState !== OPEN) return false;
@@ -158,6 +162,26 @@ async function explainRefusal(
   } catch (error) {
     return unreachable(redact(url), error);
   }
+}
+
+/** `url` with `?after=<seq>` when resuming: the socket's way of naming the last event it has. */
+function resumeUrl(url: string, resume: ResumePoint | undefined): string {
+  if (!resume) return url;
+  const resumed = new URL(url);
+  resumed.searchParams.set("after", String(resume.after));
+  return resumed.toString();
+}
+
+/**
+ * The server closed the socket because its subscribe token expired: permanent, since a
+ * reconnect with the same token is refused (docs/decisions/112).
+ */
+function tokenExpired(): ToolwireError {
+  return new ToolwireError(
+    "unauthorized",
+    "The subscribe token has expired, so the server closed the connection; get a fresh one by repeating POST /v1/invocations with the same toolCallId.",
+    401,
+  );
 }
 
 /** Keeps subscribe tokens out of error messages. */

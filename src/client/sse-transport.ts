@@ -2,7 +2,7 @@ import { createParser } from "eventsource-parser";
 import { errorFromResponse, ToolwireError, unreachable } from "./errors.ts";
 import { DEFAULT_KEEP_ALIVE, type KeepAlivePolicy, seconds } from "./keep-alive.ts";
 import { redact } from "./socket-transport.ts";
-import type { Transport } from "./transport.ts";
+import type { ResumePoint, Transport } from "./transport.ts";
 
 export interface SseTransportOptions {
   /** Extra request headers, e.g. `Authorization` in Node. */
@@ -16,10 +16,10 @@ export interface SseTransportOptions {
  * A transport over the invocation's Server-Sent Events (`/v1/invocations/:id/events`),
  * read with a streaming `fetch` (no `EventSource`, so it runs in Node and can send
  * headers), parsed by `eventsource-parser` (the WHATWG rules). It cannot ask for a base
- * mid-stream: recovery is a new connection. Each event's `data` (its `data:` lines
- * joined with "\n") is one frame; comment lines (`:`, the server's keep-alives) are
- * skipped; a stream that sends no bytes at all for `sseQuietMs` is dead and reported
- * closed (the subscription reconnects).
+ * mid-stream: recovery is a new connection, which sends `Last-Event-ID` when resuming.
+ * Each event's `data` (its `data:` lines joined with "\n") is one frame, with its `id`;
+ * comment lines (`:`, the server's keep-alives) are skipped; a stream that sends no
+ * bytes at all for `sseQuietMs` is dead and reported closed (the subscription reconnects).
  *
  * @example
  * subscribe(url, { connect: sseTransport("https://host/v1/invocations/abc/events?token=…") })
@@ -27,7 +27,7 @@ export interface SseTransportOptions {
 export function sseTransport(url: string, options: SseTransportOptions = {}): Transport {
   const doFetch = options.fetch ?? fetch;
   const quietMs = options.keepAlive?.sseQuietMs ?? DEFAULT_KEEP_ALIVE.sseQuietMs;
-  return (handlers) => {
+  return (handlers, resume?: ResumePoint) => {
     const abort = new AbortController();
     let done = false;
     let quiet: ReturnType<typeof setTimeout> | null = null;
@@ -60,7 +60,11 @@ export function sseTransport(url: string, options: SseTransportOptions = {}): Tr
       let res: Response;
       try {
         res = await doFetch(url, {
-          headers: { accept: "text/event-stream", ...options.headers },
+          headers: {
+            accept: "text/event-stream",
+            ...(resume ? { "last-event-id": String(resume.after) } : {}),
+            ...options.headers,
+          },
           signal: abort.signal,
         });
       } catch (error) {
@@ -79,7 +83,7 @@ export function sseTransport(url: string, options: SseTransportOptions = {}): Tr
       }
       const parser = createParser({
         onEvent: (event) => {
-          if (!done) handlers.message(event.data);
+          if (!done) handlers.message(event.data, event.id);
         },
       });
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -115,6 +115,8 @@ class LiveSubscription implements Subscription {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly resyncTimeoutMs: number;
   private resyncTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Whether the current connection resumed after a seq instead of starting from a base. */
+  private resumed = false;
   /** Whether the current resync was already sent again after a skipped delta. */
   private resyncRepeated = false;
   private resolve: (outcome: SubscriptionOutcome) => void = () => {};
@@ -147,20 +149,26 @@ class LiveSubscription implements Subscription {
     return this.status === "settled" || this.status === "closed" || this.status === "failed";
   }
 
+  /** Opens a connection; one that follows a folded state resumes after its seq (docs/decisions/111). */
   private open(): void {
-    this.replica.newStream();
-    const connection = this.connect({
-      message: (text) => {
-        if (this.connection === connection) this.frame(text);
+    const resumed = this.replica.resumeStream();
+    const resume = resumed && this.replica.seq !== null ? { after: this.replica.seq } : undefined;
+    this.resumed = resume !== undefined;
+    const connection = this.connect(
+      {
+        message: (text, id) => {
+          if (this.connection === connection) this.frame(text, id);
+        },
+        closed: (error) => {
+          if (this.connection === connection) this.dropped(error);
+        },
       },
-      closed: (error) => {
-        if (this.connection === connection) this.dropped(error);
-      },
-    });
+      resume,
+    );
     this.connection = connection;
   }
 
-  private frame(text: string): void {
+  private frame(text: string, id?: string): void {
     const parsed = parseFrame(text);
     if (parsed.kind === "unknown") return;
     if (parsed.kind === "malformed") {
@@ -173,11 +181,17 @@ class LiveSubscription implements Subscription {
       this.events.splice(0, this.events.length - this.keepEvents);
     if (event.type === "tool_start") {
       this.start = event;
+      if (this.resumed && this.replica.synced) {
+        // Resumed: the state shown is current again; the server sends only what is new.
+        this.attempt = 0;
+        this.error = null;
+        this.status = "live";
+      }
       this.changed();
       return;
     }
     if (event.type === "tool_update") {
-      const outcome = this.replica.receive(event.ops);
+      const outcome = this.replica.receive(event.ops, event.seq ?? seqOf(id));
       if (outcome.kind === "needs_base") {
         this.recover(outcome.reason);
         return;
@@ -301,4 +315,9 @@ class LiveSubscription implements Subscription {
       }
     }
   }
+}
+
+/** An SSE event id as a storage seq, when it is one. */
+function seqOf(id: string | undefined): number | undefined {
+  return id !== undefined && /^\d{1,16}$/.test(id) ? Number(id) : undefined;
 }

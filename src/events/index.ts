@@ -1,3 +1,4 @@
 export { type EventHeader, eventHeader } from "./header.ts";
 export { createLaneView, reduceLaneSnapshot } from "./lane.ts";
+export { TOKEN_EXPIRED_CLOSE } from "./socket-close.ts";
 export type * from "./types.ts";

@@ -17,6 +17,11 @@ export interface ToolUpdateEvent {
   turnId: string;
   toolCallId: string;
   ops: WireOp[];
+  /**
+   * Storage seq of the batch whose state this update brings the reader to: what it
+   * names to resume after (socket frames; SSE carries it as the event `id:`).
+   */
+  seq?: number;
 }
 /** The call is over; carries no content (the fold is the result). */
 export interface ToolEndEvent {

@@ -47,7 +47,8 @@ export function sandboxTable(
       'SANDBOXES must be a JSON object of name -> URL, e.g. {"default":"http://127.0.0.1:8788"}',
     );
   }
-  const table: Record<string, string> = {};
+  // No prototype: a name like "__proto__" is a key like any other, never an inherited one.
+  const table: Record<string, string> = Object.create(null);
   for (const [name, url] of Object.entries(parsed)) {
     if (typeof url !== "string" || !/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) {
       return notConfigured(`SANDBOXES.${name} must be an http(s) URL, got ${JSON.stringify(url)}`);
@@ -77,7 +78,8 @@ export function checkSandboxName(
 ): Outcome<string> {
   const table = sandboxTable(env);
   if (!table.ok) return table;
-  const url = table.value[name];
+  // Own names only: "toString", "constructor" and "__proto__" are not sandboxes.
+  const url = Object.hasOwn(table.value, name) ? table.value[name] : undefined;
   if (url === undefined) {
     const known = Object.keys(table.value).join(", ") || "none";
     return refusal("bad_request", `body.sandbox: unknown sandbox "${name}" (configured: ${known})`);

@@ -43,3 +43,9 @@ export {
   type ShellUpdate,
 } from "./sandbox-wire.ts";
 export { durationMs } from "./settings.ts";
+export {
+  expired,
+  forwardedSubscription,
+  TOKEN_EXPIRES_HEADER,
+  tokenExpiryOf,
+} from "./subscription-expiry.ts";

@@ -54,6 +54,10 @@ export interface InvocationApi {
   result(waitMs: number): Promise<Outcome<ResultPoll>>;
   /** Aborts a running invocation; `conflict` once settled. */
   cancel(): Promise<Outcome<InvocationView>>;
-  /** Producer API: applies all calls atomically (all or none), then `end` if given. */
-  produce(calls: ProducerCall[], end?: ProducerEnd): Promise<Outcome<InvocationView>>;
+  /**
+   * Producer API: applies all calls atomically (all or none), then `end` if given. With
+   * `seq` (0, 1, 2, … per body) a retry of the last accepted body is answered again and
+   * not applied; any other seq than the next is `conflict`.
+   */
+  produce(calls: ProducerCall[], end?: ProducerEnd, seq?: number): Promise<Outcome<InvocationView>>;
 }

@@ -8,7 +8,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { apiError, messageOf } from "../protocol/index.ts";
 import { listTools } from "../tools/index.ts";
 import { agentOnly, authorizeSubscriber, requireApiConfigured } from "./auth.ts";
-import { ApiException, errorResponse, raise } from "./errors.ts";
+import { ApiException, errorResponse } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
 import { mcpRoute } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";

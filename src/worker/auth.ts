@@ -38,20 +38,17 @@ export function subscribeSecret(env: Env): string {
 }
 
 /**
- * Requires the agent's bearer token (write routes and listings). A subscribe token alone
- * is refused with 403: it is valid for reading one invocation, never for this.
+ * Requires the agent's bearer token (write routes and listings). A valid subscribe token
+ * alone is refused with 403: it is good for reading one invocation, never for this. One
+ * that does not verify (malformed, tampered, expired) is no credential at all: 401.
  * @example await authorizeAgent(c.req.raw, c.env)
  */
 export async function authorizeAgent(req: Request, env: Env): Promise<void> {
   requireApiConfigured(env);
   const header = req.headers.get("Authorization");
   if (header === null) {
-    if (new URL(req.url).searchParams.has("token")) {
-      raise(
-        "forbidden",
-        "subscribe tokens are read-only; this route needs Authorization: Bearer <API_TOKEN>",
-      );
-    }
+    const token = new URL(req.url).searchParams.get("token");
+    if (token !== null) await refuseSubscribeToken(env, token);
     raise("unauthorized", "missing Authorization: Bearer <API_TOKEN> header");
   }
   const token = bearerToken(header);
@@ -72,21 +69,40 @@ const TOKEN_FAILURES = {
     "the subscribe token has expired; create a new one by repeating POST /v1/invocations with the same toolCallId",
 } as const;
 
+/** A subscribe token on a route that needs the API token: 403 if it verifies, else 401. */
+async function refuseSubscribeToken(env: Env, token: string): Promise<never> {
+  // Any invocation's valid token is "valid" here: `other_invocation` is checked last.
+  const check = configured(env.SUBSCRIBE_SECRET)
+    ? await verifySubscribeToken(env.SUBSCRIBE_SECRET, token, "", Date.now())
+    : ({ ok: false, reason: "bad_signature" } as const);
+  if (check.ok || check.reason === "other_invocation") {
+    raise(
+      "forbidden",
+      "subscribe tokens are read-only; this route needs Authorization: Bearer <API_TOKEN>",
+    );
+  }
+  raise(
+    "unauthorized",
+    `${TOKEN_FAILURES[check.reason]}; this route needs Authorization: Bearer <API_TOKEN> in any case`,
+  );
+}
+
 /**
- * Requires a valid subscribe token for `invocationId`. Bad, forged and expired tokens
- * are 401; a valid token for another invocation is 403.
- * @example await authorizeSubscriber(c.env, c.req.query("token"), "call_1")
+ * Requires a valid subscribe token for `invocationId` and returns when it expires (unix
+ * seconds). Bad, forged and expired tokens are 401; a valid token for another
+ * invocation is 403.
+ * @example const expiresAt = await authorizeSubscriber(c.env, c.req.query("token"), "call_1")
  */
 export async function authorizeSubscriber(
   env: Env,
   token: string | undefined,
   invocationId: string,
-): Promise<void> {
+): Promise<number> {
   if (token === undefined) {
     raise("unauthorized", "missing ?token=<subscribeToken> (returned by POST /v1/invocations)");
   }
   const check = await verifySubscribeToken(subscribeSecret(env), token, invocationId, Date.now());
-  if (check.ok) return;
+  if (check.ok) return check.expiresAt;
   if (check.reason === "other_invocation") {
     raise(
       "forbidden",
@@ -98,13 +114,21 @@ export async function authorizeSubscriber(
 
 /**
  * Requires the agent's bearer token or a subscribe token for `invocationId` (read routes).
- * An `Authorization` header, when present, is what gets checked.
+ * An `Authorization` header, when present, is what gets checked. Returns when the
+ * credential expires (unix seconds): the token's expiry, or null for the bearer token.
  * @example await authorizeReader(c.req.raw, c.env, "call_1")
  */
-export async function authorizeReader(req: Request, env: Env, invocationId: string): Promise<void> {
+export async function authorizeReader(
+  req: Request,
+  env: Env,
+  invocationId: string,
+): Promise<number | null> {
   requireApiConfigured(env);
   const token = new URL(req.url).searchParams.get("token");
-  if (req.headers.has("Authorization") || token === null) return authorizeAgent(req, env);
+  if (req.headers.has("Authorization") || token === null) {
+    await authorizeAgent(req, env);
+    return null;
+  }
   return authorizeSubscriber(env, token, invocationId);
 }
 
@@ -122,11 +146,15 @@ export const agentOnly = createMiddleware<{ Bindings: Env }>(async (c, next) => 
  * invocation's subscribe token.
  * @example app.get("/v1/invocations/:id", withId, readerOf((c) => c.get("id")), handler)
  */
-export function readerOf<E extends HonoEnv & { Bindings: Env }>(
+export function readerOf<E extends HonoEnv & { Bindings: Env; Variables: ReaderVariables }>(
   idOf: (c: Context<E>) => string,
 ): MiddlewareHandler<E> {
   return createMiddleware<E>(async (c, next) => {
-    await authorizeReader(c.req.raw, c.env, idOf(c));
+    const expiresAt = await authorizeReader(c.req.raw, c.env, idOf(c));
+    (c as unknown as Context<{ Variables: ReaderVariables }>).set("credentialExpiresAt", expiresAt);
     await next();
   });
 }
+
+/** What the reader middleware leaves for its route: when the credential expires (unix s). */
+export type ReaderVariables = { credentialExpiresAt: number | null };

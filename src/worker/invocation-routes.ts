@@ -2,32 +2,35 @@
  * The `/v1/invocations` routes: create, read, long-poll the result, cancel, subscribe
  * (WebSocket or SSE, forwarded to the DO) and the producer API for agent-side tools.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { JsonValue } from "../chord/types.ts";
 import { checkSandboxName, DEFAULT_SANDBOX } from "../execenv/index.ts";
 import {
+  forwardedSubscription,
   type InvocationView,
   messageOf,
   type StartRequest,
   type SubscriptionPath,
 } from "../protocol/index.ts";
 import { getTool, listTools, ToolArgsError } from "../tools/index.ts";
-import { agentOnly, readerOf, subscribeSecret } from "./auth.ts";
+import { agentOnly, type ReaderVariables, readerOf, subscribeSecret } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
 import { invocationLinks } from "./invocation-links.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
+import { noStore } from "./no-store.ts";
 import { parseProducerBody } from "./producer-calls.ts";
 import { runLinks } from "./run-routes.ts";
 import { sameJson } from "./same-json.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
 import { spillRoute } from "./spill-route.ts";
 
-/** The invocation routes' context: the validated `:id`. */
-export type Routes = { Bindings: Env; Variables: { id: string } };
+/** The invocation routes' context: the validated `:id` and, for reads, when the credential expires. */
+export type Routes = { Bindings: Env; Variables: { id: string } & ReaderVariables };
 
 export const invocationRoutes = new Hono<Routes>();
+invocationRoutes.use("*", noStore);
 
 /** The route's `:id`, validated (400 naming `path.id`) before anything else looks at it. */
 const withId = createMiddleware<Routes>(async (c, next) => {
@@ -133,17 +136,22 @@ invocationRoutes.post("/:id/cancel", withId, agentOnly, async (c) => {
 
 invocationRoutes.post("/:id/output", withId, agentOnly, async (c) => {
   const id = c.get("id");
-  const { calls, end } = parseProducerBody(await readJsonBody(c.req.raw));
-  const view = unwrap(await invocationStub(c.env, id).produce(calls, end));
+  const { calls, end, seq } = parseProducerBody(await readJsonBody(c.req.raw));
+  const view = unwrap(await invocationStub(c.env, id).produce(calls, end, seq));
   return c.json(publicView(id, view));
 });
 
 /**
  * Forwards a subscription to the DO, which answers it, or a 404 in the API's error shape
- * when it holds no invocation (no `view()` round trip first).
+ * when it holds no invocation (no `view()` round trip first). The query goes along
+ * (`?after=` resumes, docs/decisions/111), with the subscribe token's expiry (unix
+ * seconds; null for the bearer token, docs/decisions/112).
  */
-function subscribe(req: Request, env: Env, id: string, path: SubscriptionPath) {
-  return invocationStub(env, id).fetch(new Request(new URL(path, req.url), req));
+function subscribe(c: Context<Routes>, path: SubscriptionPath) {
+  const url = new URL(c.req.url);
+  url.pathname = path;
+  const forwarded = forwardedSubscription(c.req.raw, url, c.get("credentialExpiresAt"));
+  return invocationStub(c.env, c.get("id")).fetch(forwarded);
 }
 
 invocationRoutes.get("/:id/socket", withId, reader, async (c) => {
@@ -154,11 +162,9 @@ invocationRoutes.get("/:id/socket", withId, reader, async (c) => {
       { Upgrade: "websocket" },
     );
   }
-  return subscribe(c.req.raw, c.env, c.get("id"), "/socket");
+  return subscribe(c, "/socket");
 });
 
-invocationRoutes.get("/:id/events", withId, reader, async (c) =>
-  subscribe(c.req.raw, c.env, c.get("id"), "/events"),
-);
+invocationRoutes.get("/:id/events", withId, reader, async (c) => subscribe(c, "/events"));
 
 invocationRoutes.get("/:id/spill", withId, reader, spillRoute);

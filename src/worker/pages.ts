@@ -6,7 +6,7 @@ import { raise } from "./errors.ts";
 
 /**
  * Serves the asset at `assetPath`; its URL carries a token, so the answer stays out of
- * caches and of Referer headers.
+ * caches and of Referer headers, and no other origin may frame it.
  * @example return servePage(c.env, c.req.url, "/viewer.html", "the viewer page");
  */
 export async function servePage(
@@ -25,5 +25,8 @@ export async function servePage(
   const headers = new Headers(page.headers);
   headers.set("Cache-Control", "no-store");
   headers.set("Referrer-Policy", "no-referrer");
+  // No origin may frame a page (clickjacking); a meta CSP cannot say this, a header can.
+  headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+  headers.set("X-Frame-Options", "DENY");
   return new Response(page.body, { status: 200, headers });
 }

@@ -41,7 +41,21 @@ const callValue: Record<Exclude<CallKind, "details">, z.ZodType> = {
 const body = z.strictObject({
   calls: z.array(z.unknown()),
   end: z.strictObject({ isError: z.boolean(), error: z.string().optional() }).optional(),
+  /** The producer's sequence number: 0 for its first body, +1 for each next (docs/decisions/110). */
+  seq: z
+    .number()
+    .int("must be an integer")
+    .min(0, "must be 0 or more")
+    .max(Number.MAX_SAFE_INTEGER, "must be at most 2^53 - 1")
+    .optional(),
 });
+
+/** A validated producer body; `seq` absent means not retry-safe (today's behaviour). */
+export interface ProducerBody {
+  calls: ProducerCall[];
+  end?: ProducerEnd;
+  seq?: number;
+}
 
 function parseDetails(value: unknown, path: string): Op[] {
   if (!Array.isArray(value)) raise("bad_request", `${path}: must be an array of Chord ops`);
@@ -77,11 +91,14 @@ function parseCall(value: unknown, path: string): ProducerCall {
 }
 
 /**
- * The validated calls and end marker, or a 400 naming the first bad call and why.
- * @example parseProducerBody({ calls: [{ write: "hi" }], end: { isError: false } })
+ * The validated calls, end marker and seq, or a 400 naming the first bad field and why.
+ * @example parseProducerBody({ calls: [{ write: "hi" }], end: { isError: false }, seq: 0 })
  */
-export function parseProducerBody(value: unknown): { calls: ProducerCall[]; end?: ProducerEnd } {
+export function parseProducerBody(value: unknown): ProducerBody {
   const parsed = parseWith(body, value, "body");
   const calls = parsed.calls.map((call, i) => parseCall(call, `body.calls[${i}]`));
-  return parsed.end === undefined ? { calls } : { calls, end: parsed.end };
+  const result: ProducerBody = { calls };
+  if (parsed.end !== undefined) result.end = parsed.end;
+  if (parsed.seq !== undefined) result.seq = parsed.seq;
+  return result;
 }

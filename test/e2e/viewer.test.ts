@@ -201,7 +201,8 @@ describe("viewer page", () => {
     const response = await page.goto(`${inject("apiUrl")}/view/${created.id}?token=${token}`);
     expect(response?.status()).toBe(200);
     await waitForOutput(page, "started");
-    // The open socket outlives its token; only the reconnect after the server drops it is refused.
+    // This socket gets no event after the expiry (the command sleeps), so it stays open
+    // until the server drops it (docs/decisions/112); the reconnect is then refused.
     await new Promise((resolve) =>
       setTimeout(resolve, Math.max(0, expiresAtMs - Date.now() + 500)),
     );

@@ -115,8 +115,13 @@ function equal(a: unknown, b: unknown): boolean {
 }
 
 /** Opens a real WebSocket to the invocation's DO (as the Worker forwards it). */
-export async function connectSocket(name: string): Promise<Subscriber & { socket: WebSocket }> {
-  const res = await stubFor(name).fetch("http://do/socket", { headers: { Upgrade: "websocket" } });
+export async function connectSocket(
+  name: string,
+  query = "",
+): Promise<Subscriber & { socket: WebSocket }> {
+  const res = await stubFor(name).fetch(`http://do/socket${query}`, {
+    headers: { Upgrade: "websocket" },
+  });
   const socket = res.webSocket;
   if (!socket) throw new Error(`no WebSocket in response (status ${res.status})`);
   socket.accept();
@@ -129,13 +134,16 @@ export async function connectSocket(name: string): Promise<Subscriber & { socket
  * Opens an SSE stream and reads it in the background until it ends; `ids` collects each
  * event's `id:`, `comments` the comment lines (keep-alives). Resolves once the greeting (tool_start and the base) has arrived.
  */
-export async function openEvents(name: string) {
-  const res = await stubFor(name).fetch("http://do/events");
+export async function openEvents(
+  name: string,
+  options: { headers?: Record<string, string>; greeting?: number; sub?: Subscriber } = {},
+) {
+  const res = await stubFor(name).fetch("http://do/events", { headers: options.headers ?? {} });
   expect(res.headers.get("content-type")).toBe("text/event-stream");
   const body = res.body;
   if (!body) throw new Error("SSE response without a body");
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  const sub = new Subscriber();
+  const sub = options.sub ?? new Subscriber();
   const ids: number[] = [];
   /** Comment lines (keep-alives), which carry no event. */
   const comments: string[] = [];
@@ -162,6 +170,7 @@ export async function openEvents(name: string) {
       }
     }
   })();
-  await waitFor("SSE greeting", () => (sub.events.length >= 2 ? true : undefined));
+  const greeting = options.greeting ?? 2;
+  await waitFor("SSE greeting", () => (sub.events.length >= greeting ? true : undefined));
   return { sub, ids, comments, finished };
 }

@@ -82,3 +82,61 @@ describe("POST /v1/invocations and sandbox routing", () => {
     await expectError(await call(`/v1/invocations/${toolCallId}`), 404, "not_found");
   });
 });
+
+describe("sandbox names are looked up as own names only", () => {
+  const inherited = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"];
+
+  it("refuses Object.prototype keys with a 400 unknown sandbox, for every kind of tool, storing nothing", async () => {
+    const tools: [string, Record<string, unknown>][] = [
+      ["bash", { command: "true" }],
+      ["read", { path: "a.txt" }],
+      ["external", { name: "x" }],
+      ["web_fetch", { url: "https://example.com/" }],
+      ["emit", { lines: 1 }],
+    ];
+    for (const sandbox of inherited) {
+      for (const [tool, args] of tools) {
+        const toolCallId = freshId("proto");
+        const res = await call("/v1/invocations", {
+          method: "POST",
+          body: JSON.stringify({ tool, args, toolCallId, sandbox }),
+        });
+        const message = await expectError(res, 400, "bad_request");
+        expect(message).toContain(`unknown sandbox "${sandbox}" (configured: default)`);
+        await expectError(await call(`/v1/invocations/${toolCallId}`), 404, "not_found");
+      }
+    }
+  });
+
+  it("accepts exactly the configured name and refuses one character less or more", async () => {
+    for (const sandbox of ["defaul", "defaultt"]) {
+      const res = await call("/v1/invocations", {
+        method: "POST",
+        body: JSON.stringify({ tool: "external", args: { name: "x" }, sandbox }),
+      });
+      await expectError(res, 400, "bad_request");
+    }
+    const res = await call("/v1/invocations", {
+      method: "POST",
+      body: JSON.stringify({ tool: "external", args: { name: "x" }, sandbox: "default" }),
+    });
+    expect(res.status).toBe(201);
+  });
+
+  it("resolves a configured sandbox that happens to be called __proto__ or toString", () => {
+    const config = withConfig({
+      SANDBOXES: '{"__proto__":"http://proto.test","toString":"http://str.test"}',
+      SANDBOX_TOKEN: "t",
+    });
+    expect(resolveSandbox(config, "__proto__")).toEqual({
+      ok: true,
+      value: { name: "__proto__", url: "http://proto.test", token: "t" },
+    });
+    expect(resolveSandbox(config, "toString")).toEqual({
+      ok: true,
+      value: { name: "toString", url: "http://str.test", token: "t" },
+    });
+    const unknown = resolveSandbox(config, "constructor");
+    expect(unknown.ok).toBe(false);
+  });
+});

@@ -122,6 +122,45 @@ describe("subscribe tokens on routes", () => {
     }
   });
 
+  it("that do not verify answer 401 on write routes and listings; valid ones (any invocation) 403", async () => {
+    const now = Date.now();
+    const good = await token(ID);
+    const [v, exp = "", id = "", sig = ""] = good.split(".");
+    const unverifiable: [string, string][] = [
+      ["expired a second ago", await token(ID, now - 1000, 0)],
+      ["expiring this very second", await token(ID, now, 0)],
+      ["tampered expiry", `${v}.${Number(exp) + 3600}.${id}.${sig}`],
+      ["one byte too many", `${good}x`],
+      ["malformed", "garbage"],
+      ["signed with another secret", await mintSubscribeToken("another-secret", ID, now)],
+    ];
+    const valid: [string, string][] = [
+      ["fresh", good],
+      ["expiring in two seconds", await token(ID, now, 2)],
+      ["for another invocation", await token("call_auth_other")],
+    ];
+    const writes = (sub: string): [string, RequestInit][] => [
+      [`/v1/invocations/${ID}/cancel?token=${sub}`, { method: "POST" }],
+      [`/v1/invocations/${ID}/output?token=${sub}`, { method: "POST", body: '{"calls":[]}' }],
+      [`/v1/invocations?token=${sub}`, { method: "POST", body: '{"tool":"external"}' }],
+      [`/v1/tools?token=${sub}`, {}],
+    ];
+    for (const [label, sub] of unverifiable) {
+      for (const [path, init] of writes(encodeURIComponent(sub))) {
+        const res = await call(path, init, false);
+        expect(res.headers.get("WWW-Authenticate"), label).toBe('Bearer realm="toolwire"');
+        const message = await expectError(res, 401, "unauthorized");
+        expect(message, label).toContain("Authorization: Bearer <API_TOKEN>");
+      }
+    }
+    for (const [label, sub] of valid) {
+      for (const [path, init] of writes(encodeURIComponent(sub))) {
+        const message = await expectError(await call(path, init, false), 403, "forbidden");
+        expect(message, label).toContain("read-only");
+      }
+    }
+  });
+
   it("without any credential, read routes answer 401", async () => {
     for (const path of READ_ROUTES)
       await expectError(await call(path, {}, false), 401, "unauthorized");

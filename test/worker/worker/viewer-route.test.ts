@@ -13,6 +13,18 @@ describe("GET /view/:id", () => {
     expect(await res.text()).toContain("<html");
   });
 
+  it("forbids every origin to frame it, with a header CSP and X-Frame-Options", async () => {
+    const token = await mintSubscribeToken(SUBSCRIBE_SECRET, "call_view_2", Date.now());
+    const res = await call(`/view/call_view_2?token=${token}`, {}, false);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Security-Policy")).toBe("frame-ancestors 'none'");
+    expect(res.headers.get("X-Frame-Options")).toBe("DENY");
+    // The page's own (meta) policy still applies on top: scripts stay hash-pinned.
+    expect(await res.text()).toMatch(
+      /http-equiv="Content-Security-Policy"[^>]*script-src 'sha256-/,
+    );
+  });
+
   it("needs a token: none is 401, the agent's bearer token does not open it either", async () => {
     const message = await expectError(
       await call("/view/call_view_1", {}, false),
