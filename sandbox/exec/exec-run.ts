@@ -1,13 +1,16 @@
+import { constants } from "node:os";
+import type { Readable } from "node:stream";
 import type { ExecLimits, ExitUpdate } from "../../src/execenv/index.ts";
 import {
   DEFAULT_OUTPUT_POLICY,
   type OutputPolicy,
   type Truncation,
 } from "../../src/output/index.ts";
+import type { Jail, JailedCommand } from "../jail/jail.ts";
 import type { Workspace } from "../workspace.ts";
 import {
   type GroupTermination,
-  type ShellProcess,
+  type KillTarget,
   spawnShell,
   terminateGroup,
 } from "./process-group.ts";
@@ -19,7 +22,10 @@ export interface ExecRunOptions {
   command: string;
   /** Absolute, already confined to the workspace. */
   cwd: string;
+  /** The call's own variables (the jail adds its clean base: PATH, HOME, LANG, TMPDIR). */
   env: Record<string, string>;
+  /** The jail every command runs in. */
+  jail: Jail;
   timeoutSec?: number;
   limits?: ExecLimits;
   /** Absolute path of the spill file (created only if the cap is exceeded). */
@@ -47,7 +53,8 @@ export class ExecRun {
   private rawPrefix: Buffer[] | null = [];
   private rawPrefixBytes = 0;
   private spillOpened = false;
-  private child: ShellProcess | null = null;
+  private jailed: JailedCommand | null = null;
+  private target: KillTarget = { outer: -1, group: null };
   private exitUpdate: ExitUpdate | null = null;
   private failure: string | null = null;
   private termination: GroupTermination | null = null;
@@ -68,14 +75,15 @@ export class ExecRun {
     );
   }
 
-  /** Spawns the command. */
+  /** Spawns the command: `bash -c command`, in the jail. */
   start(): void {
-    const child = spawnShell({
-      command: this.options.command,
-      cwd: this.options.cwd,
-      env: this.options.env,
-    });
-    this.child = child;
+    const { jail, command, cwd, env } = this.options;
+    const jailed = jail.wrap({ argv: ["/bin/bash", "-c", command], cwd, env, writable: true });
+    this.jailed = jailed;
+    const child = spawnShell(jailed, cwd);
+    this.target = { outer: child.pid ?? -1, group: jailed.statusFd ? null : (child.pid ?? null) };
+    const status = child.stdio[3];
+    if (status && "setEncoding" in status) this.readJailStatus(status as Readable);
     child.stdout.on("data", (chunk: Buffer) => this.onChunk(chunk, 0));
     child.stderr.on("data", (chunk: Buffer) => this.onChunk(chunk, 1));
     child.stdout.on("end", () => this.onEnd(0));
@@ -177,9 +185,20 @@ export class ExecRun {
   }
 
   private stopGroup(): void {
-    const pid = this.child?.pid;
-    if (pid === undefined || this.termination) return;
-    this.termination = terminateGroup(pid, this.options.killGraceMs);
+    if (this.target.outer < 0 || this.termination) return;
+    this.termination = terminateGroup(this.target, this.options.killGraceMs);
+  }
+
+  /** bubblewrap's first status object names the jail's PID 1, the group SIGTERM goes to. */
+  private readJailStatus(status: Readable): void {
+    let text = "";
+    status.setEncoding("utf8");
+    status.on("data", (piece: string) => {
+      if (this.target.group !== null) return;
+      text += piece;
+      const pid = /"child-pid":\s*(\d+)/.exec(text)?.[1];
+      if (pid !== undefined) this.target.group = Number(pid);
+    });
   }
 
   private async onClose(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
@@ -187,6 +206,7 @@ export class ExecRun {
     // A terminated command is over once its shell is gone: whatever is left of the group
     // (SIGTERM ignored, pipes not held, so nothing kept the exec open) is killed now.
     this.termination?.killNow();
+    this.jailed?.release();
     try {
       await this.spill.close();
     } catch (err) {
@@ -195,6 +215,13 @@ export class ExecRun {
     this.rawPrefix = null;
     const update: ExitUpdate = { kind: "exit", exitCode: code };
     if (signal) update.signal = signal;
+    // bubblewrap exits with 128 + n when the command died of signal n; on a
+    // termination the host caused, that is reported as the signal, as unjailed.
+    const jailSignal = this.termination && code !== null ? signalOf(code) : undefined;
+    if (jailSignal) {
+      update.exitCode = null;
+      update.signal = jailSignal;
+    }
     if (this.failure) update.error = this.failure;
     this.exitUpdate = update;
     this.notify();
@@ -215,6 +242,15 @@ export class ExecRun {
 function freeChunk(chunk: Uint8Array): void {
   const buffer = chunk.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
   if (chunk.byteOffset === 0 && buffer.byteLength === chunk.byteLength) buffer.transfer?.(0);
+}
+
+/** The signal a jailed command died of, from bubblewrap's exit code 128 + n. */
+function signalOf(code: number): NodeJS.Signals | undefined {
+  if (code <= 128) return undefined;
+  const n = code - 128;
+  return (Object.keys(constants.signals) as NodeJS.Signals[]).find(
+    (name) => constants.signals[name] === n,
+  );
 }
 
 function definedLimits(limits: ExecLimits | undefined): Partial<OutputPolicy> {

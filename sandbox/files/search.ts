@@ -9,6 +9,7 @@ import type {
 } from "../../src/execenv/types.ts";
 import { ItemRetainer } from "../../src/retention/index.ts";
 import { SandboxError } from "../errors.ts";
+import type { Jail } from "../jail/jail.ts";
 import type { Workspace } from "../workspace.ts";
 import { compileGlob } from "./glob-pattern.ts";
 import { runRipgrep } from "./ripgrep.ts";
@@ -20,6 +21,8 @@ const GREP_MAX_LINE_CHARS = 500;
 /** Which engine searches: ripgrep at `rgPath`, or the built-in walker when null. */
 export interface SearchOptions {
   workspace: Workspace;
+  /** ripgrep runs in it, with the workspace read-only. */
+  jail: Jail;
   rgPath: string | null;
 }
 
@@ -41,7 +44,7 @@ export async function grep(
   const push = (match: GrepMatch): boolean => !retainer.push(match).shouldStop;
   await assertExists(start, req.path);
   const engine: SearchEngine = opts.rgPath ? "ripgrep" : "walker";
-  if (opts.rgPath) await grepWithRipgrep(opts.rgPath, opts.workspace, start, req, push);
+  if (opts.rgPath) await grepWithRipgrep(opts, opts.rgPath, start, req, push);
   else await grepWithWalker(opts.workspace, start, req, push);
   const done = retainer.finish();
   return { matches: done.items, truncated: done.truncated, omitted: done.omitted, engine };
@@ -75,7 +78,7 @@ export async function glob(
       req.pattern,
       ...pathArg(opts.workspace, start),
     ];
-    const run = await runRipgrep(opts.rgPath, args, opts.workspace.root, push);
+    const run = await runRipgrep(opts.jail, opts.rgPath, args, opts.workspace.root, push);
     if (!run.stopped && run.exitCode === 2) throw ripgrepFailed(run.stderr);
   } else {
     for await (const rel of walkFiles(opts.workspace.root, start)) {
@@ -87,8 +90,8 @@ export async function glob(
 }
 
 async function grepWithRipgrep(
+  { jail, workspace }: SearchOptions,
   rgPath: string,
-  workspace: Workspace,
   start: string,
   req: GrepRequest,
   push: (m: GrepMatch) => boolean,
@@ -98,7 +101,7 @@ async function grepWithRipgrep(
   if (req.literal) args.push("--fixed-strings");
   if (req.glob) args.push("--glob", req.glob);
   args.push("--regexp", req.pattern, ...pathArg(workspace, start));
-  const run = await runRipgrep(rgPath, args, workspace.root, (line) => {
+  const run = await runRipgrep(jail, rgPath, args, workspace.root, (line) => {
     const match = parseRipgrepMatch(line);
     return match ? push(match) : true;
   });

@@ -22,6 +22,7 @@ import {
   execId,
   type Folded,
   fold,
+  markedProcesses,
   sha256OfCommand,
   sha256OfFile,
   startTestHost,
@@ -205,11 +206,11 @@ describe("exec: output bounded at the source", () => {
 describe("exec: timeouts, kill, process groups", () => {
   it("a timeout terminates the whole process group", async () => {
     const id = execId();
-    const pidFile = path.join(host.root, `${id}.pid`);
     const f = await fold(
       host.client.exec({
         execId: id,
-        command: `sleep 300 & echo $! > ${id}.pid; echo started; wait`,
+        command: "sleep 300 & echo started; wait",
+        env: { TOOLWIRE_MARK: id },
         timeoutSec: 0.5,
       }),
     );
@@ -217,8 +218,7 @@ describe("exec: timeouts, kill, process groups", () => {
     expect(f.exit?.exitCode).toBeNull();
     expect(f.exit?.signal).toBe("SIGTERM");
     expect(f.exit?.error).toMatch(/timed out after 0.5 s/);
-    const background = Number(execSync(`cat ${pidFile}`).toString());
-    expect(isAlive(background)).toBe(false);
+    expect(await markedGone(id, GRACE_MS + 2000)).toEqual([]);
   });
 
   it("kill stops a running command; SIGKILL follows when SIGTERM is ignored", async () => {
@@ -244,34 +244,34 @@ describe("exec: timeouts, kill, process groups", () => {
     const f = await fold(
       host.client.exec({
         execId: id,
-        command: `echo $$ > ${id}.pgid; sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & sleep 300`,
+        command: `sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & sleep 300`,
+        env: { TOOLWIRE_MARK: id },
         timeoutSec: 0.5,
       }),
     );
-    const pgid = Number(readFileSync(path.join(host.root, `${id}.pgid`), "utf8"));
     expect(f.updates.filter((u) => u.kind === "exit")).toHaveLength(1);
     expect(f.exit?.error).toMatch(/timed out after 0.5 s/);
-    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+    expect(await markedGone(id, GRACE_MS + 2000)).toEqual([]);
   });
 
   it("kill reaches a background member that ignores SIGTERM and holds no pipe", async () => {
     const id = execId();
     const stream = host.client.exec({
       execId: id,
-      command: `echo $$ > ${id}.pgid; (trap '' TERM; sleep 300 >/dev/null 2>&1 &); echo ready; sleep 300`,
+      command: "(trap '' TERM; sleep 300 >/dev/null 2>&1 &); echo ready; sleep 300",
+      env: { TOOLWIRE_MARK: id },
     });
     const f: Folded = { updates: [], text: "", metadata: null, exit: null };
     for await (const u of stream) {
       applyUpdate(f, u);
       if (f.text.includes("ready")) break;
     }
-    const pgid = Number(readFileSync(path.join(host.root, `${id}.pgid`), "utf8"));
-    expect(await groupGone(pgid, 0)).not.toEqual([]);
+    expect(await markedGone(id, 0)).not.toEqual([]);
     await host.client.kill(id);
     await fold(host.client.reattach(id), f);
     expect(f.exit?.signal).toBe("SIGTERM");
     expect(f.updates.filter((u) => u.kind === "exit")).toHaveLength(1);
-    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+    expect(await markedGone(id, GRACE_MS + 2000)).toEqual([]);
   });
 });
 
@@ -281,16 +281,17 @@ describe("exec: host shutdown", () => {
     const id = execId();
     const stream = other.client.exec({
       execId: id,
-      command: `sleep 300 & echo $! > ${id}.pid; echo started; wait`,
+      command: "sleep 300 & echo started; wait",
+      env: { TOOLWIRE_MARK: id },
     });
     const f: Folded = { updates: [], text: "", metadata: null, exit: null };
     for await (const u of stream) {
       applyUpdate(f, u);
       if (f.text.includes("started")) break;
     }
-    const background = Number(readFileSync(path.join(other.root, `${id}.pid`), "utf8"));
+    expect(await markedGone(id, 0)).not.toEqual([]);
     await other.close();
-    expect(isAlive(background)).toBe(false);
+    expect(await markedGone(id, 0)).toEqual([]);
   });
 
   it("closing the host kills a member that ignores SIGTERM and holds no pipe", async () => {
@@ -298,16 +299,16 @@ describe("exec: host shutdown", () => {
     const id = execId();
     const stream = other.client.exec({
       execId: id,
-      command: `echo $$ > ${id}.pgid; sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & echo started; sleep 300`,
+      command: `sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & echo started; sleep 300`,
+      env: { TOOLWIRE_MARK: id },
     });
     const f: Folded = { updates: [], text: "", metadata: null, exit: null };
     for await (const u of stream) {
       applyUpdate(f, u);
       if (f.text.includes("started")) break;
     }
-    const pgid = Number(readFileSync(path.join(other.root, `${id}.pgid`), "utf8"));
     await other.close();
-    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+    expect(await markedGone(id, GRACE_MS + 2000)).toEqual([]);
   });
 });
 
@@ -456,45 +457,18 @@ describe("exec: spill failures fail the command", () => {
 });
 
 /**
- * Waits up to `waitMs` for process group `pgid` to have no live member, then returns the
- * pids still alive in it (empty: the group is gone). Survivors are SIGKILLed afterwards
- * so a failing test leaks nothing. Zombies count as gone: their reaper may be slow.
+ * Waits up to `waitMs` for every process started with TOOLWIRE_MARK=`mark` in its
+ * environment to be gone (pids inside a jail mean nothing on the host, so the test
+ * finds the command's processes by what the host can see of them), then returns the
+ * host pids still alive. Survivors are SIGKILLed afterwards so a failing test leaks nothing.
  */
-async function groupGone(pgid: number, waitMs: number): Promise<number[]> {
+async function markedGone(mark: string, waitMs: number): Promise<number[]> {
   const deadline = Date.now() + waitMs;
-  let alive = liveMembers(pgid);
+  let alive = markedProcesses(mark);
   while (alive.length > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
-    alive = liveMembers(pgid);
+    alive = markedProcesses(mark);
   }
-  if (alive.length > 0 && waitMs > 0) process.kill(-pgid, "SIGKILL");
+  if (alive.length > 0 && waitMs > 0) for (const pid of alive) process.kill(pid, "SIGKILL");
   return alive;
-}
-
-/** Pids of live (non-zombie) processes whose process group is `pgid`, from /proc. */
-function liveMembers(pgid: number): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    // Fields after "(comm) ": state ppid pgrp ...
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(pgrp) === pgid && state !== "Z") pids.push(Number(entry));
-  }
-  return pids;
-}
-
-/** True while `pid` runs (a zombie awaiting a reaper counts as gone). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
