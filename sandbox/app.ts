@@ -111,6 +111,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
       spillPath,
       workspace,
       killGraceMs: config.killGraceMs,
+      maxSpillBytes: config.maxSpillBytes,
     });
     return ndjson(execUpdateStream(run, pacing));
   });

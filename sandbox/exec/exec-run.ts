@@ -7,6 +7,7 @@ import {
   type Truncation,
 } from "../../src/output/index.ts";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
+import { formatBytes } from "../jail/limits.ts";
 import type { Workspace } from "../workspace.ts";
 import {
   type GroupTermination,
@@ -36,6 +37,8 @@ export interface ExecRunOptions {
   workspace: Workspace;
   /** Grace between SIGTERM and SIGKILL. */
   killGraceMs: number;
+  /** Output past this many bytes stops the command; the spill file holds exactly this many. */
+  maxSpillBytes: number;
 }
 
 /**
@@ -52,6 +55,8 @@ export class ExecRun {
   private readonly spill: SpillFile;
   private rawPrefix: Buffer[] | null = [];
   private rawPrefixBytes = 0;
+  /** Bytes taken from both pipes so far (at most `maxSpillBytes`). */
+  private bytesSeen = 0;
   private spillOpened = false;
   private jailed: JailedCommand | null = null;
   private target: KillTarget = { outer: -1, group: null };
@@ -78,7 +83,14 @@ export class ExecRun {
   /** Spawns the command: `bash -c command`, in the jail. */
   start(): void {
     const { jail, command, cwd, env } = this.options;
-    const jailed = jail.wrap({ argv: ["/bin/bash", "-c", command], cwd, env, writable: true });
+    let jailed: JailedCommand;
+    try {
+      jailed = jail.wrap({ argv: ["/bin/bash", "-c", command], cwd, env, writable: true });
+    } catch (err) {
+      this.failure = `could not start the command: ${(err as Error).message}`;
+      void this.onClose(null, null);
+      return;
+    }
     this.jailed = jailed;
     const child = spawnShell(jailed, cwd);
     this.target = { outer: child.pid ?? -1, group: jailed.statusFd ? null : (child.pid ?? null) };
@@ -132,13 +144,26 @@ export class ExecRun {
     return () => this.listeners.delete(listener);
   }
 
-  private onChunk(chunk: Buffer, pipe: Pipe): void {
+  private onChunk(whole: Buffer, pipe: Pipe): void {
+    const room = this.options.maxSpillBytes - this.bytesSeen;
+    if (room <= 0) return; // past the cap: the command is being stopped
+    const chunk = whole.length > room ? whole.subarray(0, room) : whole;
+    this.bytesSeen += chunk.length;
     this.keepRaw(chunk);
     this.view.push(pipe, chunk);
     this.notify();
     if (!this.spillOpened && (this.view.truncated || this.rawPrefixBytes > this.policy.maxBytes)) {
       this.openSpill();
     }
+    if (chunk !== whole) this.spillCapReached();
+  }
+
+  /** The output reached the cap: the spill keeps exactly the cap, and the command is stopped. */
+  private spillCapReached(): void {
+    if (!this.spillOpened) this.openSpill();
+    this.fail(
+      `output reached the ${formatBytes(this.options.maxSpillBytes)} limit; the command was stopped; everything up to there is in ${this.options.spillPath}`,
+    );
   }
 
   private keepRaw(chunk: Buffer): void {

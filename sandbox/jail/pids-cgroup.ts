@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 
 /**
@@ -8,8 +16,6 @@ import path from "node:path";
  * and the jail's first process moves itself in before it starts anything, so nothing
  * the command forks escapes the count (decision 081).
  */
-let hosts = 0;
-
 export class PidsCgroups {
   /** The directory under which each command's cgroup is created. */
   readonly parent: string;
@@ -25,9 +31,12 @@ export class PidsCgroups {
    * @example const cgroups = PidsCgroups.find(); // null on a machine without one
    */
   static find(): PidsCgroups | null {
-    hosts++;
     for (const candidate of parentCandidates()) {
-      const parent = path.join(candidate, `toolwire-${process.pid}-${hosts}`);
+      removeStale(candidate);
+      const parent = path.join(
+        candidate,
+        `toolwire-${process.pid}-${randomBytes(4).toString("hex")}`,
+      );
       try {
         mkdirSync(parent, { recursive: true });
         if (!existsSync(path.join(parent, "pids.max"))) {
@@ -82,10 +91,39 @@ export class PidsCgroup {
     }
   }
 
-  /** Removes the (empty) cgroup; a group that still has members is left to the next try. */
-  remove(): void {
+  /**
+   * Removes the cgroup once it is empty. Members killed a moment ago may still be
+   * exiting (EBUSY), so it tries again a few times, 100 ms apart.
+   */
+  remove(attempts = 20): void {
     try {
       rmdirSync(this.dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EBUSY" && attempts > 1) {
+        setTimeout(() => this.remove(attempts - 1), 100).unref();
+      }
+    }
+  }
+}
+
+/** Removes the (empty) cgroups left by hosts that are gone (`toolwire-<pid>-…`, pid dead). */
+function removeStale(hierarchy: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(hierarchy);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = /^toolwire-(\d+)-/.exec(name)?.[1];
+    if (pid === undefined || existsSync(`/proc/${pid}`)) continue;
+    const dir = path.join(hierarchy, name);
+    try {
+      for (const child of readdirSync(dir, { withFileTypes: true })) {
+        if (child.isDirectory()) rmdirSync(path.join(dir, child.name));
+      }
+      rmdirSync(dir);
     } catch {}
   }
 }
