@@ -175,6 +175,15 @@ describe("exec: output bounded at the source", () => {
     expect(f.text).toBe("one\ntwo\nthree\n");
   });
 
+  it("runs the command with bash: brace expansion, [[ ]], arrays and $BASH_VERSION work", async () => {
+    const f = await run(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a JS template
+      'echo {1..3}; [[ "ab" == a* ]] && echo match; a=(x y z); echo "${#a[@]} ${a[1]}"; [[ -n $BASH_VERSION ]] && echo bash',
+    );
+    expect(f.text).toBe("1 2 3\nmatch\n3 y\nbash\n");
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+  });
+
   it("reports a failing command's exit code with its output", async () => {
     const f = await run("echo oops >&2; exit 3");
     expect(f.exit).toEqual({ kind: "exit", exitCode: 3 });
