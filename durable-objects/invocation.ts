@@ -60,9 +60,14 @@ export function unpublishableNotice(error: unknown): string {
 export const INTERRUPTED_NOTICE =
   "[Interrupted: the call was cut off by a restart and is not safe to run again; the output above is what it wrote before the restart.]";
 
+/** Stretches a cancel between stretches reads at most before it settles (the kill's grace is 2 s). */
+const CANCEL_DRAIN_STRETCHES = 5;
+
 /** A tool execution live in this instance. */
 interface Runner {
   abort: AbortController;
+  /** Settles once the tool code has returned or thrown (after a cancel: read to its end). */
+  done?: Promise<void>;
 }
 
 /**
@@ -125,6 +130,8 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   /** The sink tools write to; created on demand, seeded from durable state. */
   #sink: ToolOutputSink | null = null;
   #runner: Runner | null = null;
+  /** A cancel reading the work's last output before it settles; the alarm leaves it alone. */
+  #cancelling: Promise<void> | null = null;
   readonly #settleWaiters = new Set<() => void>();
   /** When an `external` invocation times out unless the producer calls again (this instance only). */
   #idleDeadline: number | null = null;
@@ -232,11 +239,13 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     this.#runner = runner;
     const context = this.#toolContext(runner);
     // Async wrapper: a tool that throws synchronously fails like one that rejects.
-    (async () => execution(runner.abort.signal, sink.output, context))().then(
-      (stretch) =>
-        stretch === "parked" ? this.#park(runner) : this.#finish(runner, { kind: "completed" }),
-      (error: unknown) => this.#finish(runner, { kind: "failed", error }),
-    );
+    runner.done = (async () => execution(runner.abort.signal, sink.output, context))()
+      .then(
+        (stretch) =>
+          stretch === "parked" ? this.#park(runner) : this.#finish(runner, { kind: "completed" }),
+        (error: unknown) => this.#finish(runner, { kind: "failed", error }),
+      )
+      .catch(() => {});
   }
 
   /** What tool code gets besides its sink; `setMemo` refuses once `runner` is no longer current. */
@@ -404,20 +413,44 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     if (!record) return notFound();
     if (record.status === "settled")
       return fail("conflict", "Invocation already settled; there is nothing to cancel.");
+    if (this.#cancelling) {
+      await this.#cancelling;
+      return ok(this.#view());
+    }
     const runner = this.#runner;
     this.#runner = null;
     runner?.abort.abort(new Error("cancelled"));
     const stretched = STRETCHED[record.tool];
-    if (!runner && stretched) {
-      // Between stretches (or after a restart) nothing reads the work: stop it directly.
-      stretched
-        .kill(record.toolCallId, this.#toolContext(null))
-        .catch((error: unknown) =>
-          console.error(`invocation ${record.toolCallId}: kill after cancel failed`, error),
-        );
+    if (stretched) {
+      // The work's last output comes after the kill: read it to the end before settling.
+      this.#cancelling = runner?.done ?? this.#killAndDrain(record, stretched);
+      await this.#cancelling;
     }
     await this.#settle({ kind: "cancelled" });
     return ok(this.#view());
+  }
+
+  /**
+   * A cancel between stretches (or after a restart): nothing reads the work, so it is
+   * stopped directly and then rejoined, a few stretches at most, until it has exited,
+   * so that what it printed up to the kill is in the output.
+   */
+  async #killAndDrain(record: InvocationRecord, stretched: StretchedTool): Promise<void> {
+    const context = this.#toolContext(null);
+    try {
+      await stretched.kill(record.toolCallId, context);
+      const execution = this.#prepareResume(record);
+      const out = this.#sink?.output;
+      if (!execution || !out) return;
+      for (let i = 0; i < CANCEL_DRAIN_STRETCHES; i++) {
+        if ((await execution(new AbortController().signal, out, context)) !== "parked") return;
+      }
+    } catch (error) {
+      // The command failed as killed (expected), or the host is gone: settle with what is here.
+      if (!/killed on request/.test(messageOf(error))) {
+        console.error(`invocation ${record.toolCallId}: reading after cancel failed`, error);
+      }
+    }
   }
 
   /**
@@ -505,7 +538,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
       await this.#retire();
       return;
     }
-    if (this.#runner) return this.#heartbeat();
+    if (this.#runner || this.#cancelling) return this.#heartbeat();
     if (record.tool === EXTERNAL_TOOL) return this.#endIfIdle();
     await this.#resume(record);
   }
