@@ -130,7 +130,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
     const req = await parseBody(c, readRequestSchema);
     const abs = await workspace.resolve(req.path);
     return c.json(
-      await readLines(abs, workspace.relative(abs), {
+      await readLines(workspace, abs, workspace.relative(abs), {
         offset: req.offset ?? 1,
         limit: req.limit ?? FILE_TOOL_DEFAULTS.readLimit,
         maxBytes: FILE_TOOL_DEFAULTS.readMaxBytes,

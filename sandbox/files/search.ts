@@ -81,7 +81,7 @@ export async function glob(
     const run = await runRipgrep(opts.jail, opts.rgPath, args, opts.workspace.root, push);
     if (!run.stopped && run.exitCode === 2) throw ripgrepFailed(run.stderr);
   } else {
-    for await (const rel of walkFiles(opts.workspace.root, start)) {
+    for await (const rel of walkFiles(opts.workspace, start)) {
       if (matches(rel) && !push(rel)) break;
     }
   }
@@ -116,9 +116,9 @@ async function grepWithWalker(
 ): Promise<void> {
   const regex = compileRegex(req);
   const globMatches = req.glob ? compileGlob(req.glob) : null;
-  for await (const rel of walkFiles(workspace.root, start)) {
+  for await (const rel of walkFiles(workspace, start)) {
     if (globMatches && !globMatches(rel)) continue;
-    for await (const { line, text } of fileLines(`${workspace.root}/${rel}`)) {
+    for await (const { line, text } of fileLines(workspace, rel)) {
       if (regex.test(text) && !push({ path: rel, line, text: previewLine(text) })) return;
     }
   }
