@@ -15,6 +15,13 @@ import { compileGlob } from "./glob-pattern.ts";
 import { runRipgrep } from "./ripgrep.ts";
 import { fileLines, walkFiles } from "./walker.ts";
 
+/**
+ * ripgrep's ignore handling made the walker's: ignore files apply whether or not the
+ * workspace is a git repository, and only the workspace's own (no global gitignore, no
+ * `.git/info/exclude`).
+ */
+const RIPGREP_IGNORE_ARGS = ["--no-require-git", "--no-ignore-global", "--no-ignore-exclude"];
+
 /** Longest matched line returned by grep (longer ones are cut and marked with "…"). */
 const GREP_MAX_LINE_CHARS = 500;
 
@@ -71,14 +78,16 @@ export async function glob(
   const engine: SearchEngine = opts.rgPath ? "ripgrep" : "walker";
   if (opts.rgPath) {
     const args = [
+      ...RIPGREP_IGNORE_ARGS,
       "--files",
       "--sort",
       "path",
-      "--glob",
-      req.pattern,
       ...pathArg(opts.workspace, start),
     ];
-    const run = await runRipgrep(opts.jail, opts.rgPath, args, opts.workspace.root, push);
+    // Filtered here, not with `--glob`: ripgrep's globs override the ignore files.
+    const run = await runRipgrep(opts.jail, opts.rgPath, args, opts.workspace.root, (rel) =>
+      matches(rel) ? push(rel) : true,
+    );
     if (!run.stopped && run.exitCode === 2) throw ripgrepFailed(run.stderr);
   } else {
     for await (const rel of walkFiles(opts.workspace, start)) {
@@ -96,14 +105,16 @@ async function grepWithRipgrep(
   req: GrepRequest,
   push: (m: GrepMatch) => boolean,
 ): Promise<void> {
-  const args = ["--json", "--sort", "path"];
+  const args = [...RIPGREP_IGNORE_ARGS, "--json", "--sort", "path"];
   if (req.ignoreCase) args.push("--ignore-case");
   if (req.literal) args.push("--fixed-strings");
-  if (req.glob) args.push("--glob", req.glob);
   args.push("--regexp", req.pattern, ...pathArg(workspace, start));
+  // Filtered here, not with `--glob`: ripgrep's globs override the ignore files.
+  const globMatches = req.glob ? compileGlob(req.glob) : null;
   const run = await runRipgrep(jail, rgPath, args, workspace.root, (line) => {
     const match = parseRipgrepMatch(line);
-    return match ? push(match) : true;
+    if (!match || (globMatches && !globMatches(match.path))) return true;
+    return push(match);
   });
   if (!run.stopped && run.exitCode === 2) throw ripgrepFailed(run.stderr);
 }

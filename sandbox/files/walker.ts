@@ -2,12 +2,15 @@ import { opendir, stat } from "node:fs/promises";
 import path from "node:path";
 import { SandboxError } from "../errors.ts";
 import type { Workspace } from "../workspace.ts";
+import { IgnoreRules } from "./ignore-rules.ts";
 import { openInside } from "./open-inside.ts";
 
 /**
  * Files under `abs` in a stable order (entries sorted by name, depth first), as
  * workspace-relative paths. Like ripgrep's defaults: hidden entries (names starting
- * with `.`) are skipped below the starting point, and symlinks are not followed.
+ * with `.`) are skipped below the starting point, symlinks are not followed, and
+ * `.gitignore` / `.ignore` / `.rgignore` rules apply as ripgrep applies them with
+ * `--no-require-git` (`IgnoreRules`).
  * Each directory is opened and checked through its descriptor before it is listed
  * (`openInside`), so a directory swapped for a symlink meanwhile is not followed out.
  * A starting point that is a file yields just that file.
@@ -19,10 +22,15 @@ export async function* walkFiles(workspace: Workspace, abs: string): AsyncGenera
     yield workspace.relative(abs);
     return;
   }
-  yield* walkDir(workspace, abs);
+  const rules = await IgnoreRules.forDirectory(workspace.root, workspace.relative(abs));
+  yield* walkDir(workspace, abs, rules);
 }
 
-async function* walkDir(workspace: Workspace, dir: string): AsyncGenerator<string> {
+async function* walkDir(
+  workspace: Workspace,
+  dir: string,
+  rules: IgnoreRules,
+): AsyncGenerator<string> {
   const root = workspace.root;
   const entries = [];
   const handle = await openInside(workspace, dir, workspace.relative(dir), "directory");
@@ -35,8 +43,11 @@ async function* walkDir(workspace: Workspace, dir: string): AsyncGenerator<strin
   for (const entry of entries) {
     if (entry.name.startsWith(".")) continue;
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) yield* walkDir(workspace, full);
-    else if (entry.isFile()) yield toRel(root, full);
+    const rel = toRel(root, full);
+    if (!entry.isDirectory() && !entry.isFile()) continue;
+    if (rules.ignores(rel, entry.isDirectory())) continue;
+    if (entry.isDirectory()) yield* walkDir(workspace, full, await rules.enter(root, rel));
+    else yield rel;
   }
 }
 
