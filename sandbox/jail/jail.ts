@@ -164,12 +164,29 @@ export class Jail {
     };
   }
 
+  /**
+   * The limits a command really gets: an rlimit can only be lowered, so where the host
+   * itself runs under a lower hard limit, that one wins (Infinity: not limited).
+   */
+  get effectiveLimits(): CommandLimits {
+    if (!this.#prlimit) {
+      return {
+        ...this.limits,
+        maxFileBytes: Number.POSITIVE_INFINITY,
+        maxMemoryBytes: Number.POSITIVE_INFINITY,
+      };
+    }
+    return {
+      ...this.limits,
+      maxFileBytes: Math.min(this.limits.maxFileBytes, hostHardLimit("Max file size")),
+      maxMemoryBytes: Math.min(this.limits.maxMemoryBytes, hostHardLimit("Max address space")),
+    };
+  }
+
   #prlimitArgs(): string[] {
     if (!this.#prlimit) return [];
-    // A limit can only be lowered: where the host itself runs under a lower one, that wins.
-    const fsize = Math.min(this.limits.maxFileBytes, hostHardLimit("Max file size"));
-    const as = Math.min(this.limits.maxMemoryBytes, hostHardLimit("Max address space"));
-    return [this.#prlimit, `--fsize=${fsize}`, `--as=${as}`, "--"];
+    const { maxFileBytes, maxMemoryBytes } = this.effectiveLimits;
+    return [this.#prlimit, `--fsize=${maxFileBytes}`, `--as=${maxMemoryBytes}`, "--"];
   }
 
   #bwrapArgs(req: JailRequest): string[] {

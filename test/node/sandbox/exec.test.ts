@@ -136,12 +136,10 @@ describe("exec: output bounded at the source", () => {
     expect(f.metadata).toMatchObject({ truncated: true, totalLines: 100000, totalBytes: 588895 });
   });
 
-  it("keeps multibyte characters whole when a pipe splits them across writes", async () => {
-    // "€" (e2 82 ac) and "😀" (f0 9f 98 80) arrive in pieces, with stderr writing in between.
+  it("keeps multibyte characters whole when a stream splits them across writes", async () => {
+    // "€" (e2 82 ac) and "😀" (f0 9f 98 80) arrive in pieces, written separately.
     const command = [
       "printf '\\342\\202'",
-      "sleep 0.1",
-      "printf 'E' >&2",
       "sleep 0.1",
       "printf '\\254|\\360'",
       "sleep 0.1",
@@ -150,9 +148,18 @@ describe("exec: output bounded at the source", () => {
       "printf '\\200\\n'",
     ].join("; ");
     const f = await run(command);
-    expect(f.text).toBe("E€|😀\n");
-    expect(f.text).not.toContain("\uFFFD");
-    expect(f.metadata).toMatchObject({ totalBytes: 10, totalLines: 1 });
+    expect(f.text).toBe("€|😀\n");
+    expect(f.metadata).toMatchObject({ totalBytes: 9, totalLines: 1 });
+  });
+
+  it("stderr written inside a character shows where it came, as in the spill file (true order)", async () => {
+    // stdout and stderr are one file: "E" lands between the bytes of "€", which then
+    // decode as U+FFFD on each side; the window is what the spill file holds.
+    const f = await run(
+      "printf '\\342\\202'; sleep 0.1; printf 'E' >&2; sleep 0.1; printf '\\254\\n'",
+    );
+    expect(f.text).toBe("\uFFFDE\uFFFD\n");
+    expect(f.metadata).toMatchObject({ totalBytes: 5, totalLines: 1 });
   });
 
   it("invalid UTF-8 shows as U+FFFD while totals count the raw bytes", async () => {
@@ -435,9 +442,9 @@ describe("exec: the spill file stays inside the workspace", () => {
 });
 
 describe("exec: spill failures fail the command", () => {
-  it("a spill write error (file size limit) kills the command and says so", async () => {
-    // A host process whose files may not grow past 1 MiB: its spill writes fail with
-    // EFBIG (Node ignores SIGXFSZ), as on a full disk.
+  it("a host under a 1 MiB file size limit stops the command's output there and says so", async () => {
+    // The host's hard limit is inherited by the jail and binds the spill file, which is
+    // the command's own stdout: the command is stopped at 1 MiB, everything up to there kept.
     const root = mkdtempSync(path.join(tmpdir(), "toolwire-fsize-"));
     const token = randomBytes(24).toString("hex");
     const main = fileURLToPath(new URL("../../../sandbox/main.ts", import.meta.url));
@@ -456,7 +463,10 @@ describe("exec: spill failures fail the command", () => {
       });
       const client = new SandboxClient(url, token);
       const f = await fold(client.exec({ execId: execId(), command: "seq 1 10000000" }));
-      expect(f.exit?.error).toMatch(/spill write failed \(EFBIG/);
+      expect(f.exit?.error).toMatch(
+        /^output reached the 1 MiB limit; the command was stopped; everything up to there is in \.toolwire\/spill\/.+\.log$/,
+      );
+      expect(f.metadata?.totalBytes).toBe(1024 * 1024);
       expect(f.exit?.exitCode).not.toBe(0);
     } finally {
       child.kill("SIGTERM");
