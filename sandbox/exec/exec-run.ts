@@ -9,6 +9,7 @@ import {
 import type { Jail, JailedCommand } from "../jail/jail.ts";
 import { formatBytes } from "../jail/limits.ts";
 import type { Workspace } from "../workspace.ts";
+import { NewlineCounter } from "./newline-counter.ts";
 import {
   type GroupTermination,
   type KillTarget,
@@ -41,8 +42,6 @@ export interface ExecRunOptions {
   maxSpillBytes: number;
 }
 
-/** Bytes read from the spill file per read. */
-const READ_BYTES = 1 << 20;
 /** Reads per turn of the event loop before the host yields to other work. */
 const READS_PER_TURN = 8;
 /**
@@ -71,8 +70,9 @@ export class ExecRun {
   /** Set once the output is past the window: the file is kept and its path published. */
   private spillOpened = false;
   private capped = false;
-  /** Where each read of the spill file lands; the view keeps copies of what it retains. */
-  private readonly scratch = Buffer.allocUnsafeSlow(READ_BYTES);
+  /** Where each read of the spill file lands (the view keeps copies of what it retains), with its newline counter. */
+  private readonly counter = new NewlineCounter();
+  private readonly scratch = this.counter.scratch;
   private followTimer: NodeJS.Timeout | null = null;
   private followPauseMs = 1;
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -201,7 +201,7 @@ export class ExecRun {
     const room = this.options.maxSpillBytes - this.bytesSeen;
     const chunk = whole.length > room ? whole.subarray(0, room) : whole;
     this.bytesSeen += chunk.length;
-    this.pushBorrowed(chunk);
+    this.pushBorrowed(chunk.length);
     if (!this.spillOpened && (this.view.truncated || this.bytesSeen > this.policy.maxBytes)) {
       this.spillOpened = true;
     }
@@ -216,14 +216,17 @@ export class ExecRun {
    * and a copy of the back only. The host copies ~50 KiB per MiB read instead of
    * allocating every read anew (decision 084).
    */
-  private pushBorrowed(chunk: Buffer): void {
+  private pushBorrowed(length: number): void {
+    const scratch = this.scratch;
     if (!this.view.truncated || this.policy.retain === "head") {
-      this.view.push(0, chunk);
+      this.view.push(0, scratch.subarray(0, length), this.counter.count(0, length));
       return;
     }
-    const back = Math.min(chunk.length, this.policy.maxBytes + TAIL_COPY_SLACK_BYTES);
-    if (back < chunk.length) this.view.push(0, chunk.subarray(0, chunk.length - back));
-    this.view.push(0, Buffer.from(chunk.subarray(chunk.length - back)));
+    const back = Math.min(length, this.policy.maxBytes + TAIL_COPY_SLACK_BYTES);
+    const front = length - back;
+    if (front > 0) this.view.push(0, scratch.subarray(0, front), this.counter.count(0, front));
+    const copy = Buffer.from(scratch.subarray(front, length));
+    this.view.push(0, copy, this.counter.count(front, back));
   }
 
   /** The output reached a cap: the spill keeps exactly the cap, and the command is stopped. */

@@ -76,11 +76,11 @@ export class SourceView {
     this.window = new TextWindow(policy);
   }
 
-  /** Adds a raw chunk read from `pipe`. */
-  push(pipe: Pipe, bytes: Uint8Array): void {
+  /** Adds a raw chunk read from `pipe`; `newlines` when the caller has counted them already. */
+  push(pipe: Pipe, bytes: Uint8Array, newlines = countNewlines(bytes)): void {
     if (bytes.length === 0) return;
     this.totalBytes += bytes.length;
-    this.newlines += countNewlines(bytes);
+    this.newlines += newlines;
     this.lastByte = bytes[bytes.length - 1]!;
     if (!this.full) {
       this.decode(pipe, bytes);
