@@ -1,5 +1,5 @@
 import { probeSandbox } from "../src/execenv/index.ts";
-import type { ToolOutputSink, ToolOutputState } from "../src/output/index.ts";
+import type { ToolOutput, ToolOutputSink, ToolOutputState } from "../src/output/index.ts";
 import {
   type InvocationView,
   messageOf,
@@ -27,6 +27,7 @@ import type { Subscribers } from "./subscribers.ts";
 import {
   type Execution,
   executionOf,
+  killAndDrain,
   type MemoMoment,
   type RunEnd,
   type RunHandle,
@@ -58,6 +59,8 @@ export class InvocationLifecycle {
   /** The producer's accepted `seq` (producer-sequence.ts, docs/decisions/110). */
   readonly #sequence: ProducerSequence;
   readonly #runs = new ToolRuns();
+  /** A cancel reading the work's last output before it settles (this instance only). */
+  #cancelling: Promise<void> | null = null;
   readonly #settled = new WaitList();
   readonly #output: InvocationOutput;
 
@@ -215,14 +218,18 @@ export class InvocationLifecycle {
     if (!record) return notFound();
     if (record.status === "settled")
       return refusal("conflict", "Invocation already settled; there is nothing to cancel.");
+    if (this.#cancelling) {
+      await this.#cancelling;
+      return ok(this.#view());
+    }
+    const stopped = this.#runs.stop(new Error("cancelled"));
     const stretch = getTool(record.tool)?.stretch;
-    if (!this.#runs.stop(new Error("cancelled")) && stretch) {
-      // Between stretches (or after a restart) nothing reads the work: stop it directly.
-      stretch
-        .kill(this.#toolContext(null))
-        .catch((error: unknown) =>
-          console.error(`invocation ${record.toolCallId}: kill after cancel failed`, error),
-        );
+    if (stretch) {
+      // The work's last output comes after the kill: read it to its end before settling,
+      // through the aborted stretch, or (none running) by killing and rejoining it.
+      this.#cancelling =
+        stopped ?? killAndDrain(stretch, this.#toolContext(null), () => this.#rejoin(record));
+      await this.#cancelling;
     }
     await this.#settle({ kind: "cancelled" });
     return ok(this.#view());
@@ -261,7 +268,8 @@ export class InvocationLifecycle {
   async alarm(): Promise<void> {
     const record = this.#stored.record;
     if (!record) return;
-    const due = this.#alarms.due(subjectOf(record, this.#runs.live));
+    // A cancel reading the work's last output counts as a live run: the alarm leaves it be.
+    const due = this.#alarms.due(subjectOf(record, this.#runs.live || this.#cancelling !== null));
     if (due.kind === "wait") return this.#alarms.waitUntil(due.until);
     if (due.kind === "retire") return this.#stored.retire();
     // Every alarm of a running call (heartbeat, next stretch, idle check) tells its run the totals.
@@ -289,6 +297,13 @@ export class InvocationLifecycle {
     if (!plan) return this.#settle({ kind: "interrupted" });
     this.#output.attach(plan.policy, plan.seed);
     await this.#run(plan.execution);
+  }
+
+  /** A stretched tool's work rejoined on a sink over what subscribers saw (a cancel's drain). */
+  #rejoin(record: InvocationRecord): { execution: Execution; out: ToolOutput } | null {
+    const plan = resumption(getTool(record.tool), record, this.#stored.log, () => this.state());
+    if (!plan) return null;
+    return { execution: plan.execution, out: this.#output.attach(plan.policy, plan.seed).output };
   }
 
   // ── reading ──────────────────────────────────────────────────────────────────

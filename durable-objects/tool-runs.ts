@@ -41,6 +41,8 @@ export interface RunHandle {
  */
 export class ToolRuns {
   #current: AbortController | null = null;
+  /** Settles once the current run's code has returned or thrown. */
+  #done: Promise<void> | null = null;
 
   /** Whether a run is current in this instance. */
   get live(): boolean {
@@ -72,18 +74,29 @@ export class ToolRuns {
       this.#current = null;
       return onEnd(end);
     };
-    (async () => execution({ out, signal: abort.signal, context }))().then(
+    const code = (async () => execution({ out, signal: abort.signal, context }))();
+    this.#done = code.then(
+      () => {},
+      () => {},
+    );
+    code.then(
       (result) => ended(result === "parked" ? { kind: "parked" } : { kind: "completed" }),
       (error: unknown) => ended({ kind: "failed", error }),
     );
   }
 
-  /** Stops the current run (its signal aborts with `reason`); false when none was current. */
-  stop(reason: unknown): boolean {
+  /**
+   * Stops the current run (its signal aborts with `reason`). Returns a promise that
+   * settles once the stopped run's code has returned (a stretch reads its work to the
+   * end after an abort), or null when no run was current.
+   */
+  stop(reason: unknown): Promise<void> | null {
     const abort = this.#current;
+    const done = this.#done;
     this.#current = null;
+    this.#done = null;
     abort?.abort(reason);
-    return abort !== null;
+    return abort !== null ? done : null;
   }
 }
 
@@ -191,4 +204,34 @@ export function resumption(
       : null;
   const execution = seed ? executionOf(def, params, true) : null;
   return execution && seed ? { execution, policy: def.output, seed } : null;
+}
+
+/** Stretches a cancel between stretches reads at most before it settles (the kill's grace is 2 s). */
+export const CANCEL_DRAIN_STRETCHES = 5;
+
+/**
+ * A cancel between stretches (or after a restart): nothing reads the work, so it is
+ * killed, then rejoined for a few stretches at most until it has exited, so that what it
+ * printed up to the kill is in the output (docs/decisions/081 of the sandbox's cancel).
+ * @example await killAndDrain(def.stretch, context, () => rejoin())
+ */
+export async function killAndDrain(
+  stretch: NonNullable<AnyTool["stretch"]>,
+  context: ToolContext,
+  rejoin: () => { execution: Execution; out: ToolOutput } | null,
+): Promise<void> {
+  try {
+    await stretch.kill(context);
+    const plan = rejoin();
+    if (!plan) return;
+    const run = { out: plan.out, signal: new AbortController().signal, context };
+    for (let i = 0; i < CANCEL_DRAIN_STRETCHES; i++) {
+      if ((await plan.execution(run)) !== "parked") return;
+    }
+  } catch (error) {
+    // The command failed as killed (expected), or the host is gone: settle with what is here.
+    if (!/killed on request/.test(messageOf(error))) {
+      console.error(`invocation ${context.toolCallId}: reading after cancel failed`, error);
+    }
+  }
 }

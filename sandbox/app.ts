@@ -11,6 +11,8 @@ import { ExecRegistry } from "./exec/exec-registry.ts";
 import { execUpdateStream } from "./exec/update-stream.ts";
 import { readLines } from "./files/read-file.ts";
 import { glob, grep } from "./files/search.ts";
+import { Jail } from "./jail/jail.ts";
+import { PidsCgroups } from "./jail/pids-cgroup.ts";
 import {
   execRequestSchema,
   globRequestSchema,
@@ -38,6 +40,7 @@ export interface SandboxApp {
   app: Hono;
   registry: ExecRegistry;
   workspace: Workspace;
+  jail: Jail;
 }
 
 /**
@@ -48,12 +51,17 @@ export interface SandboxApp {
  */
 export function createSandboxApp(config: SandboxConfig): SandboxApp {
   const workspace = new Workspace(config.root);
+  const jail = new Jail(workspace.root, {
+    isolation: config.isolation,
+    network: config.network,
+    limits: config.limits,
+    cgroups: config.isolation === "bwrap" ? PidsCgroups.find() : null,
+  });
   const registry = new ExecRegistry(config.keepFinishedMs);
   const pacing = {
     minIntervalMs: config.minIntervalMs,
     targetBytesPerSecond: config.targetBytesPerSecond,
   };
-  const baseEnv = commandEnv(process.env);
   const app = new Hono();
 
   app.onError((err, c) => {
@@ -96,13 +104,15 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
       execId: req.execId,
       command: req.command,
       cwd,
-      env: { ...baseEnv, ...req.env },
+      env: req.env ?? {},
+      jail,
       timeoutSec: req.timeoutSec,
       limits: req.limits,
       spillAbsPath: `${workspace.root}/${spillPath}`,
       spillPath,
       workspace,
       killGraceMs: config.killGraceMs,
+      maxSpillBytes: config.maxSpillBytes,
     });
     return ndjson(execUpdateStream(run, pacing));
   });
@@ -125,7 +135,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
     const req = await parseBody(c, readRequestSchema);
     const abs = await workspace.resolve(req.path);
     return c.json(
-      await readLines(abs, workspace.relative(abs), {
+      await readLines(workspace, abs, workspace.relative(abs), {
         offset: req.offset ?? 1,
         limit: req.limit ?? FILE_TOOL_DEFAULTS.readLimit,
         maxBytes: FILE_TOOL_DEFAULTS.readMaxBytes,
@@ -137,16 +147,16 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
   app.post("/v1/grep", async (c) => {
     const req = await parseBody(c, grepRequestSchema);
     const limit = req.limit ?? FILE_TOOL_DEFAULTS.grepLimit;
-    return c.json(await grep({ workspace, rgPath: config.rgPath }, { ...req, limit }));
+    return c.json(await grep({ workspace, jail, rgPath: config.rgPath }, { ...req, limit }));
   });
 
   app.post("/v1/glob", async (c) => {
     const req = await parseBody(c, globRequestSchema);
     const limit = req.limit ?? FILE_TOOL_DEFAULTS.globLimit;
-    return c.json(await glob({ workspace, rgPath: config.rgPath }, { ...req, limit }));
+    return c.json(await glob({ workspace, jail, rgPath: config.rgPath }, { ...req, limit }));
   });
 
-  return { app, registry, workspace };
+  return { app, registry, workspace, jail };
 }
 
 function findRun(registry: ExecRegistry, execId: string) {
@@ -187,13 +197,4 @@ function ndjson(body: ReadableStream<Uint8Array>): Response {
   return new Response(body, {
     headers: { "content-type": "application/x-ndjson", "cache-control": "no-store" },
   });
-}
-
-/** The host's environment minus its own secret, as the base of every command's env. */
-function commandEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && key !== "SANDBOX_TOKEN") out[key] = value;
-  }
-  return out;
 }

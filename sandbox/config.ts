@@ -1,5 +1,11 @@
 import path from "node:path";
 import { findRipgrep } from "./files/ripgrep.ts";
+import type { Isolation } from "./jail/jail.ts";
+import {
+  type CommandLimits,
+  DEFAULT_COMMAND_LIMITS,
+  DEFAULT_MAX_SPILL_BYTES,
+} from "./jail/limits.ts";
 
 /** Everything the host needs to run, resolved from the environment once at start. */
 export interface SandboxConfig {
@@ -18,6 +24,14 @@ export interface SandboxConfig {
   /** Pacing of each NDJSON stream (the sandbox-side adaptive publisher). */
   minIntervalMs: number;
   targetBytesPerSecond: number;
+  /** `bwrap` (the default; the host refuses to start without a working jail) or `none`. */
+  isolation: Isolation;
+  /** Whether jailed commands may use the network (off: a loopback of their own). */
+  network: boolean;
+  /** What each command may use. */
+  limits: CommandLimits;
+  /** Output past this many bytes stops the command (its spill file holds everything up to there). */
+  maxSpillBytes: number;
 }
 
 /** Defaults: loopback, port 8788, `./workspace`, ripgrep when on PATH. */
@@ -29,11 +43,18 @@ export const DEFAULT_SANDBOX_CONFIG = {
   killGraceMs: 2000,
   minIntervalMs: 100,
   targetBytesPerSecond: 102_400,
+  isolation: "bwrap" as Isolation,
+  network: false,
+  limits: DEFAULT_COMMAND_LIMITS,
+  maxSpillBytes: DEFAULT_MAX_SPILL_BYTES,
 } as const;
 
 /**
- * Reads `SANDBOX_TOKEN` (required), `HOST`, `PORT`, `SANDBOX_ROOT` and
- * `SANDBOX_SEARCH` (`auto` | `ripgrep` | `walker`). Throws a clear error on bad values.
+ * Reads `SANDBOX_TOKEN` (required), `HOST`, `PORT`, `SANDBOX_ROOT`, `SANDBOX_SEARCH`
+ * (`auto` | `ripgrep` | `walker`), `SANDBOX_ISOLATION` (`bwrap` | `none`),
+ * `SANDBOX_NETWORK` (`off` | `on`) and the limits `SANDBOX_MAX_PROCESSES`,
+ * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_SPILL_BYTES`.
+ * Throws a clear error on bad values.
  * @example const config = configFromEnv(process.env);
  */
 export function configFromEnv(env: Record<string, string | undefined>): SandboxConfig {
@@ -54,7 +75,47 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
     port,
     root: path.resolve(env.SANDBOX_ROOT ?? DEFAULT_SANDBOX_CONFIG.root),
     rgPath: searchEngine(env.SANDBOX_SEARCH, env.PATH),
+    isolation: choice(env, "SANDBOX_ISOLATION", ["bwrap", "none"], "bwrap"),
+    network: choice(env, "SANDBOX_NETWORK", ["off", "on"], "off") === "on",
+    limits: {
+      maxProcesses: positiveInt(env, "SANDBOX_MAX_PROCESSES", DEFAULT_COMMAND_LIMITS.maxProcesses),
+      maxFileBytes: positiveInt(env, "SANDBOX_MAX_FILE_BYTES", DEFAULT_COMMAND_LIMITS.maxFileBytes),
+      maxMemoryBytes: positiveInt(
+        env,
+        "SANDBOX_MAX_MEMORY_BYTES",
+        DEFAULT_COMMAND_LIMITS.maxMemoryBytes,
+      ),
+    },
+    maxSpillBytes: positiveInt(env, "SANDBOX_MAX_SPILL_BYTES", DEFAULT_MAX_SPILL_BYTES),
   };
+}
+
+function choice<T extends string>(
+  env: Record<string, string | undefined>,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  const value = env[name];
+  if (value === undefined || value === "") return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new Error(`${name} must be ${allowed.join(" or ")}, got '${value}'`);
+  }
+  return value as T;
+}
+
+function positiveInt(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new Error(`${name} must be a positive whole number, got '${raw}'`);
+  }
+  return value;
 }
 
 function searchEngine(choice: string | undefined, pathEnv: string | undefined): string | null {

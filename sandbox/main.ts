@@ -1,9 +1,17 @@
 // The sandbox host: `node sandbox/main.ts` (see README for the environment it reads).
+// It refuses to start without a working jail unless SANDBOX_ISOLATION=none.
 
 import { configFromEnv } from "./config.ts";
 import { startSandboxHost } from "./server.ts";
 
-const host = await startSandboxHost(configFromEnv(process.env));
+let host: Awaited<ReturnType<typeof startSandboxHost>>;
+try {
+  host = await startSandboxHost(configFromEnv(process.env));
+} catch (err) {
+  console.error(`sandbox host not started: ${(err as Error).message}`);
+  process.exit(1);
+}
+for (const warning of host.warnings) console.warn(`WARNING: ${warning}`);
 console.log(`sandbox host listening on ${host.url} (workspace ${host.root})`);
 const stop = () => {
   void host.close().then(() => process.exit(0));

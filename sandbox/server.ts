@@ -9,6 +9,8 @@ export interface SandboxHost {
   url: string;
   /** Real path of the workspace root. */
   root: string;
+  /** What an operator should know about the isolation (none, or no process limit). */
+  warnings: string[];
   /** Kills running execs and stops listening. */
   close(): Promise<void>;
 }
@@ -18,7 +20,7 @@ export interface SandboxHost {
  * @example const host = await startSandboxHost({ ...config, port: 0 });
  */
 export function startSandboxHost(config: SandboxConfig): Promise<SandboxHost> {
-  const { app, registry, workspace } = createSandboxApp(config);
+  const { app, registry, workspace, jail } = createSandboxApp(config);
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch: app.fetch, hostname: config.host, port: config.port },
@@ -27,8 +29,10 @@ export function startSandboxHost(config: SandboxConfig): Promise<SandboxHost> {
         resolve({
           url: `http://${host}:${info.port}`,
           root: workspace.root,
+          warnings: jail.warnings(),
           close: async () => {
             await registry.killAll(config.killGraceMs + 1000);
+            jail.dispose();
             await new Promise<void>((done) => {
               server.close(() => done());
               if ("closeAllConnections" in server) server.closeAllConnections();

@@ -2,6 +2,7 @@ import { mkdirSync, realpathSync } from "node:fs";
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import { SandboxError } from "./errors.ts";
+import { pathError } from "./files/open-inside.ts";
 
 /**
  * The directory tree commands and file tools may touch. Every path a caller names is
@@ -28,7 +29,12 @@ export class Workspace {
    */
   async resolve(rel: string | undefined): Promise<string> {
     const candidate = this.lexical(rel);
-    const real = await realpathOfExisting(candidate);
+    let real: string;
+    try {
+      real = await realpathOfExisting(candidate);
+    } catch (err) {
+      throw pathError(err, rel ?? "");
+    }
     if (!this.contains(real)) {
       throw new SandboxError(
         403,

@@ -3,13 +3,41 @@
 // Ports: WORKER_PORT (8787), SANDBOX_PORT (8788); workspace: SANDBOX_ROOT (./workspace).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { findExecutable } from "../sandbox/jail/find-executable.ts";
+import { Jail } from "../sandbox/jail/jail.ts";
+import { DEFAULT_COMMAND_LIMITS } from "../sandbox/jail/limits.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DEV_VARS = path.join(ROOT, ".dev.vars");
 const SECRETS = ["API_TOKEN", "SUBSCRIBE_SECRET", "SANDBOX_TOKEN"] as const;
 const HOST = "127.0.0.1";
+
+/**
+ * The jail when it works here; otherwise isolation off, with a warning that names the
+ * package. Only `npm start` falls back: a host started on its own refuses instead.
+ */
+function isolationFor(root: string): "bwrap" | "none" {
+  try {
+    mkdirSync(root, { recursive: true });
+    new Jail(root, {
+      isolation: "bwrap",
+      network: false,
+      limits: DEFAULT_COMMAND_LIMITS,
+      cgroups: null,
+    });
+    return "bwrap";
+  } catch (err) {
+    const reason = findExecutable("bwrap")
+      ? `bubblewrap does not work here: ${(err as Error).message.replace(/^no working jail: /, "")}`
+      : "bubblewrap is not installed";
+    console.warn(
+      `WARNING: ${reason}. npm start runs the sandbox host WITHOUT isolation; install the Debian package 'bubblewrap' (sudo apt-get install bubblewrap) and run npm start again to jail commands.`,
+    );
+    return "none";
+  }
+}
 
 /** Reads `.dev.vars` (dotenv lines), adds any missing dev secret, writes it back. */
 function ensureDevSecrets(): Record<string, string> {
@@ -84,12 +112,14 @@ const sandboxPort = port("SANDBOX_PORT", 8788);
 const sandboxUrl = `http://${HOST}:${sandboxPort}`;
 const apiUrl = `http://${HOST}:${workerPort}`;
 
+const sandboxRoot = process.env.SANDBOX_ROOT ?? path.join(ROOT, "workspace");
 const sandbox = start(process.execPath, [path.join(ROOT, "sandbox/main.ts")], {
   ...process.env,
   SANDBOX_TOKEN: secrets.SANDBOX_TOKEN,
   HOST,
   PORT: String(sandboxPort),
-  SANDBOX_ROOT: process.env.SANDBOX_ROOT ?? path.join(ROOT, "workspace"),
+  SANDBOX_ROOT: sandboxRoot,
+  SANDBOX_ISOLATION: process.env.SANDBOX_ISOLATION ?? isolationFor(sandboxRoot),
 });
 const worker = start(
   process.execPath,

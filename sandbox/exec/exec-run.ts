@@ -1,17 +1,22 @@
+import { constants } from "node:os";
+import type { Readable } from "node:stream";
 import {
   DEFAULT_OUTPUT_POLICY,
   type OutputPolicy,
   type Truncation,
 } from "../../src/output/index.ts";
 import type { ExecLimits, ExitUpdate } from "../../src/protocol/index.ts";
+import type { Jail, JailedCommand } from "../jail/jail.ts";
+import { formatBytes } from "../jail/limits.ts";
 import type { Workspace } from "../workspace.ts";
+import { NewlineCounter } from "./newline-counter.ts";
 import {
   type GroupTermination,
-  type ShellProcess,
+  type KillTarget,
   spawnShell,
   terminateGroup,
 } from "./process-group.ts";
-import { type Pipe, SourceView, type ViewPosition } from "./source-view.ts";
+import { SourceView, type ViewPosition } from "./source-view.ts";
 import { SpillFile, SpillRefusedError } from "./spill-file.ts";
 
 export interface ExecRunOptions {
@@ -19,10 +24,13 @@ export interface ExecRunOptions {
   command: string;
   /** Absolute, already confined to the workspace. */
   cwd: string;
+  /** The call's own variables (the jail adds its clean base: PATH, HOME, LANG, TMPDIR). */
   env: Record<string, string>;
+  /** The jail every command runs in. */
+  jail: Jail;
   timeoutSec?: number;
   limits?: ExecLimits;
-  /** Absolute path of the spill file (created only if the cap is exceeded). */
+  /** Absolute path of the spill file (the command's output; removed at the end if it fit the window). */
   spillAbsPath: string;
   /** The same path relative to the workspace root, as published in metadata. */
   spillPath: string;
@@ -30,13 +38,26 @@ export interface ExecRunOptions {
   workspace: Workspace;
   /** Grace between SIGTERM and SIGKILL. */
   killGraceMs: number;
+  /** Output past this many bytes stops the command; the spill file holds exactly this many. */
+  maxSpillBytes: number;
 }
 
+/** Reads per turn of the event loop before the host yields to other work. */
+const READS_PER_TURN = 8;
 /**
- * One command and its bounded view. stdout and stderr chunks go, in arrival order, to
- * one `SourceView` (which decodes each pipe on its own, so a UTF-8 sequence split
- * across chunks stays whole). Raw bytes are kept until the cap is first exceeded; from then on the
- * complete raw stream goes to the spill file, each chunk written before the next is read.
+ * What a full tail view is given as a copy beyond its byte cap: more than the view's own
+ * slack (16 bytes), so that the front handed over before it is always released at once.
+ */
+const TAIL_COPY_SLACK_BYTES = 1024;
+/** Longest pause between two looks at a file that did not grow. */
+const MAX_FOLLOW_PAUSE_MS = 50;
+
+/**
+ * One command and its bounded view. The command's stdout and stderr are its spill
+ * file (O_APPEND, so both interleave in true order and nothing waits for the host);
+ * the host follows the file behind it, feeding what it reads, in order, to one
+ * `SourceView` for the window and the exact totals, and removes the file at the end
+ * when the output fit the window (decision 084).
  */
 export class ExecRun {
   readonly execId: string;
@@ -44,10 +65,19 @@ export class ExecRun {
   private readonly policy: OutputPolicy;
   private readonly view: SourceView;
   private readonly spill: SpillFile;
-  private rawPrefix: Buffer[] | null = [];
-  private rawPrefixBytes = 0;
+  /** Bytes taken from the file so far (at most `maxSpillBytes`). */
+  private bytesSeen = 0;
+  /** Set once the output is past the window: the file is kept and its path published. */
   private spillOpened = false;
-  private child: ShellProcess | null = null;
+  private capped = false;
+  /** Where each read of the spill file lands (the view keeps copies of what it retains), with its newline counter. */
+  private readonly counter = new NewlineCounter();
+  private readonly scratch = this.counter.scratch;
+  private followTimer: NodeJS.Timeout | null = null;
+  private followPauseMs = 1;
+  private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  private jailed: JailedCommand | null = null;
+  private target: KillTarget = { outer: -1, group: null };
   private exitUpdate: ExitUpdate | null = null;
   private failure: string | null = null;
   private termination: GroupTermination | null = null;
@@ -58,30 +88,42 @@ export class ExecRun {
     this.execId = options.execId;
     this.options = options;
     this.policy = { ...DEFAULT_OUTPUT_POLICY, ...definedLimits(options.limits) };
-    this.view = new SourceView(this.policy, (bytes) => this.released(bytes));
-    this.spill = new SpillFile(options.spillAbsPath, options.workspace, (err) =>
-      this.fail(
-        err instanceof SpillRefusedError
-          ? `spill file refused: ${err.message}; the host writes spill files only as plain files inside the workspace. Remove what is there and run the command again (it was stopped so that no output is lost)`
-          : `spill write failed (${err.message}); the command was stopped so that no output is lost`,
-      ),
-    );
+    // The view's copies are freed the moment it lets go of them (the scratch buffer is not
+    // a copy): left to the GC they pile up to ~32 MiB of external memory (decision 037).
+    this.view = new SourceView(this.policy, (bytes) => {
+      if (bytes.buffer !== this.scratch.buffer) freeChunk(bytes);
+    });
+    this.spill = new SpillFile(options.spillAbsPath, options.workspace);
   }
 
-  /** Spawns the command. */
+  /** Spawns the command: `bash -c command`, in the jail, its output into the spill file. */
   start(): void {
-    const child = spawnShell({
-      command: this.options.command,
-      cwd: this.options.cwd,
-      env: this.options.env,
-    });
-    this.child = child;
-    child.stdout.on("data", (chunk: Buffer) => this.onChunk(chunk, 0));
-    child.stderr.on("data", (chunk: Buffer) => this.onChunk(chunk, 1));
-    child.stdout.on("end", () => this.onEnd(0));
-    child.stderr.on("end", () => this.onEnd(1));
+    const { jail, command, cwd, env } = this.options;
+    let jailed: JailedCommand;
+    let outputFd: number;
+    try {
+      outputFd = this.spill.open();
+      jailed = jail.wrap({ argv: ["/bin/bash", "-c", command], cwd, env, writable: true });
+    } catch (err) {
+      this.failure =
+        err instanceof SpillRefusedError
+          ? `spill file refused: ${err.message}; the host writes spill files only as plain files inside the workspace. Remove what is there and run the command again (it was not started)`
+          : `could not start the command: ${(err as Error).message}`;
+      this.finish();
+      return;
+    }
+    this.jailed = jailed;
+    const child = spawnShell(jailed, cwd, outputFd);
+    this.spill.handedOver();
+    this.target = { outer: child.pid ?? -1, group: jailed.statusFd ? null : (child.pid ?? null) };
+    const status = child.stdio[3];
+    if (status && "setEncoding" in status) this.readJailStatus(status as Readable);
     child.on("error", (err) => this.fail(`could not start the command: ${err.message}`));
-    child.on("close", (code, signal) => void this.onClose(code, signal));
+    child.on("close", (code, signal) => {
+      this.exited = { code, signal };
+      this.follow();
+    });
+    this.follow();
     const timeoutSec = this.options.timeoutSec;
     if (timeoutSec !== undefined) {
       this.timeoutTimer = setTimeout(
@@ -107,13 +149,13 @@ export class ExecRun {
     return this.view.position;
   }
 
-  /** Source-owned totals (exact, everything ever printed) plus the spill path once it exists. */
+  /** Source-owned totals (exact, everything ever printed) plus the spill path once it is kept. */
   get metadata(): Truncation {
     const truncation = this.view.truncation();
     return this.spillOpened ? { ...truncation, spillPath: this.options.spillPath } : truncation;
   }
 
-  /** The exit, once the process is gone, its pipes drained and the spill file closed. */
+  /** The exit, once the process is gone and its output read to the end. */
   get exit(): ExitUpdate | null {
     return this.exitUpdate;
   }
@@ -124,48 +166,80 @@ export class ExecRun {
     return () => this.listeners.delete(listener);
   }
 
-  private onChunk(chunk: Buffer, pipe: Pipe): void {
-    this.keepRaw(chunk);
-    this.view.push(pipe, chunk);
-    this.notify();
-    if (!this.spillOpened && (this.view.truncated || this.rawPrefixBytes > this.policy.maxBytes)) {
-      this.openSpill();
+  /**
+   * Reads what the command appended since the last look, a few MiB per turn; when the
+   * file has not grown, looks again after a pause that doubles up to 50 ms, and after
+   * the exit reads to the end and finishes.
+   */
+  private follow(): void {
+    if (this.followTimer) clearTimeout(this.followTimer);
+    this.followTimer = null;
+    if (this.exitUpdate) return;
+    let grew = false;
+    for (let i = 0; i < READS_PER_TURN && !this.capped; i++) {
+      const n = this.spill.read(this.scratch, this.bytesSeen);
+      if (n === 0) break;
+      grew = true;
+      this.onChunk(this.scratch.subarray(0, n));
     }
-  }
-
-  private keepRaw(chunk: Buffer): void {
-    if (this.spillOpened) {
-      this.spill.write(chunk);
+    if (grew && !this.capped) {
+      this.followPauseMs = 1;
+      setImmediate(() => this.follow());
       return;
     }
-    this.rawPrefix?.push(chunk);
-    this.rawPrefixBytes += chunk.length;
+    if (this.exited) {
+      this.finish();
+      return;
+    }
+    this.followTimer = setTimeout(() => this.follow(), this.followPauseMs);
+    this.followTimer.unref();
+    this.followPauseMs = Math.min(this.followPauseMs * 2, MAX_FOLLOW_PAUSE_MS);
   }
 
-  private openSpill(): void {
-    this.spillOpened = true;
-    for (const chunk of this.rawPrefix ?? []) if (!this.spill.write(chunk)) break;
-    this.rawPrefix = null;
-    this.rawPrefixBytes = 0;
+  /** Feeds bytes read into the scratch buffer to the view (see `pushBorrowed`). */
+  private onChunk(whole: Buffer): void {
+    const room = this.options.maxSpillBytes - this.bytesSeen;
+    const chunk = whole.length > room ? whole.subarray(0, room) : whole;
+    this.bytesSeen += chunk.length;
+    this.pushBorrowed(chunk.length);
+    if (!this.spillOpened && (this.view.truncated || this.bytesSeen > this.policy.maxBytes)) {
+      this.spillOpened = true;
+    }
     this.notify();
+    if (chunk !== whole) this.spillCapReached(this.options.maxSpillBytes);
   }
 
   /**
-   * The view is done with `chunk`. Once the spill file exists, every chunk the view
-   * holds is already on disk (writes are synchronous), so nothing needs it any more.
+   * Pushes bytes the next read will overwrite. A view that is not full yet, or keeps the
+   * head, decodes or drops them at once; a full tail view keeps its last bytes, so it
+   * gets the front (released again while this push runs, as the back covers the window)
+   * and a copy of the back only. The host copies ~50 KiB per MiB read instead of
+   * allocating every read anew (decision 084).
    */
-  private released(chunk: Uint8Array): void {
-    if (this.spillOpened) freeChunk(chunk);
+  private pushBorrowed(length: number): void {
+    const scratch = this.scratch;
+    if (!this.view.truncated || this.policy.retain === "head") {
+      this.view.push(0, scratch.subarray(0, length), this.counter.count(0, length));
+      return;
+    }
+    const back = Math.min(length, this.policy.maxBytes + TAIL_COPY_SLACK_BYTES);
+    const front = length - back;
+    if (front > 0) this.view.push(0, scratch.subarray(0, front), this.counter.count(0, front));
+    const copy = Buffer.from(scratch.subarray(front, length));
+    this.view.push(0, copy, this.counter.count(front, back));
   }
 
-  private onEnd(pipe: Pipe): void {
-    this.view.end(pipe);
-    this.notify();
+  /** The output reached a cap: the spill keeps exactly the cap, and the command is stopped. */
+  private spillCapReached(limit: number): void {
+    this.capped = true;
+    this.spillOpened = true;
+    this.fail(
+      `output reached the ${formatBytes(limit)} limit; the command was stopped; everything up to there is in ${this.options.spillPath}`,
+    );
   }
 
   private fail(message: string): void {
     if (this.failure) return;
-    // Bytes that arrive from now on are counted but cannot be kept.
     this.failure = message;
     this.stopGroup();
   }
@@ -177,24 +251,53 @@ export class ExecRun {
   }
 
   private stopGroup(): void {
-    const pid = this.child?.pid;
-    if (pid === undefined || this.termination) return;
-    this.termination = terminateGroup(pid, this.options.killGraceMs);
+    if (this.target.outer < 0 || this.termination) return;
+    this.termination = terminateGroup(this.target, this.options.killGraceMs);
   }
 
-  private async onClose(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+  /** bubblewrap's first status object names the jail's PID 1, the group SIGTERM goes to. */
+  private readJailStatus(status: Readable): void {
+    let text = "";
+    status.setEncoding("utf8");
+    status.on("data", (piece: string) => {
+      if (this.target.group !== null) return;
+      text += piece;
+      const pid = /"child-pid":\s*(\d+)/.exec(text)?.[1];
+      if (pid !== undefined) this.target.group = Number(pid);
+    });
+  }
+
+  /** The command is gone and its output read: settle the file and report the exit. */
+  private finish(): void {
+    if (this.exitUpdate) return;
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     // A terminated command is over once its shell is gone: whatever is left of the group
     // (SIGTERM ignored, pipes not held, so nothing kept the exec open) is killed now.
     this.termination?.killNow();
-    try {
-      await this.spill.close();
-    } catch (err) {
-      this.failure ??= `spill write failed (${(err as Error).message}); output is incomplete`;
+    this.jailed?.release();
+    const code = this.exited?.code ?? null;
+    const signal = this.exited?.signal ?? null;
+    // The command's own file size limit stops its writes to the spill, too.
+    const fileLimit = this.options.jail.effectiveLimits.maxFileBytes;
+    if (!this.capped && this.exited && code !== 0 && this.bytesSeen >= fileLimit) {
+      this.spillCapReached(fileLimit);
     }
-    this.rawPrefix = null;
+    this.view.end(0);
+    try {
+      if (this.capped) this.spill.truncate(this.bytesSeen);
+      this.spill.close(this.spillOpened);
+    } catch (err) {
+      this.failure ??= `spill file could not be closed (${(err as Error).message}); output is incomplete`;
+    }
     const update: ExitUpdate = { kind: "exit", exitCode: code };
     if (signal) update.signal = signal;
+    // bubblewrap exits with 128 + n when the command died of signal n; on a
+    // termination the host caused, that is reported as the signal, as unjailed.
+    const jailSignal = this.termination && code !== null ? signalOf(code) : undefined;
+    if (jailSignal) {
+      update.exitCode = null;
+      update.signal = jailSignal;
+    }
     if (this.failure) update.error = this.failure;
     this.exitUpdate = update;
     this.notify();
@@ -206,15 +309,19 @@ export class ExecRun {
   }
 }
 
-/**
- * Frees a pipe chunk's memory now, by detaching the `ArrayBuffer` it owns alone (each
- * pipe read gets its own). Left to the garbage collector, dead chunks pile up to ~32 MiB
- * before V8's external-memory trigger runs a scavenge; freeing them at once keeps the
- * host's resident set flat and lets malloc reuse warm memory (decision 037).
- */
+/** Frees a copy's memory now, by detaching the `ArrayBuffer` it owns alone. */
 function freeChunk(chunk: Uint8Array): void {
   const buffer = chunk.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
   if (chunk.byteOffset === 0 && buffer.byteLength === chunk.byteLength) buffer.transfer?.(0);
+}
+
+/** The signal a jailed command died of, from bubblewrap's exit code 128 + n. */
+function signalOf(code: number): NodeJS.Signals | undefined {
+  if (code <= 128) return undefined;
+  const n = code - 128;
+  return (Object.keys(constants.signals) as NodeJS.Signals[]).find(
+    (name) => constants.signals[name] === n,
+  );
 }
 
 function definedLimits(limits: ExecLimits | undefined): Partial<OutputPolicy> {

@@ -1,61 +1,82 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
+import type { JailedCommand } from "../jail/jail.ts";
 
-export type ShellProcess = ChildProcessByStdio<null, Readable, Readable>;
+export type ShellProcess = ChildProcessByStdio<null, null, null> & {
+  readonly stdio: [null, null, null, Readable | Writable | null | undefined];
+};
 
-export interface SpawnShellOptions {
-  command: string;
-  cwd: string;
-  /** The complete environment (nothing is inherited from the host). */
-  env: Record<string, string>;
+/**
+ * Starts a jailed command as the leader of a new process group (detached). stdin is
+ * closed, stdout and stderr are `outputFd` (the spill file); fd 3 carries bubblewrap's
+ * status (`--json-status-fd 3`) when it is jailed.
+ * @example const child = spawnShell(jail.wrap({ argv: ["/bin/bash", "-c", "seq 3"], cwd: ws.root, writable: true }), ws.root, fd);
+ */
+export function spawnShell(jailed: JailedCommand, cwd: string, outputFd: number): ShellProcess {
+  return spawn(jailed.file, jailed.args, {
+    cwd,
+    env: jailed.env,
+    detached: true,
+    stdio: ["ignore", outputFd, outputFd, jailed.statusFd ? "pipe" : "ignore"],
+  }) as unknown as ShellProcess;
 }
 
 /**
- * Runs `command` under `/bin/sh -c` as the leader of a new process group (detached),
- * so that everything it starts can be terminated together. stdin is closed.
- * @example const child = spawnShell({ command: "seq 3", cwd: ws.root, env: {} });
+ * Which processes a termination signals. Unjailed, both are the shell (leader of its
+ * own group). Jailed, `outer` is the host-side bubblewrap, and `group` is the jail's
+ * PID 1, leader of the session the command runs in: SIGTERM goes to that group (the
+ * PID 1 ignores it, the command may handle it), SIGKILL to `outer`, whose death kills
+ * the jail's PID 1 and with it everything in the PID namespace, `setsid` included.
  */
-export function spawnShell(opts: SpawnShellOptions): ShellProcess {
-  return spawn("/bin/sh", ["-c", opts.command], {
-    cwd: opts.cwd,
-    env: opts.env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+export interface KillTarget {
+  outer: number;
+  /** null until the jail has reported its PID 1: then only SIGKILL of `outer` is possible. */
+  group: number | null;
 }
 
-/** A started termination of one process group. */
+/** A started termination. */
 export interface GroupTermination {
   /**
-   * Sends SIGKILL to the group now and drops the pending one. Called once the leader
-   * has exited: members that outlived it (SIGTERM ignored, pipes not held) are not
-   * waited for, and nothing would be left to fire the delayed SIGKILL after the exec ends.
+   * Sends SIGKILL now and drops the pending one. Called once the leader has exited:
+   * members that outlived it (SIGTERM ignored, pipes not held) are not waited for.
    */
   killNow(): void;
 }
 
 /**
- * Signals the whole process group led by `pid`: SIGTERM now, SIGKILL after `graceMs`
- * (or at `killNow`, whichever comes first).
- * @example const termination = terminateGroup(child.pid!, 2000);
+ * SIGTERM to the command's process group now, SIGKILL after `graceMs` (or at
+ * `killNow`, whichever comes first).
+ * @example const termination = terminateGroup({ outer: child.pid!, group: child.pid! }, 2000);
  */
-export function terminateGroup(pid: number, graceMs: number): GroupTermination {
-  signalGroup(pid, "SIGTERM");
+export function terminateGroup(target: KillTarget, graceMs: number): GroupTermination {
+  const kill = () => {
+    if (target.group !== null) signalGroup(target.group, "SIGKILL");
+    signalProcess(target.outer, "SIGKILL");
+  };
+  if (target.group === null) {
+    kill();
+    return { killNow: kill };
+  }
+  signalGroup(target.group, "SIGTERM");
   // Members may ignore SIGTERM, with or without the pipes, and outlive the leader.
-  const timer = setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs);
+  const timer = setTimeout(kill, graceMs);
   timer.unref();
   return {
     killNow() {
       clearTimeout(timer);
-      signalGroup(pid, "SIGKILL");
+      kill();
     },
   };
 }
 
 /** Sends `signal` to process group `pid`; a group that is already gone is not an error. */
 export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  signalProcess(-pid, signal);
+}
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-pid, signal);
+    process.kill(pid, signal);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
   }

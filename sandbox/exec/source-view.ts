@@ -76,11 +76,11 @@ export class SourceView {
     this.window = new TextWindow(policy);
   }
 
-  /** Adds a raw chunk read from `pipe`. */
-  push(pipe: Pipe, bytes: Uint8Array): void {
+  /** Adds a raw chunk read from `pipe`; `newlines` when the caller has counted them already. */
+  push(pipe: Pipe, bytes: Uint8Array, newlines = countNewlines(bytes)): void {
     if (bytes.length === 0) return;
     this.totalBytes += bytes.length;
-    this.newlines += countNewlines(bytes);
+    this.newlines += newlines;
     this.lastByte = bytes[bytes.length - 1]!;
     if (!this.full) {
       this.decode(pipe, bytes);
@@ -100,7 +100,7 @@ export class SourceView {
       this.pendingBytes -= sizeOf(skipped);
       const before = this.carry[skipped.pipe] ?? this.fedTail[skipped.pipe];
       this.carry[skipped.pipe] = skipped.bytes
-        ? unfinishedTail(concat(before, skipped.bytes))
+        ? unfinishedTail(lastThree(before, skipped.bytes))
         : EMPTY;
       if (skipped.bytes) this.release(skipped.bytes);
     }
@@ -188,6 +188,14 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.length);
   return out;
+}
+
+/**
+ * The last (at most) 3 bytes of `a` followed by `b`: all `unfinishedTail` looks at. Not
+ * a concatenation of the whole chunk, which cost a copy of every skipped chunk.
+ */
+function lastThree(a: Uint8Array, b: Uint8Array): Uint8Array {
+  return b.length >= 3 ? b.subarray(b.length - 3) : concat(a, b).subarray(-3);
 }
 
 /**

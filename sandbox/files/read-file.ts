@@ -1,8 +1,8 @@
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
 import type { ReadResult } from "../../src/protocol/index.ts";
 import { utf8ByteLength, utf8HeadIndex } from "../../src/retention/utf8.ts";
 import { SandboxError } from "../errors.ts";
+import type { Workspace } from "../workspace.ts";
+import { openInside } from "./open-inside.ts";
 
 export interface ReadWindow {
   /** 1-based first line. */
@@ -17,15 +17,21 @@ export interface ReadWindow {
 
 /**
  * Reads a window of lines from a text file in one streaming pass: memory stays near
- * the window whatever the file's size, and the total line count is exact.
- * @example await readLines(abs, "src/a.ts", { offset: 1, limit: 2000, maxBytes: 51200, maxLineChars: 2000 })
+ * the window whatever the file's size, and the total line count is exact. The file is
+ * opened first and checked through its descriptor (`openInside`), then read from it.
+ * @example await readLines(ws, abs, "src/a.ts", { offset: 1, limit: 2000, maxBytes: 51200, maxLineChars: 2000 })
  */
-export async function readLines(abs: string, rel: string, win: ReadWindow): Promise<ReadResult> {
-  await checkRegularFile(abs, rel);
+export async function readLines(
+  workspace: Workspace,
+  abs: string,
+  rel: string,
+  win: ReadWindow,
+): Promise<ReadResult> {
+  const handle = await openInside(workspace, abs, rel, "file");
   const collector = new LineCollector(win);
   const decoder = new TextDecoder("utf-8");
   let first = true;
-  for await (const chunk of createReadStream(abs) as AsyncIterable<Buffer>) {
+  for await (const chunk of handle.createReadStream() as AsyncIterable<Buffer>) {
     if (first && chunk.subarray(0, 8192).includes(0)) {
       throw new SandboxError(
         400,
@@ -58,28 +64,6 @@ export async function readLines(abs: string, rel: string, win: ReadWindow): Prom
   const next = win.offset + collector.lines.length;
   if (next <= totalLines) result.nextOffset = next;
   return result;
-}
-
-async function checkRegularFile(abs: string, rel: string): Promise<void> {
-  let info: Awaited<ReturnType<typeof stat>>;
-  try {
-    info = await stat(abs);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new SandboxError(
-        404,
-        "not_found",
-        `'${rel}' does not exist in the workspace; list files with glob`,
-      );
-    }
-    throw err;
-  }
-  if (info.isDirectory()) {
-    throw new SandboxError(400, "bad_request", `'${rel}' is a directory; list it with glob`);
-  }
-  if (!info.isFile()) {
-    throw new SandboxError(400, "bad_request", `'${rel}' is not a regular file`);
-  }
 }
 
 /** Splits decoded text into lines, keeps the requested window, counts the rest. */

@@ -1,22 +1,15 @@
-import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import path from "node:path";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { findExecutable } from "../jail/find-executable.ts";
+import { insideSystemPaths, type Jail } from "../jail/jail.ts";
 
 /**
  * Absolute path of `rg` on PATH, or null.
  * @example findRipgrep() // "/usr/bin/rg"
  */
 export function findRipgrep(pathEnv = process.env.PATH ?? ""): string | null {
-  for (const dir of pathEnv.split(path.delimiter)) {
-    if (dir === "") continue;
-    const candidate = path.join(dir, "rg");
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {}
-  }
-  return null;
+  return findExecutable("rg", pathEnv);
 }
 
 /** Outcome of one ripgrep run: `stderr` holds its complaint when it exited with 2. */
@@ -28,18 +21,30 @@ export interface RipgrepRun {
 }
 
 /**
- * Runs ripgrep and hands each stdout line to `onLine`; when `onLine` returns false the
- * process is killed at once (the upstream search stops at the probe item).
- * @example await runRipgrep(rg, ["--files"], ws.root, (line) => { paths.push(line); return true; });
+ * Runs ripgrep in the jail (the workspace read-only) and hands each stdout line to
+ * `onLine`; when `onLine` returns false the process is killed at once (the upstream
+ * search stops at the probe item).
+ * @example await runRipgrep(jail, rg, ["--files"], ws.root, (line) => { paths.push(line); return true; });
  */
 export function runRipgrep(
+  jail: Jail,
   rgPath: string,
   args: string[],
   cwd: string,
   onLine: (line: string) => boolean,
 ): Promise<RipgrepRun> {
+  const jailed = jail.wrap({
+    argv: [rgPath, ...args],
+    cwd,
+    writable: false,
+    readOnly: insideSystemPaths(rgPath) ? [] : [rgPath],
+  });
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(jailed.file, jailed.args, {
+      cwd,
+      env: jailed.env,
+      stdio: ["ignore", "pipe", "pipe", jailed.statusFd ? "pipe" : "ignore"],
+    }) as ChildProcessByStdio<null, Readable, Readable>;
     let stderr = "";
     let stopped = false;
     child.stderr.setEncoding("utf8");

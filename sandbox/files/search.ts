@@ -9,10 +9,18 @@ import type {
 } from "../../src/protocol/index.ts";
 import { ItemRetainer } from "../../src/retention/index.ts";
 import { SandboxError } from "../errors.ts";
+import type { Jail } from "../jail/jail.ts";
 import type { Workspace } from "../workspace.ts";
 import { compileGlob } from "./glob-pattern.ts";
 import { runRipgrep } from "./ripgrep.ts";
 import { fileLines, walkFiles } from "./walker.ts";
+
+/**
+ * ripgrep's ignore handling made the walker's: ignore files apply whether or not the
+ * workspace is a git repository, and only the workspace's own (no global gitignore, no
+ * `.git/info/exclude`).
+ */
+const RIPGREP_IGNORE_ARGS = ["--no-require-git", "--no-ignore-global", "--no-ignore-exclude"];
 
 /** Longest matched line returned by grep (longer ones are cut and marked with "…"). */
 const GREP_MAX_LINE_CHARS = 500;
@@ -20,6 +28,8 @@ const GREP_MAX_LINE_CHARS = 500;
 /** Which engine searches: ripgrep at `rgPath`, or the built-in walker when null. */
 export interface SearchOptions {
   workspace: Workspace;
+  /** ripgrep runs in it, with the workspace read-only. */
+  jail: Jail;
   rgPath: string | null;
 }
 
@@ -41,7 +51,7 @@ export async function grep(
   const push = (match: GrepMatch): boolean => !retainer.push(match).shouldStop;
   await assertExists(start, req.path);
   const engine: SearchEngine = opts.rgPath ? "ripgrep" : "walker";
-  if (opts.rgPath) await grepWithRipgrep(opts.rgPath, opts.workspace, start, req, push);
+  if (opts.rgPath) await grepWithRipgrep(opts, opts.rgPath, start, req, push);
   else await grepWithWalker(opts.workspace, start, req, push);
   const done = retainer.finish();
   return { matches: done.items, truncated: done.truncated, omitted: done.omitted, engine };
@@ -68,17 +78,19 @@ export async function glob(
   const engine: SearchEngine = opts.rgPath ? "ripgrep" : "walker";
   if (opts.rgPath) {
     const args = [
+      ...RIPGREP_IGNORE_ARGS,
       "--files",
       "--sort",
       "path",
-      "--glob",
-      req.pattern,
       ...pathArg(opts.workspace, start),
     ];
-    const run = await runRipgrep(opts.rgPath, args, opts.workspace.root, push);
+    // Filtered here, not with `--glob`: ripgrep's globs override the ignore files.
+    const run = await runRipgrep(opts.jail, opts.rgPath, args, opts.workspace.root, (rel) =>
+      matches(rel) ? push(rel) : true,
+    );
     if (!run.stopped && run.exitCode === 2) throw ripgrepFailed(run.stderr);
   } else {
-    for await (const rel of walkFiles(opts.workspace.root, start)) {
+    for await (const rel of walkFiles(opts.workspace, start)) {
       if (matches(rel) && !push(rel)) break;
     }
   }
@@ -87,20 +99,22 @@ export async function glob(
 }
 
 async function grepWithRipgrep(
+  { jail, workspace }: SearchOptions,
   rgPath: string,
-  workspace: Workspace,
   start: string,
   req: GrepRequest,
   push: (m: GrepMatch) => boolean,
 ): Promise<void> {
-  const args = ["--json", "--sort", "path"];
+  const args = [...RIPGREP_IGNORE_ARGS, "--json", "--sort", "path"];
   if (req.ignoreCase) args.push("--ignore-case");
   if (req.literal) args.push("--fixed-strings");
-  if (req.glob) args.push("--glob", req.glob);
   args.push("--regexp", req.pattern, ...pathArg(workspace, start));
-  const run = await runRipgrep(rgPath, args, workspace.root, (line) => {
+  // Filtered here, not with `--glob`: ripgrep's globs override the ignore files.
+  const globMatches = req.glob ? compileGlob(req.glob) : null;
+  const run = await runRipgrep(jail, rgPath, args, workspace.root, (line) => {
     const match = parseRipgrepMatch(line);
-    return match ? push(match) : true;
+    if (!match || (globMatches && !globMatches(match.path))) return true;
+    return push(match);
   });
   if (!run.stopped && run.exitCode === 2) throw ripgrepFailed(run.stderr);
 }
@@ -113,9 +127,9 @@ async function grepWithWalker(
 ): Promise<void> {
   const regex = compileRegex(req);
   const globMatches = req.glob ? compileGlob(req.glob) : null;
-  for await (const rel of walkFiles(workspace.root, start)) {
+  for await (const rel of walkFiles(workspace, start)) {
     if (globMatches && !globMatches(rel)) continue;
-    for await (const { line, text } of fileLines(`${workspace.root}/${rel}`)) {
+    for await (const { line, text } of fileLines(workspace, rel)) {
       if (regex.test(text) && !push({ path: rel, line, text: previewLine(text) })) return;
     }
   }

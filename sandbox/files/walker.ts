@@ -1,32 +1,53 @@
-import { createReadStream } from "node:fs";
 import { opendir, stat } from "node:fs/promises";
 import path from "node:path";
+import { SandboxError } from "../errors.ts";
+import type { Workspace } from "../workspace.ts";
+import { IgnoreRules } from "./ignore-rules.ts";
+import { openInside } from "./open-inside.ts";
 
 /**
  * Files under `abs` in a stable order (entries sorted by name, depth first), as
  * workspace-relative paths. Like ripgrep's defaults: hidden entries (names starting
- * with `.`) are skipped below the starting point, and symlinks are not followed.
+ * with `.`) are skipped below the starting point, symlinks are not followed, and
+ * `.gitignore` / `.ignore` / `.rgignore` rules apply as ripgrep applies them with
+ * `--no-require-git` (`IgnoreRules`).
+ * Each directory is opened and checked through its descriptor before it is listed
+ * (`openInside`), so a directory swapped for a symlink meanwhile is not followed out.
  * A starting point that is a file yields just that file.
- * @example for await (const rel of walkFiles(ws.root, ws.root)) console.log(rel);
+ * @example for await (const rel of walkFiles(ws, ws.root)) console.log(rel);
  */
-export async function* walkFiles(root: string, abs: string): AsyncGenerator<string> {
+export async function* walkFiles(workspace: Workspace, abs: string): AsyncGenerator<string> {
   const info = await stat(abs);
   if (info.isFile()) {
-    yield toRel(root, abs);
+    yield workspace.relative(abs);
     return;
   }
-  yield* walkDir(root, abs);
+  const rules = await IgnoreRules.forDirectory(workspace.root, workspace.relative(abs));
+  yield* walkDir(workspace, abs, rules);
 }
 
-async function* walkDir(root: string, dir: string): AsyncGenerator<string> {
+async function* walkDir(
+  workspace: Workspace,
+  dir: string,
+  rules: IgnoreRules,
+): AsyncGenerator<string> {
+  const root = workspace.root;
   const entries = [];
-  for await (const entry of await opendir(dir)) entries.push(entry);
+  const handle = await openInside(workspace, dir, workspace.relative(dir), "directory");
+  try {
+    for await (const entry of await opendir(`/proc/self/fd/${handle.fd}`)) entries.push(entry);
+  } finally {
+    await handle.close();
+  }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     if (entry.name.startsWith(".")) continue;
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) yield* walkDir(root, full);
-    else if (entry.isFile()) yield toRel(root, full);
+    const rel = toRel(root, full);
+    if (!entry.isDirectory() && !entry.isFile()) continue;
+    if (rules.ignores(rel, entry.isDirectory())) continue;
+    if (entry.isDirectory()) yield* walkDir(workspace, full, await rules.enter(root, rel));
+    else yield rel;
   }
 }
 
@@ -39,16 +60,27 @@ const MAX_WALKER_LINE_CHARS = 1 << 20;
 
 /**
  * Lines of a text file with their 1-based numbers; nothing for a binary file (NUL
- * bytes in its first 8 KiB), as ripgrep does. Lines longer than
- * `MAX_WALKER_LINE_CHARS` are cut to that prefix. Stop iterating to stop reading.
- * @example for await (const { line, text } of fileLines(abs)) ...
+ * bytes in its first 8 KiB), as ripgrep does, and nothing for a file `openInside`
+ * refuses (swapped for a symlink out, a hard link, not a regular file). Lines longer
+ * than `MAX_WALKER_LINE_CHARS` are cut to that prefix. Stop iterating to stop reading.
+ * @example for await (const { line, text } of fileLines(ws, "src/a.ts")) ...
  */
-export async function* fileLines(abs: string): AsyncGenerator<{ line: number; text: string }> {
+export async function* fileLines(
+  workspace: Workspace,
+  rel: string,
+): AsyncGenerator<{ line: number; text: string }> {
+  let handle: Awaited<ReturnType<typeof openInside>>;
+  try {
+    handle = await openInside(workspace, path.join(workspace.root, rel), rel, "file");
+  } catch (err) {
+    if (err instanceof SandboxError) return;
+    throw err;
+  }
   const decoder = new TextDecoder("utf-8");
   let carry = "";
   let line = 0;
   let first = true;
-  for await (const chunk of createReadStream(abs) as AsyncIterable<Buffer>) {
+  for await (const chunk of handle.createReadStream() as AsyncIterable<Buffer>) {
     if (first && chunk.subarray(0, 8192).includes(0)) return;
     first = false;
     const text = decoder.decode(chunk, { stream: true });

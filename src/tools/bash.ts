@@ -61,7 +61,7 @@ export const bashParams = z.strictObject({
     .string()
     .min(1)
     .max(256 * 1024)
-    .describe("Shell command, run with /bin/sh -c"),
+    .describe("Shell command, run with bash -c (bash syntax: {1..3}, [[ … ]], arrays)"),
   timeout: z
     .number()
     .positive()

@@ -1,6 +1,6 @@
 import { execSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, mkdtempSync, rmSync } from "node:fs";
+import { createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
@@ -113,4 +113,24 @@ export async function sha256OfFile(file: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest("hex");
+}
+
+/**
+ * Host pids of live (non-zombie) processes whose environment holds TOOLWIRE_MARK=`mark`:
+ * how a test finds a jailed command's processes from outside its PID namespace.
+ */
+export function markedProcesses(mark: string): number[] {
+  const needle = `\0TOOLWIRE_MARK=${mark}\0`;
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
+      if (`\0${readFileSync(`/proc/${entry}/environ`, "latin1")}`.includes(needle)) {
+        pids.push(Number(entry));
+      }
+    } catch {}
+  }
+  return pids;
 }

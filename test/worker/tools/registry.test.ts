@@ -49,6 +49,10 @@ describe("GET /v1/tools", () => {
     expect(webFetch?.output).toMatchObject({ retain: "head" });
     const external = tools.find((t) => t.name === "external");
     expect(external?.parameters.required).toEqual(["name"]);
+    const command = tools.find((t) => t.name === "bash")?.parameters.properties.command;
+    expect((command as { description?: string }).description).toMatch(
+      /^Shell command, run with bash -c/,
+    );
   });
 
   it("serves the schema the arguments are validated with", async () => {

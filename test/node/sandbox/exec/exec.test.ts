@@ -22,6 +22,7 @@ import {
   execId,
   type Folded,
   fold,
+  markedProcesses,
   sha256OfCommand,
   sha256OfFile,
   startTestHost,
@@ -135,12 +136,10 @@ describe("exec: output bounded at the source", () => {
     expect(f.metadata).toMatchObject({ truncated: true, totalLines: 100000, totalBytes: 588895 });
   });
 
-  it("keeps multibyte characters whole when a pipe splits them across writes", async () => {
-    // "€" (e2 82 ac) and "😀" (f0 9f 98 80) arrive in pieces, with stderr writing in between.
+  it("keeps multibyte characters whole when a stream splits them across writes", async () => {
+    // "€" (e2 82 ac) and "😀" (f0 9f 98 80) arrive in pieces, written separately.
     const command = [
       "printf '\\342\\202'",
-      "sleep 0.1",
-      "printf 'E' >&2",
       "sleep 0.1",
       "printf '\\254|\\360'",
       "sleep 0.1",
@@ -149,9 +148,18 @@ describe("exec: output bounded at the source", () => {
       "printf '\\200\\n'",
     ].join("; ");
     const f = await run(command);
-    expect(f.text).toBe("E€|😀\n");
-    expect(f.text).not.toContain("\uFFFD");
-    expect(f.metadata).toMatchObject({ totalBytes: 10, totalLines: 1 });
+    expect(f.text).toBe("€|😀\n");
+    expect(f.metadata).toMatchObject({ totalBytes: 9, totalLines: 1 });
+  });
+
+  it("stderr written inside a character shows where it came, as in the spill file (true order)", async () => {
+    // stdout and stderr are one file: "E" lands between the bytes of "€", which then
+    // decode as U+FFFD on each side; the window is what the spill file holds.
+    const f = await run(
+      "printf '\\342\\202'; sleep 0.1; printf 'E' >&2; sleep 0.1; printf '\\254\\n'",
+    );
+    expect(f.text).toBe("\uFFFDE\uFFFD\n");
+    expect(f.metadata).toMatchObject({ totalBytes: 5, totalLines: 1 });
   });
 
   it("invalid UTF-8 shows as U+FFFD while totals count the raw bytes", async () => {
@@ -172,6 +180,15 @@ describe("exec: output bounded at the source", () => {
   it("stdout and stderr feed one view in arrival order", async () => {
     const f = await run("echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three");
     expect(f.text).toBe("one\ntwo\nthree\n");
+  });
+
+  it("runs the command with bash: brace expansion, [[ ]], arrays and $BASH_VERSION work", async () => {
+    const f = await run(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a JS template
+      'echo {1..3}; [[ "ab" == a* ]] && echo match; a=(x y z); echo "${#a[@]} ${a[1]}"; [[ -n $BASH_VERSION ]] && echo bash',
+    );
+    expect(f.text).toBe("1 2 3\nmatch\n3 y\nbash\n");
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
   });
 
   it("reports a failing command's exit code with its output", async () => {
@@ -205,11 +222,11 @@ describe("exec: output bounded at the source", () => {
 describe("exec: timeouts, kill, process groups", () => {
   it("a timeout terminates the whole process group", async () => {
     const id = execId();
-    const pidFile = path.join(host.root, `${id}.pid`);
     const f = await fold(
       host.client.exec({
         execId: id,
-        command: `sleep 300 & echo $! > ${id}.pid; echo started; wait`,
+        command: "sleep 300 & echo started; wait",
+        env: { TOOLWIRE_MARK: id },
         timeoutSec: 0.5,
       }),
     );
@@ -217,8 +234,7 @@ describe("exec: timeouts, kill, process groups", () => {
     expect(f.exit?.exitCode).toBeNull();
     expect(f.exit?.signal).toBe("SIGTERM");
     expect(f.exit?.error).toMatch(/timed out after 0.5 s/);
-    const background = Number(execSync(`cat ${pidFile}`).toString());
-    expect(isAlive(background)).toBe(false);
+    expect(await markedGone(id, GRACE_MS + 2000)).toEqual([]);
   });
 
   it("kill stops a running command; SIGKILL follows when SIGTERM is ignored", async () => {
@@ -244,34 +260,34 @@ describe("exec: timeouts, kill, process groups", () => {
     const f = await fold(
       host.client.exec({
         execId: id,
-        command: `echo $$ > ${id}.pgid; sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & sleep 300`,
+        command: `sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & sleep 300`,
+        env: { TOOLWIRE_MARK: id },
         timeoutSec: 0.5,
       }),
     );
-    const pgid = Number(readFileSync(path.join(host.root, `${id}.pgid`), "utf8"));
     expect(f.updates.filter((u) => u.kind === "exit")).toHaveLength(1);
     expect(f.exit?.error).toMatch(/timed out after 0.5 s/);
-    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+    expect(await markedGone(id, GRACE_MS + 2000)).toEqual([]);
   });
 
   it("kill reaches a background member that ignores SIGTERM and holds no pipe", async () => {
     const id = execId();
     const stream = host.client.exec({
       execId: id,
-      command: `echo $$ > ${id}.pgid; (trap '' TERM; sleep 300 >/dev/null 2>&1 &); echo ready; sleep 300`,
+      command: "(trap '' TERM; sleep 300 >/dev/null 2>&1 &); echo ready; sleep 300",
+      env: { TOOLWIRE_MARK: id },
     });
     const f: Folded = { updates: [], text: "", metadata: null, exit: null };
     for await (const u of stream) {
       applyUpdate(f, u);
       if (f.text.includes("ready")) break;
     }
-    const pgid = Number(readFileSync(path.join(host.root, `${id}.pgid`), "utf8"));
-    expect(await groupGone(pgid, 0)).not.toEqual([]);
+    expect(await markedGone(id, 0)).not.toEqual([]);
     await host.client.kill(id);
     await fold(host.client.reattach(id), f);
     expect(f.exit?.signal).toBe("SIGTERM");
     expect(f.updates.filter((u) => u.kind === "exit")).toHaveLength(1);
-    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+    expect(await markedGone(id, GRACE_MS + 2000)).toEqual([]);
   });
 });
 
@@ -281,16 +297,17 @@ describe("exec: host shutdown", () => {
     const id = execId();
     const stream = other.client.exec({
       execId: id,
-      command: `sleep 300 & echo $! > ${id}.pid; echo started; wait`,
+      command: "sleep 300 & echo started; wait",
+      env: { TOOLWIRE_MARK: id },
     });
     const f: Folded = { updates: [], text: "", metadata: null, exit: null };
     for await (const u of stream) {
       applyUpdate(f, u);
       if (f.text.includes("started")) break;
     }
-    const background = Number(readFileSync(path.join(other.root, `${id}.pid`), "utf8"));
+    expect(await markedGone(id, 0)).not.toEqual([]);
     await other.close();
-    expect(isAlive(background)).toBe(false);
+    expect(await markedGone(id, 0)).toEqual([]);
   });
 
   it("closing the host kills a member that ignores SIGTERM and holds no pipe", async () => {
@@ -298,16 +315,16 @@ describe("exec: host shutdown", () => {
     const id = execId();
     const stream = other.client.exec({
       execId: id,
-      command: `echo $$ > ${id}.pgid; sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & echo started; sleep 300`,
+      command: `sh -c "trap '' TERM; sleep 300" >/dev/null 2>&1 & echo started; sleep 300`,
+      env: { TOOLWIRE_MARK: id },
     });
     const f: Folded = { updates: [], text: "", metadata: null, exit: null };
     for await (const u of stream) {
       applyUpdate(f, u);
       if (f.text.includes("started")) break;
     }
-    const pgid = Number(readFileSync(path.join(other.root, `${id}.pgid`), "utf8"));
     await other.close();
-    expect(await groupGone(pgid, GRACE_MS + 2000)).toEqual([]);
+    expect(await markedGone(id, GRACE_MS + 2000)).toEqual([]);
   });
 });
 
@@ -425,9 +442,9 @@ describe("exec: the spill file stays inside the workspace", () => {
 });
 
 describe("exec: spill failures fail the command", () => {
-  it("a spill write error (file size limit) kills the command and says so", async () => {
-    // A host process whose files may not grow past 1 MiB: its spill writes fail with
-    // EFBIG (Node ignores SIGXFSZ), as on a full disk.
+  it("a host under a 1 MiB file size limit stops the command's output there and says so", async () => {
+    // The host's hard limit is inherited by the jail and binds the spill file, which is
+    // the command's own stdout: the command is stopped at 1 MiB, everything up to there kept.
     const root = mkdtempSync(path.join(tmpdir(), "toolwire-fsize-"));
     const token = randomBytes(24).toString("hex");
     const main = fileURLToPath(new URL("../../../../sandbox/main.ts", import.meta.url));
@@ -446,7 +463,10 @@ describe("exec: spill failures fail the command", () => {
       });
       const client = new SandboxClient(url, token);
       const f = await fold(client.exec({ execId: execId(), command: "seq 1 10000000" }));
-      expect(f.exit?.error).toMatch(/spill write failed \(EFBIG/);
+      expect(f.exit?.error).toMatch(
+        /^output reached the 1 MiB limit; the command was stopped; everything up to there is in \.toolwire\/spill\/.+\.log$/,
+      );
+      expect(f.metadata?.totalBytes).toBe(1024 * 1024);
       expect(f.exit?.exitCode).not.toBe(0);
     } finally {
       child.kill("SIGTERM");
@@ -456,45 +476,18 @@ describe("exec: spill failures fail the command", () => {
 });
 
 /**
- * Waits up to `waitMs` for process group `pgid` to have no live member, then returns the
- * pids still alive in it (empty: the group is gone). Survivors are SIGKILLed afterwards
- * so a failing test leaks nothing. Zombies count as gone: their reaper may be slow.
+ * Waits up to `waitMs` for every process started with TOOLWIRE_MARK=`mark` in its
+ * environment to be gone (pids inside a jail mean nothing on the host, so the test
+ * finds the command's processes by what the host can see of them), then returns the
+ * host pids still alive. Survivors are SIGKILLed afterwards so a failing test leaks nothing.
  */
-async function groupGone(pgid: number, waitMs: number): Promise<number[]> {
+async function markedGone(mark: string, waitMs: number): Promise<number[]> {
   const deadline = Date.now() + waitMs;
-  let alive = liveMembers(pgid);
+  let alive = markedProcesses(mark);
   while (alive.length > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
-    alive = liveMembers(pgid);
+    alive = markedProcesses(mark);
   }
-  if (alive.length > 0 && waitMs > 0) process.kill(-pgid, "SIGKILL");
+  if (alive.length > 0 && waitMs > 0) for (const pid of alive) process.kill(pid, "SIGKILL");
   return alive;
-}
-
-/** Pids of live (non-zombie) processes whose process group is `pgid`, from /proc. */
-function liveMembers(pgid: number): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    // Fields after "(comm) ": state ppid pgrp ...
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(pgrp) === pgid && state !== "Z") pids.push(Number(entry));
-  }
-  return pids;
-}
-
-/** True while `pid` runs (a zombie awaiting a reaper counts as gone). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }

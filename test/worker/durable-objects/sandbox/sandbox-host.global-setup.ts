@@ -42,6 +42,9 @@ export default async function setup(): Promise<() => Promise<void>> {
       HOST: "127.0.0.1",
       PORT: mortalPort,
       SANDBOX_ROOT: mortalRoot,
+      // Unjailed on purpose: its test's command kills its own host (`kill -9 $PPID`),
+      // which the jail exists to prevent (test/node/sandbox/jail.test.ts).
+      SANDBOX_ISOLATION: "none",
     },
     stdio: "ignore",
   });

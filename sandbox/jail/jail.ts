@@ -1,0 +1,272 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, lstatSync, readFileSync, readlinkSync } from "node:fs";
+import path from "node:path";
+import { findExecutable } from "./find-executable.ts";
+import type { CommandLimits } from "./limits.ts";
+import type { PidsCgroup, PidsCgroups } from "./pids-cgroup.ts";
+
+/** How commands are isolated: a bubblewrap jail, or not at all (an explicit operator choice). */
+export type Isolation = "bwrap" | "none";
+
+/** The system the jail shows read-only; nothing else of the host is mounted (no /home, /root, /work, /tmp, /var). */
+const SYSTEM_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
+
+/** Files under /etc that are hidden (bound to /dev/null): they are readable by their owner, root. */
+const MASKED_FILES = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-"];
+
+/** PATH inside the jail. */
+export const JAIL_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/**
+ * The user id a jailed command runs as inside its user namespace. Non-zero, so
+ * bubblewrap gives it no capabilities (it cannot remount anything); outside the
+ * namespace it is the host's own user.
+ */
+export const JAIL_UID = 1000;
+
+/**
+ * Processes of the jail itself beyond the command's: bubblewrap outside and bubblewrap
+ * as PID 1 inside. The command's `maxProcesses` is added to them in `pids.max`.
+ */
+const JAIL_OWN_PROCESSES = 2;
+
+export interface JailOptions {
+  isolation: Isolation;
+  /** Network inside the jail: off (`--unshare-net`, a loopback of its own) unless true. */
+  network: boolean;
+  limits: CommandLimits;
+  /** Where each command's pids cgroup is made; null: no process limit is possible. */
+  cgroups: PidsCgroups | null;
+}
+
+/** What to spawn, with its complete environment. */
+export interface JailedCommand {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  /** True when fd 3 is bubblewrap's JSON status (the first object names the jail's PID 1 as `child-pid`). */
+  statusFd: boolean;
+  /** The command's pids cgroup (removed with `release`). */
+  cgroup: PidsCgroup | null;
+  /** Frees what the jail held for the command, once it has exited. */
+  release(): void;
+}
+
+export interface JailRequest {
+  argv: [string, ...string[]];
+  /** Absolute working directory (inside the workspace). */
+  cwd: string;
+  /** The command's own variables, on top of the clean base. */
+  env?: Record<string, string>;
+  /** Whether the workspace is writable (exec) or read-only (ripgrep). */
+  writable: boolean;
+  /** Extra read-only binds (a program outside the system paths, e.g. ripgrep). */
+  readOnly?: string[];
+}
+
+/**
+ * Wraps commands in a bubblewrap jail: the system read-only, the workspace the only
+ * writable path, a private /tmp, /proc of its own PID namespace, no host environment,
+ * no network unless configured, and a user namespace without capabilities. Killing the
+ * outer bubblewrap kills the jail's PID 1 and, with it, everything in the namespace
+ * (`setsid` and double forks included). Limits are applied by `prlimit` and, for the
+ * process count, a pids cgroup joined before the jail starts (decision 080, 081).
+ * @example const cmd = jail.wrap({ argv: ["/bin/bash", "-c", "ls"], cwd: ws.root, writable: true });
+ */
+export class Jail {
+  readonly isolation: Isolation;
+  readonly network: boolean;
+  readonly limits: CommandLimits;
+  readonly #root: string;
+  readonly #cgroups: PidsCgroups | null;
+  readonly #bwrap: string | null;
+  readonly #prlimit: string | null;
+  readonly #system: string[];
+
+  /**
+   * Checks that the jail works (a real bubblewrap run) and throws an error that says
+   * what to do when it does not.
+   */
+  constructor(root: string, options: JailOptions) {
+    this.#root = root;
+    this.isolation = options.isolation;
+    this.network = options.network;
+    this.limits = options.limits;
+    this.#cgroups = options.isolation === "bwrap" ? options.cgroups : null;
+    this.#prlimit = findExecutable("prlimit");
+    this.#bwrap = options.isolation === "bwrap" ? findExecutable("bwrap") : null;
+    this.#system = systemBinds();
+    if (options.isolation === "bwrap") this.#probe();
+  }
+
+  /** True when the process count is limited (a pids cgroup is available). */
+  get limitsProcesses(): boolean {
+    return this.#cgroups !== null;
+  }
+
+  /** What an operator should be told at start: isolation off, or limits that cannot hold. */
+  warnings(): string[] {
+    if (this.isolation === "none") {
+      return [
+        "SANDBOX_ISOLATION=none: commands run WITHOUT a jail, as this host's user, and can read and write everything it can (install the Debian package 'bubblewrap' and unset SANDBOX_ISOLATION to isolate them)",
+      ];
+    }
+    const out: string[] = [];
+    if (!this.#cgroups) {
+      out.push(
+        "no writable pids cgroup (cgroup v1 'pids' or a v2 subtree with 'pids'): the number of processes per command is not limited; a fork bomb runs until its timeout",
+      );
+    }
+    if (!this.#prlimit) {
+      out.push(
+        "'prlimit' (util-linux) not found: file size and memory per command are not limited",
+      );
+    }
+    return out;
+  }
+
+  /** Removes what the jail made on the host (the cgroup parent), at shutdown. */
+  dispose(): void {
+    this.#cgroups?.dispose();
+  }
+
+  /** The spawn plan for one command. */
+  wrap(req: JailRequest): JailedCommand {
+    if (this.isolation === "none" || !this.#bwrap) return this.#unjailed(req);
+    const cgroup = req.writable
+      ? (this.#cgroups?.create(this.limits.maxProcesses + JAIL_OWN_PROCESSES) ?? null)
+      : null;
+    const bwrap = [this.#bwrap, ...this.#bwrapArgs(req), "--", ...req.argv];
+    const limited = [...this.#prlimitArgs(), ...bwrap];
+    const env = { ...cleanEnv(this.#root), ...req.env };
+    const [file, ...args] = cgroup
+      ? ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, ...limited]
+      : limited;
+    return {
+      file: file!,
+      args,
+      env,
+      statusFd: true,
+      cgroup,
+      release: () => cgroup?.remove(),
+    };
+  }
+
+  #unjailed(req: JailRequest): JailedCommand {
+    const [file, ...args] = [...this.#prlimitArgs(), ...req.argv];
+    return {
+      file: file!,
+      args,
+      env: { ...cleanEnv(this.#root), PATH: process.env.PATH ?? JAIL_PATH, ...req.env },
+      statusFd: false,
+      cgroup: null,
+      release: () => {},
+    };
+  }
+
+  /**
+   * The limits a command really gets: an rlimit can only be lowered, so where the host
+   * itself runs under a lower hard limit, that one wins (Infinity: not limited).
+   */
+  get effectiveLimits(): CommandLimits {
+    if (!this.#prlimit) {
+      return {
+        ...this.limits,
+        maxFileBytes: Number.POSITIVE_INFINITY,
+        maxMemoryBytes: Number.POSITIVE_INFINITY,
+      };
+    }
+    return {
+      ...this.limits,
+      maxFileBytes: Math.min(this.limits.maxFileBytes, hostHardLimit("Max file size")),
+      maxMemoryBytes: Math.min(this.limits.maxMemoryBytes, hostHardLimit("Max address space")),
+    };
+  }
+
+  #prlimitArgs(): string[] {
+    if (!this.#prlimit) return [];
+    const { maxFileBytes, maxMemoryBytes } = this.effectiveLimits;
+    return [this.#prlimit, `--fsize=${maxFileBytes}`, `--as=${maxMemoryBytes}`, "--"];
+  }
+
+  #bwrapArgs(req: JailRequest): string[] {
+    const args = [...this.#system];
+    for (const extra of req.readOnly ?? []) args.push("--ro-bind", extra, extra);
+    args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+    args.push(req.writable ? "--bind" : "--ro-bind", this.#root, this.#root);
+    // The jail's own root (where bubblewrap made the mount points) is read-only too.
+    args.push("--remount-ro", "/");
+    args.push("--unshare-all", "--unshare-user", "--disable-userns");
+    if (this.network) args.push("--share-net");
+    args.push("--uid", String(JAIL_UID), "--gid", String(JAIL_UID));
+    args.push("--die-with-parent", "--new-session", "--chdir", req.cwd);
+    args.push("--json-status-fd", "3");
+    return args;
+  }
+
+  #probe(): void {
+    if (!this.#bwrap) {
+      throw new Error(
+        "no working jail: 'bwrap' was not found on PATH. Install the Debian package 'bubblewrap' (apt-get install bubblewrap), or set SANDBOX_ISOLATION=none to run commands without isolation",
+      );
+    }
+    const plan = this.wrap({ argv: ["/bin/true"], cwd: this.#root, writable: false });
+    const run = spawnSync(plan.file, plan.args, {
+      env: plan.env,
+      encoding: "utf8",
+      timeout: 10_000,
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+    });
+    plan.release();
+    if (run.status !== 0) {
+      const why = (run.stderr || run.error?.message || `exit ${run.status}`).trim();
+      throw new Error(
+        `no working jail: bubblewrap failed to start (${why}). Check that user namespaces are allowed, or set SANDBOX_ISOLATION=none to run commands without isolation`,
+      );
+    }
+  }
+}
+
+/**
+ * The only variables a command starts with (README, "Sandbox isolation"): PATH, HOME
+ * (the workspace root), LANG and TMPDIR. Nothing of the host's environment.
+ */
+export function cleanEnv(root: string): Record<string, string> {
+  return { PATH: JAIL_PATH, HOME: root, LANG: "C.UTF-8", TMPDIR: "/tmp" };
+}
+
+/** The host process's own hard limit named `name` in /proc/self/limits (Infinity when unlimited). */
+function hostHardLimit(name: string): number {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith(name));
+    const hard = line?.slice(name.length).trim().split(/\s+/)[1];
+    return hard === undefined || hard === "unlimited" ? Number.POSITIVE_INFINITY : Number(hard);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** bwrap arguments that show the system paths read-only (symlinks as symlinks) and mask secrets. */
+function systemBinds(): string[] {
+  const args: string[] = [];
+  for (const p of SYSTEM_PATHS) {
+    let info: ReturnType<typeof lstatSync>;
+    try {
+      info = lstatSync(p);
+    } catch {
+      continue;
+    }
+    if (info.isSymbolicLink()) args.push("--symlink", readlinkSync(p), p);
+    else if (info.isDirectory()) args.push("--ro-bind", p, p);
+  }
+  for (const f of MASKED_FILES) if (existsSync(f)) args.push("--ro-bind", "/dev/null", f);
+  return args;
+}
+
+/** True when `file` lies under one of the jail's system paths (visible inside it as is). */
+export function insideSystemPaths(file: string): boolean {
+  const real = path.resolve(file);
+  return SYSTEM_PATHS.some((p) => real === p || real.startsWith(`${p}/`));
+}

@@ -1,0 +1,40 @@
+/**
+ * What one command may use. Every exec gets these (the host's configuration); the
+ * jail enforces them: processes through a pids cgroup, file size and memory through
+ * rlimits set before the jail starts (inherited by everything in it).
+ */
+export interface CommandLimits {
+  /** Processes and threads the command may have at once, its shell included. */
+  maxProcesses: number;
+  /** Largest file the command may write (RLIMIT_FSIZE); a write past it fails with EFBIG. */
+  maxFileBytes: number;
+  /** Address space of each process (RLIMIT_AS); an allocation past it fails. */
+  maxMemoryBytes: number;
+}
+
+const GiB = 1024 * 1024 * 1024;
+
+/** Defaults (README, "Sandbox limits"): 256 processes, 1 GiB per file, 4 GiB of address space. */
+export const DEFAULT_COMMAND_LIMITS: CommandLimits = {
+  maxProcesses: 256,
+  maxFileBytes: GiB,
+  maxMemoryBytes: 4 * GiB,
+};
+
+/** Default cap of the spill file: 1 GiB. Output past it stops the command. */
+export const DEFAULT_MAX_SPILL_BYTES = GiB;
+
+/**
+ * "1 GiB", "512 MiB", "4096 bytes": how a limit reads in an error message.
+ * @example formatBytes(1024 ** 3) // "1 GiB"
+ */
+export function formatBytes(n: number): string {
+  for (const [unit, size] of [
+    ["GiB", GiB],
+    ["MiB", 1024 * 1024],
+    ["KiB", 1024],
+  ] as const) {
+    if (n >= size && n % size === 0) return `${n / size} ${unit}`;
+  }
+  return `${n} bytes`;
+}
