@@ -16,7 +16,7 @@ describe("toolwire watch --run", () => {
 
   it("refuses --run without a value, or with an invocation id too", () => {
     expect(() => parseArgs(["watch", "--run"])).toThrow(UsageError);
-    expect(() => parseArgs(["watch", "--run"])).toThrow(/--run needs a run id/);
+    expect(() => parseArgs(["watch", "--run"])).toThrow(/--run needs a value/);
     expect(() => parseArgs(["watch", "call_1", "--run", "r"])).toThrow(/not both/);
   });
 
