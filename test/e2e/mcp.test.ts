@@ -6,6 +6,7 @@ import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
 import {
+  connectTasksClient,
   connectV1,
   connectV2,
   type McpTestClient,
@@ -370,5 +371,88 @@ describe("/mcp over HTTP", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
     });
     expect(forged.status).toBe(404);
+  });
+});
+
+describe("/mcp tasks (io.modelcontextprotocol/tasks, 2026-07-28)", () => {
+  async function settledTask(client: Awaited<ReturnType<typeof connectTasksClient>>, id: string) {
+    for (let i = 0; i < 300; i++) {
+      const task = await client.getTask(id);
+      if (task.status !== "working") return task;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`task ${id} did not settle`);
+  }
+
+  it("a task survives its client closing the connection and is fetched by a new client", async () => {
+    const marker = `sleep 2.${unique()}`;
+    const taskId = `mcp-e2e-task-${unique()}`;
+    const leaving = await connectTasksClient(mcpUrl, token);
+    const command = `echo first; ${marker}; echo second`;
+    expect(await leaving.startTask("bash", { command }, taskId)).toBe("task");
+    // Durable before the answer: the task is there at once, working.
+    const working = await leaving.getTask(taskId);
+    expect(working).toMatchObject({ taskId, status: "working" });
+    expect(Number.isInteger(working.ttlMs)).toBe(true);
+    expect(working).not.toHaveProperty("result");
+    await until(() => running(marker), "the command to start");
+    await leaving.close();
+
+    const returning = await connectTasksClient(mcpUrl, token);
+    try {
+      const task = await settledTask(returning, taskId);
+      expect(task.status).toBe("completed");
+      expect(task.result && text(task.result)).toBe("first\nsecond\n");
+      expect(task.result?.structuredContent?.exit).toEqual({ status: "completed", exitCode: 0 });
+      // The task id is the invocation id: the HTTP API reads the same call.
+      expect((await invocation(taskId)).status).toBe("settled");
+      // Fetched again, the task gives the same result (the DO stores it; only the
+      // viewer link's token is minted fresh).
+      const again = (await returning.getTask(taskId)).result;
+      expect(again?.content[0]).toEqual(task.result?.content[0]);
+      expect(again?.structuredContent).toEqual(task.result?.structuredContent);
+    } finally {
+      await returning.close();
+    }
+  });
+
+  it("tasks/cancel stops the process and keeps the partial output", async () => {
+    const marker = `sleep 70.${unique()}`;
+    const client = await connectTasksClient(mcpUrl, token);
+    try {
+      const taskId = `mcp-e2e-task-cancel-${unique()}`;
+      const command = `echo started; ${marker}`;
+      expect(await client.startTask("bash", { command }, taskId)).toBe("task");
+      await until(() => running(marker), "the command to start");
+      await until(
+        async () => text({ content: (await invocation(taskId)).state.content }).includes("started"),
+        "its first line",
+      );
+      // An empty ack (the SDK client strips the wire's resultType: "complete").
+      const ack = await client.cancelTask(taskId);
+      expect(ack).not.toHaveProperty("status");
+      expect(ack).not.toHaveProperty("taskId");
+      const task = await settledTask(client, taskId);
+      expect(task.status).toBe("cancelled");
+      expect(task.result && text(task.result)).toMatch(/^started\n[\s\S]*\[Cancelled:/);
+      expect(task.result?.structuredContent?.exit).toMatchObject({ status: "cancelled" });
+      await until(() => !running(marker), "the process to be gone");
+      // Cancelling a settled task is the same empty ack.
+      expect(await client.cancelTask(taskId)).not.toHaveProperty("status");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an unknown task id is -32602 naming it", async () => {
+    const client = await connectTasksClient(mcpUrl, token);
+    try {
+      await expect(client.getTask(`no-such-task-${unique()}`)).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("taskId: no task"),
+      });
+    } finally {
+      await client.close();
+    }
   });
 });
