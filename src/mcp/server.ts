@@ -77,8 +77,9 @@ export function toolwireServer(options: ToolwireServerOptions, ctx: McpRequestCo
     }
     const token = call.mcpReq._meta?.progressToken;
     // The SDK aborts its signal on an in-band cancel; the request's own signal aborts
-    // when the client's connection goes (enable_request_signal).
-    const signals = [call.mcpReq.signal, options.requestSignal].filter(
+    // when the client's connection goes (enable_request_signal). On 2025-11-25 that is
+    // no end of the call: the watch goes on so its response is stored for a resume.
+    const signals = [call.mcpReq.signal, modern ? options.requestSignal : undefined].filter(
       (s): s is AbortSignal => s !== undefined,
     );
     return runCall(port, {

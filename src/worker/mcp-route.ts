@@ -63,6 +63,8 @@ function sessionStore(env: Env): SessionStore {
     rememberCall: (id, requestId, invocationId) =>
       session(id).rememberCall(requestId, invocationId),
     callOf: async (id, requestId) => (await session(id).callOf(requestId)) ?? undefined,
+    appendEvent: (id, streamId, message) => session(id).appendEvent(streamId, message),
+    eventsAfter: (id, streamId, seq) => session(id).eventsAfter(streamId, seq),
   };
 }
 

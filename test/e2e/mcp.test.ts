@@ -315,6 +315,55 @@ describe("/mcp over HTTP", () => {
     expect(body).not.toContain("Cancelled");
   });
 
+  it("2025-11-25: a stream closed mid-call resumes with Last-Event-ID and gets the result", async () => {
+    const init = await fetch(mcpUrl, { method: "POST", headers, body: JSON.stringify(initialize) });
+    const session = init.headers.get("Mcp-Session-Id")!;
+    await init.body?.cancel();
+    const sessionHeaders = {
+      ...headers,
+      "Mcp-Session-Id": session,
+      "MCP-Protocol-Version": "2025-11-25",
+    };
+    const marker = `sleep 2.${unique()}`;
+    const call = {
+      jsonrpc: "2.0",
+      id: 8,
+      method: "tools/call",
+      params: { name: "bash", arguments: { command: `echo begun; ${marker}; echo finished` } },
+    };
+    const first = await fetch(mcpUrl, {
+      method: "POST",
+      headers: sessionHeaders,
+      body: JSON.stringify(call),
+    });
+    // The stream opens with a priming event: an id, a retry hint, empty data.
+    const reader = first.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let opening = "";
+    while (!/\n\n/.test(opening)) opening += (await reader.read()).value ?? "";
+    const priming = /^id: (\S+)\nretry: (\d+)\ndata: \n\n/.exec(opening);
+    expect(priming).not.toBeNull();
+    expect(Number(priming![2])).toBe(1000);
+    await until(() => running(marker), "the command to start");
+    await reader.cancel();
+    // A reconnect with the last event id gets the call's response once it has ended.
+    const resumed = await fetch(mcpUrl, {
+      method: "GET",
+      headers: { ...sessionHeaders, Accept: "text/event-stream", "Last-Event-ID": priming![1]! },
+    });
+    expect(resumed.status).toBe(200);
+    const body = await resumed.text();
+    expect(body).toContain('"id":8');
+    expect(body).toContain("begun\\nfinished\\n");
+    expect(body).not.toContain("Cancelled");
+    // An event id this server did not issue is refused.
+    const forged = await fetch(mcpUrl, {
+      method: "GET",
+      headers: { ...sessionHeaders, Accept: "text/event-stream", "Last-Event-ID": "../x" },
+    });
+    expect(forged.status).toBe(400);
+    await forged.body?.cancel();
+  });
+
   it("a long tool call streams with keep-alive comments and X-Accel-Buffering: no", async () => {
     const res = await fetch(mcpUrl, {
       method: "POST",
