@@ -1,7 +1,9 @@
 /**
  * Remembers that an MCP 2025-11-25 session was terminated (HTTP DELETE), so its id is a
  * 404 afterwards, and which invocation a request named by its own `_meta` id is, so a
- * later `notifications/cancelled { requestId }` finds it. Session ids are signed and
+ * later `notifications/cancelled { requestId }` finds it, and the SSE events of its
+ * streams, so a reconnect with `Last-Event-ID` replays them on any isolate
+ * (docs/decisions/107). Session ids are signed and
  * checked without a lookup (docs/decisions/101); these are all a session stores. One
  * object per session, named by its id; an unknown id costs a read that finds nothing.
  */
@@ -9,6 +11,11 @@ import { DurableObject } from "cloudflare:workers";
 
 /** How long a session's records are kept after their last write: 7 days, like settled invocations. */
 const RETENTION_MS = 7 * 86_400_000;
+
+/** Storage key of event `seq` of a stream; zero-padded so keys list in order. */
+function eventKey(streamId: string, seq: number): string {
+  return `event:${streamId}:${String(seq).padStart(10, "0")}`;
+}
 
 export class McpSessionDO extends DurableObject<Env> {
   async isTerminated(): Promise<boolean> {
@@ -28,6 +35,30 @@ export class McpSessionDO extends DurableObject<Env> {
 
   async callOf(requestId: string | number): Promise<string | null> {
     return (await this.ctx.storage.get<string>(`call:${JSON.stringify(requestId)}`)) ?? null;
+  }
+
+  /** Appends one SSE event (a JSON-RPC message, as JSON) to stream `streamId`; its number. */
+  async appendEvent(streamId: string, message: string): Promise<number> {
+    const counter = `seq:${streamId}`;
+    const seq = ((await this.ctx.storage.get<number>(counter)) ?? 0) + 1;
+    await this.ctx.storage.put({ [counter]: seq, [eventKey(streamId, seq)]: message });
+    await this.ctx.storage.setAlarm(Date.now() + RETENTION_MS);
+    return seq;
+  }
+
+  /** The events of stream `streamId` after number `seq`, in order. */
+  async eventsAfter(
+    streamId: string,
+    seq: number,
+  ): Promise<Array<{ seq: number; message: string }>> {
+    const events = await this.ctx.storage.list<string>({
+      start: eventKey(streamId, seq + 1),
+      prefix: `event:${streamId}:`,
+    });
+    return [...events].map(([key, message]) => ({
+      seq: Number(key.slice(key.lastIndexOf(":") + 1)),
+      message,
+    }));
   }
 
   override async alarm(): Promise<void> {

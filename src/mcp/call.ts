@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { JsonValue } from "../chord/types.ts";
+import type { InvocationView } from "../protocol/index.ts";
 import { foldResult } from "./fold.ts";
 import { failure, unwrapOutcome } from "./outcome.ts";
 import type { InvocationPort } from "./port.ts";
@@ -31,8 +32,11 @@ export interface ToolCall {
 }
 
 /** Starts (or joins) the invocation; `created` is false when it already existed. */
-export async function startCall(port: InvocationPort, call: ToolCall): Promise<boolean> {
-  const { created } = unwrapOutcome(
+export async function startCall(
+  port: InvocationPort,
+  call: Pick<ToolCall, "invocationId" | "tool" | "args" | "sandbox">,
+): Promise<{ created: boolean; view: InvocationView }> {
+  return unwrapOutcome(
     await port.start({
       tool: call.tool,
       args: call.args,
@@ -42,7 +46,6 @@ export async function startCall(port: InvocationPort, call: ToolCall): Promise<b
       sandbox: call.sandbox,
     }),
   );
-  return created;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   isLegacyRequest,
 } from "@modelcontextprotocol/server";
 import { rebindingRefusal } from "./rebinding.ts";
+import { serveResumable } from "./resumable.ts";
 import { SESSION_HEADER, type ToolwireServerOptions, toolwireServer } from "./server.ts";
 import { isIssuedSessionId, mintSessionId } from "./session-id.ts";
 
@@ -105,6 +106,11 @@ export async function handleMcpRequest(
     if (req.method === "DELETE") {
       await options.sessions.terminate(sessionId);
       return withStreamHeaders(new Response(null, { status: 200 }));
+    }
+    // A session's POSTs stream with event ids, and a GET with Last-Event-ID resumes one
+    // (decision 107); a GET without it stays 405 (no server-initiated stream).
+    if (req.method === "POST" || (req.method === "GET" && req.headers.has("last-event-id"))) {
+      return withStreamHeaders(await serveResumable(req, options, sessionId));
     }
   }
   return withStreamHeaders(await handler.fetch(req));

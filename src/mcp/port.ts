@@ -40,4 +40,12 @@ export interface SessionStore {
   /** Records the invocation a request named itself (`_meta` id), for a later cancel. */
   rememberCall(sessionId: string, requestId: string | number, invocationId: string): Promise<void>;
   callOf(sessionId: string, requestId: string | number): Promise<string | undefined>;
+  /** Appends an SSE event (a JSON-RPC message as JSON) to a stream of the session; its number. */
+  appendEvent(sessionId: string, streamId: string, message: string): Promise<number>;
+  /** The session stream's events after number `seq`. */
+  eventsAfter(
+    sessionId: string,
+    streamId: string,
+    seq: number,
+  ): Promise<Array<{ seq: number; message: string }>>;
 }

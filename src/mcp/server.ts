@@ -6,9 +6,10 @@
  */
 import { type McpRequestContext, McpServer } from "@modelcontextprotocol/server";
 import type { AnyTool } from "../tools/index.ts";
-import { runCall } from "./call.ts";
+import { runCall, startCall } from "./call.ts";
 import { callIdentity, sessionCallId } from "./identity.ts";
 import type { InvocationPort, SessionStore } from "./port.ts";
+import { createTaskResult, registerTaskMethods, requestDeclaresTasks } from "./tasks.ts";
 import { registerToolwireTools } from "./tools.ts";
 
 /** Name and version the server reports in `initialize` and `server/discover`. */
@@ -27,6 +28,11 @@ export interface ToolwireServerOptions {
   requestSignal?: AbortSignal;
   /** Keeps work (a cancel) running after the response has gone. */
   waitUntil?: (work: Promise<unknown>) => void;
+  /**
+   * `ttlMs` of a task (how long a settled invocation is kept); `null` when retention is
+   * 0 days (a task is then readable until it settles, not for a stated time).
+   */
+  taskTtlMs: number | null;
   /** Registers more tools or handlers (the conformance fixtures of the test Worker). */
   extend?: (server: McpServer) => void;
 }
@@ -58,10 +64,22 @@ export function toolwireServer(options: ToolwireServerOptions, ctx: McpRequestCo
     if (identity.from === "meta" && sessionId !== undefined && !modern) {
       await sessions.rememberCall(sessionId, requestId, identity.id);
     }
+    if (modern && requestDeclaresTasks(call.mcpReq)) {
+      // A task: answered once the DO has stored the invocation; the run never waits on
+      // this exchange, and tasks/get reads it from the DO (docs/decisions/106).
+      const { view } = await startCall(port, {
+        invocationId: identity.id,
+        tool: tool.name,
+        args,
+        sandbox: options.sandbox,
+      });
+      return createTaskResult(view, options.taskTtlMs);
+    }
     const token = call.mcpReq._meta?.progressToken;
     // The SDK aborts its signal on an in-band cancel; the request's own signal aborts
-    // when the client's connection goes (enable_request_signal).
-    const signals = [call.mcpReq.signal, options.requestSignal].filter(
+    // when the client's connection goes (enable_request_signal). On 2025-11-25 that is
+    // no end of the call: the watch goes on so its response is stored for a resume.
+    const signals = [call.mcpReq.signal, modern ? options.requestSignal : undefined].filter(
       (s): s is AbortSignal => s !== undefined,
     );
     return runCall(port, {
@@ -101,6 +119,7 @@ export function toolwireServer(options: ToolwireServerOptions, ctx: McpRequestCo
       );
     });
   }
+  if (modern) registerTaskMethods(server, port, options.taskTtlMs);
   options.extend?.(server);
   // The tool list is fixed for a deployment: nothing ever sends list_changed.
   server.server.registerCapabilities({ tools: { listChanged: false } });

@@ -14,7 +14,12 @@ import {
   type McpEndpointOptions,
   type SessionStore,
 } from "../mcp/index.ts";
-import type { InvocationView, Outcome, StartRequest } from "../protocol/index.ts";
+import {
+  durationMs,
+  type InvocationView,
+  type Outcome,
+  type StartRequest,
+} from "../protocol/index.ts";
 import { type AnyTool, getTool } from "../tools/index.ts";
 import { authorizeAgent, subscribeSecret } from "./auth.ts";
 import { ApiException } from "./errors.ts";
@@ -58,6 +63,8 @@ function sessionStore(env: Env): SessionStore {
     rememberCall: (id, requestId, invocationId) =>
       session(id).rememberCall(requestId, invocationId),
     callOf: async (id, requestId) => (await session(id).callOf(requestId)) ?? undefined,
+    appendEvent: (id, streamId, message) => session(id).appendEvent(streamId, message),
+    eventsAfter: (id, streamId, seq) => session(id).eventsAfter(streamId, seq),
   };
 }
 
@@ -77,6 +84,22 @@ export function mcpKeepAliveMs(env: Pick<Env, "MCP_KEEPALIVE_SECONDS">): number 
   return Math.round((valid ? seconds : DEFAULT_MCP_KEEPALIVE_SECONDS) * 1000);
 }
 
+/** Days a settled invocation is kept when `SETTLED_RETENTION_DAYS` is unset (as the DO reads it). */
+const DEFAULT_RETENTION_DAYS = 7;
+
+/**
+ * A task's `ttlMs`: how long a settled invocation is kept (`SETTLED_RETENTION_DAYS`),
+ * which bounds from below how long it is readable after its creation; `null` at 0 days.
+ * @example taskTtlMs({ SETTLED_RETENTION_DAYS: "1" }) // 86_400_000
+ */
+export function taskTtlMs(env: Pick<Env, "SETTLED_RETENTION_DAYS">): number | null {
+  const ms = durationMs(env.SETTLED_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, {
+    unitMs: 86_400_000,
+    allowZero: true,
+  });
+  return ms > 0 ? ms : null;
+}
+
 /** Everything `/mcp` needs for one request, from the Worker's environment. */
 export function mcpOptions(req: Request, env: Env, tools: readonly AnyTool[]): McpEndpointOptions {
   return {
@@ -88,6 +111,7 @@ export function mcpOptions(req: Request, env: Env, tools: readonly AnyTool[]): M
     sessions: sessionStore(env),
     allowedHosts: allowedHostnames(env.MCP_ALLOWED_HOSTS),
     keepAliveMs: mcpKeepAliveMs(env),
+    taskTtlMs: taskTtlMs(env),
   };
 }
 

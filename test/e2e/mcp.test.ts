@@ -6,6 +6,7 @@ import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
 import {
+  connectTasksClient,
   connectV1,
   connectV2,
   type McpTestClient,
@@ -314,6 +315,55 @@ describe("/mcp over HTTP", () => {
     expect(body).not.toContain("Cancelled");
   });
 
+  it("2025-11-25: a stream closed mid-call resumes with Last-Event-ID and gets the result", async () => {
+    const init = await fetch(mcpUrl, { method: "POST", headers, body: JSON.stringify(initialize) });
+    const session = init.headers.get("Mcp-Session-Id")!;
+    await init.body?.cancel();
+    const sessionHeaders = {
+      ...headers,
+      "Mcp-Session-Id": session,
+      "MCP-Protocol-Version": "2025-11-25",
+    };
+    const marker = `sleep 2.${unique()}`;
+    const call = {
+      jsonrpc: "2.0",
+      id: 8,
+      method: "tools/call",
+      params: { name: "bash", arguments: { command: `echo begun; ${marker}; echo finished` } },
+    };
+    const first = await fetch(mcpUrl, {
+      method: "POST",
+      headers: sessionHeaders,
+      body: JSON.stringify(call),
+    });
+    // The stream opens with a priming event: an id, a retry hint, empty data.
+    const reader = first.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let opening = "";
+    while (!/\n\n/.test(opening)) opening += (await reader.read()).value ?? "";
+    const priming = /^id: (\S+)\nretry: (\d+)\ndata: \n\n/.exec(opening);
+    expect(priming).not.toBeNull();
+    expect(Number(priming![2])).toBe(1000);
+    await until(() => running(marker), "the command to start");
+    await reader.cancel();
+    // A reconnect with the last event id gets the call's response once it has ended.
+    const resumed = await fetch(mcpUrl, {
+      method: "GET",
+      headers: { ...sessionHeaders, Accept: "text/event-stream", "Last-Event-ID": priming![1]! },
+    });
+    expect(resumed.status).toBe(200);
+    const body = await resumed.text();
+    expect(body).toContain('"id":8');
+    expect(body).toContain("begun\\nfinished\\n");
+    expect(body).not.toContain("Cancelled");
+    // An event id this server did not issue is refused.
+    const forged = await fetch(mcpUrl, {
+      method: "GET",
+      headers: { ...sessionHeaders, Accept: "text/event-stream", "Last-Event-ID": "../x" },
+    });
+    expect(forged.status).toBe(400);
+    await forged.body?.cancel();
+  });
+
   it("a long tool call streams with keep-alive comments and X-Accel-Buffering: no", async () => {
     const res = await fetch(mcpUrl, {
       method: "POST",
@@ -370,5 +420,88 @@ describe("/mcp over HTTP", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
     });
     expect(forged.status).toBe(404);
+  });
+});
+
+describe("/mcp tasks (io.modelcontextprotocol/tasks, 2026-07-28)", () => {
+  async function settledTask(client: Awaited<ReturnType<typeof connectTasksClient>>, id: string) {
+    for (let i = 0; i < 300; i++) {
+      const task = await client.getTask(id);
+      if (task.status !== "working") return task;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`task ${id} did not settle`);
+  }
+
+  it("a task survives its client closing the connection and is fetched by a new client", async () => {
+    const marker = `sleep 2.${unique()}`;
+    const taskId = `mcp-e2e-task-${unique()}`;
+    const leaving = await connectTasksClient(mcpUrl, token);
+    const command = `echo first; ${marker}; echo second`;
+    expect(await leaving.startTask("bash", { command }, taskId)).toBe("task");
+    // Durable before the answer: the task is there at once, working.
+    const working = await leaving.getTask(taskId);
+    expect(working).toMatchObject({ taskId, status: "working" });
+    expect(Number.isInteger(working.ttlMs)).toBe(true);
+    expect(working).not.toHaveProperty("result");
+    await until(() => running(marker), "the command to start");
+    await leaving.close();
+
+    const returning = await connectTasksClient(mcpUrl, token);
+    try {
+      const task = await settledTask(returning, taskId);
+      expect(task.status).toBe("completed");
+      expect(task.result && text(task.result)).toBe("first\nsecond\n");
+      expect(task.result?.structuredContent?.exit).toEqual({ status: "completed", exitCode: 0 });
+      // The task id is the invocation id: the HTTP API reads the same call.
+      expect((await invocation(taskId)).status).toBe("settled");
+      // Fetched again, the task gives the same result (the DO stores it; only the
+      // viewer link's token is minted fresh).
+      const again = (await returning.getTask(taskId)).result;
+      expect(again?.content[0]).toEqual(task.result?.content[0]);
+      expect(again?.structuredContent).toEqual(task.result?.structuredContent);
+    } finally {
+      await returning.close();
+    }
+  });
+
+  it("tasks/cancel stops the process and keeps the partial output", async () => {
+    const marker = `sleep 70.${unique()}`;
+    const client = await connectTasksClient(mcpUrl, token);
+    try {
+      const taskId = `mcp-e2e-task-cancel-${unique()}`;
+      const command = `echo started; ${marker}`;
+      expect(await client.startTask("bash", { command }, taskId)).toBe("task");
+      await until(() => running(marker), "the command to start");
+      await until(
+        async () => text({ content: (await invocation(taskId)).state.content }).includes("started"),
+        "its first line",
+      );
+      // An empty ack (the SDK client strips the wire's resultType: "complete").
+      const ack = await client.cancelTask(taskId);
+      expect(ack).not.toHaveProperty("status");
+      expect(ack).not.toHaveProperty("taskId");
+      const task = await settledTask(client, taskId);
+      expect(task.status).toBe("cancelled");
+      expect(task.result && text(task.result)).toMatch(/^started\n[\s\S]*\[Cancelled:/);
+      expect(task.result?.structuredContent?.exit).toMatchObject({ status: "cancelled" });
+      await until(() => !running(marker), "the process to be gone");
+      // Cancelling a settled task is the same empty ack.
+      expect(await client.cancelTask(taskId)).not.toHaveProperty("status");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an unknown task id is -32602 naming it", async () => {
+    const client = await connectTasksClient(mcpUrl, token);
+    try {
+      await expect(client.getTask(`no-such-task-${unique()}`)).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("taskId: no task"),
+      });
+    } finally {
+      await client.close();
+    }
   });
 });

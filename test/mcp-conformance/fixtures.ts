@@ -135,6 +135,22 @@ export function registerConformanceFixtures(server: McpServer): void {
       return { content: [{ type: "text", text: "Reconnection test completed" }] };
     },
   );
+  // tasks extension: the sync-only tool (the task-supporting ones are Toolwire tools,
+  // task-fixtures.ts).
+  server.registerTool(
+    "greet",
+    {
+      description: "Greets by name, synchronously (conformance fixture)",
+      inputSchema: fromJsonSchema({
+        type: "object",
+        properties: { name: { type: "string" } },
+        required: ["name"],
+      }),
+    },
+    (args) => ({
+      content: [{ type: "text", text: `Hello, ${String((args as { name: unknown }).name)}!` }],
+    }),
+  );
   // server-stateless (2026-07-28) diagnostics.
   server.registerTool(
     "test_missing_capability",

@@ -4,15 +4,19 @@
 // check still runs on every request.
 import { Hono } from "hono";
 import { app } from "../../src/worker/index.ts";
-import { mcpRoute } from "../../src/worker/mcp-route.ts";
+import { mcpRoute, mcpTools } from "../../src/worker/mcp-route.ts";
 import { registerConformanceFixtures } from "./fixtures.ts";
+import { TASK_FIXTURES } from "./task-fixtures.ts";
 
 export { InvocationDO } from "../../durable-objects/invocation.ts";
 export { McpSessionDO } from "../../durable-objects/mcp-session.ts";
 export { RunDO } from "../../durable-objects/run.ts";
 
 const conformanceApp = new Hono<{ Bindings: Env }>();
-conformanceApp.route("/mcp", mcpRoute(registerConformanceFixtures));
+conformanceApp.route(
+  "/mcp",
+  mcpRoute(registerConformanceFixtures, () => [...mcpTools(), ...TASK_FIXTURES]),
+);
 conformanceApp.route("/", app);
 
 export default {

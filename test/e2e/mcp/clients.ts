@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { z } from "zod";
 
 export interface ToolResult {
   content: Array<{ type: string; text?: string; uri?: string; data?: string }>;
@@ -85,6 +86,62 @@ export async function connectV2(url: string, token: string): Promise<McpTestClie
         { name, arguments: args, _meta: options.meta },
         { ...TIMEOUT, signal: options.signal, onprogress: options.onprogress },
       ) as Promise<ToolResult>,
+    close: () => client.close(),
+  };
+}
+
+/** A task as `tools/call` creates it and `tasks/get` reports it (SEP-2663). */
+export interface TaskAnswer {
+  resultType: string;
+  taskId: string;
+  status: string;
+  ttlMs?: number | null;
+  pollIntervalMs?: number;
+  result?: ToolResult;
+  [key: string]: unknown;
+}
+
+/** Any JSON-RPC result, checked by the test itself. */
+const anyResult = z.looseObject({});
+
+/** A 2026-07-28 client (`@modelcontextprotocol/client` 2.x) that declares the tasks extension. */
+export async function connectTasksClient(url: string, token: string) {
+  const client = new ClientV2(
+    { name: "toolwire-e2e-tasks", version: "2.0.0" },
+    {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+      capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
+    },
+  );
+  const transport = new TransportV2(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  const request = async (method: string, params: Record<string, unknown>) =>
+    (await client.request({ method, params }, anyResult, TIMEOUT)) as TaskAnswer;
+  return {
+    /**
+     * `tools/call` of a call named `taskId` (`_meta["io.toolwire/callId"]`: the task id is
+     * the invocation id). Client 2.x has no tasks runtime yet: it refuses a `tools/call`
+     * answered with `resultType: "task"` (SdkError UnsupportedResultType, the result type
+     * in its data), so this resolves with the result type the server answered with.
+     */
+    async startTask(name: string, args: Record<string, unknown>, taskId: string) {
+      try {
+        const answer = await request("tools/call", {
+          name,
+          arguments: args,
+          _meta: { "io.toolwire/callId": taskId },
+        });
+        return answer.resultType;
+      } catch (err) {
+        const data = (err as { data?: { resultType?: unknown } }).data;
+        if (typeof data?.resultType === "string") return data.resultType;
+        throw err;
+      }
+    },
+    getTask: (taskId: string) => request("tasks/get", { taskId }),
+    cancelTask: (taskId: string) => request("tasks/cancel", { taskId }),
     close: () => client.close(),
   };
 }
