@@ -21,6 +21,7 @@ import { NO_INVOCATION } from "./outcome.ts";
 import type { StorageStats } from "./store.ts";
 import { StoredInvocation } from "./stored-invocation.ts";
 import { closeSocket, Subscribers } from "./subscribers.ts";
+import { openSubscription } from "./subscription.ts";
 import { startEventOf } from "./views.ts";
 
 export class InvocationDO extends DurableObject<Env> implements InvocationApi {
@@ -86,7 +87,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   }
 
   /**
-   * `/socket` or `/events` (subscribers.ts); the Worker checked the subscribe token. With
+   * `/socket` or `/events` (subscription.ts); the Worker checked the subscribe token. With
    * no invocation here it answers 404 in the API's error shape itself.
    */
   override async fetch(request: Request): Promise<Response> {
@@ -94,7 +95,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     if (!record) return errorResponse(NO_INVOCATION);
     const ended = record.status === "settled" ? { isError: record.isError } : null;
     const [start, state] = [startEventOf(record), this.#life.state()];
-    return this.#subscribers.open(request, start, state, this.#stored.log, ended);
+    return openSubscription(this.#subscribers, request, start, state, this.#stored.log, ended);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
