@@ -6,6 +6,9 @@
  * Depends on the pure core only (src/chord, src/output, src/retention, src/events);
  * test/node/layers.test.ts keeps the arrows pointing that way.
  */
+
+/** One `messageOf` for every layer; it lives in the core (the sink's notices use it). */
+export { messageOf } from "../output/message-of.ts";
 export { bearerToken, bytesEqual, secretMatches } from "./bearer.ts";
 export {
   type ApiError,
@@ -13,7 +16,6 @@ export {
   type ErrorCode,
   type ErrorStatus,
   errorResponse,
-  messageOf,
 } from "./errors.ts";
 export type {
   InvocationApi,
@@ -43,6 +45,7 @@ export {
   type ShellUpdate,
 } from "./sandbox-wire.ts";
 export { durationMs } from "./settings.ts";
+export { hmacSha256, toBase64Url } from "./signing.ts";
 export {
   expired,
   forwardedSubscription,
