@@ -14,6 +14,7 @@ export {
   TRUNCATION_KEYS,
   truncationError,
 } from "./limits.ts";
+export { messageOf } from "./message-of.ts";
 export { ToolOutputSink, type ToolOutputSinkOptions } from "./sink.ts";
 export {
   assertOutputState,

@@ -54,21 +54,6 @@ export function apiError(code: ErrorCode, message: string): ApiError {
 }
 
 /**
- * The message of anything thrown: an `Error`'s message (its name when the message is
- * empty), a string as it is, anything else as JSON.
- * @example messageOf(new TypeError("bad")) // "bad"
- */
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
-
-/**
  * The JSON response for an error: `{ "error": { "code", "message" } }`, uncached.
  * `extraHeaders` carries e.g. `Allow`, `Upgrade` or `WWW-Authenticate`.
  * @example errorResponse(apiError("conflict", "already settled"))
