@@ -67,3 +67,16 @@ export function errorResponse(
     { status: error.status, headers: { "Cache-Control": "no-store", ...extraHeaders } },
   );
 }
+
+/**
+ * The message of an error answer's body in the API's shape (`{ "error": { "message" } }`),
+ * or null when the body is not one (the caller says what it got instead).
+ * @example errorBodyMessage('{"error":{"code":"not_found","message":"no such call"}}') // "no such call"
+ */
+export function errorBodyMessage(body: string): string | null {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } } | null;
+    if (typeof parsed?.error?.message === "string") return parsed.error.message;
+  } catch {}
+  return null;
+}

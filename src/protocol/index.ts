@@ -15,6 +15,7 @@ export {
   apiError,
   type ErrorCode,
   type ErrorStatus,
+  errorBodyMessage,
   errorResponse,
 } from "./errors.ts";
 export type {
