@@ -1,12 +1,9 @@
 import { probeSandbox } from "../src/execenv/index.ts";
-import type { ToolOutput, ToolOutputState } from "../src/output/index.ts";
+import type { ToolOutput } from "../src/output/index.ts";
 import {
   type InvocationView,
   type Outcome,
   ok,
-  type ProducerCall,
-  type ProducerEnd,
-  type ResultPoll,
   refusal,
   type StartRequest,
 } from "../src/protocol/index.ts";
@@ -52,12 +49,14 @@ export class InvocationLifecycle {
   readonly #stored: StoredInvocation;
   readonly #subscribers: Subscribers;
   readonly #alarms: AlarmSchedule;
-  readonly #producer: ProducerPath;
+  /** The producer API of the `external` tool (producer-path.ts). */
+  readonly producer: ProducerPath;
   readonly #runs = new ToolRuns();
   /** A cancel reading the work's last output before it settles (this instance only). */
   #cancelling: Promise<void> | null = null;
   readonly #output: InvocationOutput;
-  readonly #reads: InvocationReads;
+  /** State, view and `result(waitMs)` (invocation-reads.ts). */
+  readonly reads: InvocationReads;
 
   /** Synchronous SQL only, so the object is whole before any event is delivered. */
   constructor(
@@ -72,13 +71,13 @@ export class InvocationLifecycle {
     this.#stored = parts.stored;
     this.#subscribers = parts.subscribers;
     this.#alarms = new AlarmSchedule(ctx.storage, env);
-    this.#producer = new ProducerPath(ctx.storage, {
+    this.producer = new ProducerPath(ctx.storage, {
       record: () => this.#stored.record,
       liveSink: () => this.#output.live(getTool(this.#stored.required().tool)?.output),
       flushNow: () => this.#output.durable?.flushNow(),
       settle: (ending) => this.#settle(ending),
       extendIdle: () => this.#alarms.extendIdle(),
-      view: () => this.#reads.current(),
+      view: () => this.reads.current(),
     });
     this.#output = new InvocationOutput({
       ...{ storage: ctx.storage, log: this.#stored.log, store: this.#stored.store },
@@ -86,7 +85,7 @@ export class InvocationLifecycle {
       beforeFlush: () => seams.beforeFlush(),
       onFailure: (error) => this.#publicationFailed(error),
     });
-    this.#reads = new InvocationReads(this.#stored, this.#output);
+    this.reads = new InvocationReads(this.#stored, this.#output);
     this.#load();
   }
 
@@ -94,7 +93,7 @@ export class InvocationLifecycle {
 
   /** Creates the invocation and starts its tool, or returns the existing one. */
   async start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>> {
-    if (this.#stored.record) return ok({ created: false, view: this.#reads.current() });
+    if (this.#stored.record) return ok({ created: false, view: this.reads.current() });
     const tool = toolToStart(req);
     if (!tool.ok) return tool;
     const { def, params } = tool.value;
@@ -105,7 +104,7 @@ export class InvocationLifecycle {
       const probe = await this.#ctx.blockConcurrencyWhile(() =>
         probeSandbox(this.#env, req.sandbox),
       );
-      if (this.#stored.record) return ok({ created: false, view: this.#reads.current() });
+      if (this.#stored.record) return ok({ created: false, view: this.reads.current() });
       if (!probe.ok) return probe;
     }
     const record = this.#stored.create(req);
@@ -115,8 +114,8 @@ export class InvocationLifecycle {
     const execution = executionOf(def, params, false);
     if (execution) await this.#run(execution);
     else await this.#alarms.extendIdle();
-    await noteStarted(this.#env, record, this.state());
-    return ok({ created: true, view: this.#reads.current() });
+    await noteStarted(this.#env, record, this.reads.state());
+    return ok({ created: true, view: this.reads.current() });
   }
 
   // ── run ───────────────────────────────────────────────────────────────────────
@@ -174,17 +173,6 @@ export class InvocationLifecycle {
     });
   }
 
-  // ── producer API (the `external` tool) ───────────────────────────────────────
-
-  /** Applies every call or none, then ends the invocation when `end` is given (producer-path.ts). */
-  produce(
-    calls: ProducerCall[],
-    end?: ProducerEnd,
-    seq?: number,
-  ): Promise<Outcome<InvocationView>> {
-    return this.#producer.produce(calls, end, seq);
-  }
-
   // ── settle ────────────────────────────────────────────────────────────────────
 
   /** Aborts a running tool; the result keeps the partial output and says it was cancelled. */
@@ -195,7 +183,7 @@ export class InvocationLifecycle {
       return refusal("conflict", "Invocation already settled; there is nothing to cancel.");
     if (this.#cancelling) {
       await this.#cancelling;
-      return ok(this.#reads.current());
+      return ok(this.reads.current());
     }
     const stopped = this.#runs.stop(new Error("cancelled"));
     const stretch = getTool(record.tool)?.stretch;
@@ -207,7 +195,7 @@ export class InvocationLifecycle {
       await this.#cancelling;
     }
     await this.#settle({ kind: "cancelled" });
-    return ok(this.#reads.current());
+    return ok(this.reads.current());
   }
 
   /**
@@ -232,7 +220,7 @@ export class InvocationLifecycle {
     const marks = { isError, cancelled, settledAt, deleteAt: settledAt + retentionMs(this.#env) };
     this.#stored.settle(result, marks);
     this.#subscribers.end(startEventOf(record), isError, this.#stored.log.lastSeq);
-    this.#reads.settled();
+    this.reads.settled();
     await noteSettled(this.#env, record, final, marks);
     await this.#alarms.retireAt(marks.deleteAt);
   }
@@ -261,7 +249,7 @@ export class InvocationLifecycle {
    * re-executes from its memo checkpoint, anything else settles with an interruption notice.
    */
   async #resume(record: InvocationRecord): Promise<void> {
-    const restart = restartOf(record, this.#stored.log, () => this.state());
+    const restart = restartOf(record, this.#stored.log, () => this.reads.state());
     if (restart.kind === "settle") return this.#settle(restart.ending);
     this.#output.attach(restart.plan.policy, restart.plan.seed);
     await this.#run(restart.plan.execution);
@@ -269,24 +257,14 @@ export class InvocationLifecycle {
 
   /** A stretched tool's work rejoined on a sink over what subscribers saw (a cancel's drain). */
   #rejoin(record: InvocationRecord): { execution: Execution; out: ToolOutput } | null {
-    const plan = resumption(getTool(record.tool), record, this.#stored.log, () => this.state());
+    const plan = resumption(getTool(record.tool), record, this.#stored.log, () =>
+      this.reads.state(),
+    );
     if (!plan) return null;
     return { execution: plan.execution, out: this.#output.attach(plan.policy, plan.seed).output };
   }
 
-  // ── reading (invocation-reads.ts) ────────────────────────────────────────────
-
-  result(waitMs: number): Promise<Outcome<ResultPoll>> {
-    return this.#reads.result(waitMs);
-  }
-
-  state(): ToolOutputState {
-    return this.#reads.state();
-  }
-
-  view(): Outcome<InvocationView> {
-    return this.#reads.view();
-  }
+  // ── internals ────────────────────────────────────────────────────────────────
 
   /** Forces a publication of pending output now (tests and benchmarks). */
   flushOutput(): void {
