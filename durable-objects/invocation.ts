@@ -21,6 +21,7 @@ import { NO_INVOCATION } from "./outcome.ts";
 import type { StorageStats } from "./store.ts";
 import { StoredInvocation } from "./stored-invocation.ts";
 import { closeSocket, Subscribers } from "./subscribers.ts";
+import { openSubscription } from "./subscription.ts";
 import { startEventOf } from "./views.ts";
 
 export class InvocationDO extends DurableObject<Env> implements InvocationApi {
@@ -61,7 +62,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     end?: ProducerEnd,
     seq?: number,
   ): Promise<Outcome<InvocationView>> {
-    return this.#life.produce(calls, end, seq);
+    return this.#life.producer.produce(calls, end, seq);
   }
 
   /** Aborts a running tool; the result keeps the partial output and says it was cancelled. */
@@ -70,12 +71,12 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   }
 
   async view(): Promise<Outcome<InvocationView>> {
-    return this.#life.view();
+    return this.#life.reads.view();
   }
 
   /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */
   result(waitMs: number): Promise<Outcome<ResultPoll>> {
-    return this.#life.result(waitMs);
+    return this.#life.reads.result(waitMs);
   }
 
   // ── the runtime's events ─────────────────────────────────────────────────────
@@ -86,15 +87,15 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   }
 
   /**
-   * `/socket` or `/events` (subscribers.ts); the Worker checked the subscribe token. With
+   * `/socket` or `/events` (subscription.ts); the Worker checked the subscribe token. With
    * no invocation here it answers 404 in the API's error shape itself.
    */
   override async fetch(request: Request): Promise<Response> {
     const record = this.#stored.record;
     if (!record) return errorResponse(NO_INVOCATION);
     const ended = record.status === "settled" ? { isError: record.isError } : null;
-    const [start, state] = [startEventOf(record), this.#life.state()];
-    return this.#subscribers.open(request, start, state, this.#stored.log, ended);
+    const [start, state] = [startEventOf(record), this.#life.reads.state()];
+    return openSubscription(this.#subscribers, request, start, state, this.#stored.log, ended);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
@@ -102,7 +103,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     if (!record) return;
     this.#subscribers.receive(ws, message, () => ({
       start: startEventOf(record),
-      state: this.#life.state(),
+      state: this.#life.reads.state(),
       seq: this.#stored.log.lastSeq,
     }));
   }

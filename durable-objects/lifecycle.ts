@@ -1,13 +1,9 @@
 import { probeSandbox } from "../src/execenv/index.ts";
-import type { ToolOutput, ToolOutputSink, ToolOutputState } from "../src/output/index.ts";
+import type { ToolOutput } from "../src/output/index.ts";
 import {
   type InvocationView,
-  messageOf,
   type Outcome,
   ok,
-  type ProducerCall,
-  type ProducerEnd,
-  type ResultPoll,
   refusal,
   type StartRequest,
 } from "../src/protocol/index.ts";
@@ -15,12 +11,12 @@ import { getTool, type ToolContext } from "../src/tools/index.ts";
 import { AlarmSchedule, subjectOf } from "./alarm-schedule.ts";
 import type { DurableOutput } from "./durable-output.ts";
 import { InvocationOutput } from "./invocation-output.ts";
+import { InvocationReads } from "./invocation-reads.ts";
 import { notFound } from "./outcome.ts";
-import { applyCall, checkCalls, endingOf, refuseOutput } from "./producer.ts";
-import { bodyDigest, ProducerSequence } from "./producer-sequence.ts";
+import { ProducerPath } from "./producer-path.ts";
 import { noteProgress, noteSettled, noteStarted } from "./run-notes.ts";
 import { type Ending, retentionMs, settlementOf } from "./settle-table.ts";
-import { resultOf, stateOf } from "./settled-result.ts";
+import { resultOf } from "./settled-result.ts";
 import type { InvocationRecord } from "./store.ts";
 import type { StoredInvocation } from "./stored-invocation.ts";
 import type { Subscribers } from "./subscribers.ts";
@@ -31,16 +27,13 @@ import {
   type MemoMoment,
   type RunEnd,
   type RunHandle,
+  restartOf,
   resumption,
   ToolRuns,
   toolContext,
   toolToStart,
 } from "./tool-runs.ts";
-import { startEventOf, viewOf } from "./views.ts";
-import { WaitList } from "./wait-list.ts";
-
-/** Longest `result(waitMs)` waits; longer requests are cut to this. */
-export const MAX_RESULT_WAIT_MS = 30_000;
+import { startEventOf } from "./views.ts";
 
 /** Where a subclass of the Durable Object may look in (the crash tests, docs/decisions/093). */
 export interface LifecycleSeams {
@@ -56,13 +49,14 @@ export class InvocationLifecycle {
   readonly #stored: StoredInvocation;
   readonly #subscribers: Subscribers;
   readonly #alarms: AlarmSchedule;
-  /** The producer's accepted `seq` (producer-sequence.ts, docs/decisions/110). */
-  readonly #sequence: ProducerSequence;
+  /** The producer API of the `external` tool (producer-path.ts). */
+  readonly producer: ProducerPath;
   readonly #runs = new ToolRuns();
   /** A cancel reading the work's last output before it settles (this instance only). */
   #cancelling: Promise<void> | null = null;
-  readonly #settled = new WaitList();
   readonly #output: InvocationOutput;
+  /** State, view and `result(waitMs)` (invocation-reads.ts). */
+  readonly reads: InvocationReads;
 
   /** Synchronous SQL only, so the object is whole before any event is delivered. */
   constructor(
@@ -77,13 +71,21 @@ export class InvocationLifecycle {
     this.#stored = parts.stored;
     this.#subscribers = parts.subscribers;
     this.#alarms = new AlarmSchedule(ctx.storage, env);
-    this.#sequence = new ProducerSequence(ctx.storage.sql);
+    this.producer = new ProducerPath(ctx.storage, {
+      record: () => this.#stored.record,
+      liveSink: () => this.#output.live(getTool(this.#stored.required().tool)?.output),
+      flushNow: () => this.#output.durable?.flushNow(),
+      settle: (ending) => this.#settle(ending),
+      extendIdle: () => this.#alarms.extendIdle(),
+      view: () => this.reads.current(),
+    });
     this.#output = new InvocationOutput({
       ...{ storage: ctx.storage, log: this.#stored.log, store: this.#stored.store },
       subscribers: this.#subscribers,
       beforeFlush: () => seams.beforeFlush(),
       onFailure: (error) => this.#publicationFailed(error),
     });
+    this.reads = new InvocationReads(this.#stored, this.#output);
     this.#load();
   }
 
@@ -91,7 +93,7 @@ export class InvocationLifecycle {
 
   /** Creates the invocation and starts its tool, or returns the existing one. */
   async start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>> {
-    if (this.#stored.record) return ok({ created: false, view: this.#view() });
+    if (this.#stored.record) return ok({ created: false, view: this.reads.current() });
     const tool = toolToStart(req);
     if (!tool.ok) return tool;
     const { def, params } = tool.value;
@@ -102,7 +104,7 @@ export class InvocationLifecycle {
       const probe = await this.#ctx.blockConcurrencyWhile(() =>
         probeSandbox(this.#env, req.sandbox),
       );
-      if (this.#stored.record) return ok({ created: false, view: this.#view() });
+      if (this.#stored.record) return ok({ created: false, view: this.reads.current() });
       if (!probe.ok) return probe;
     }
     const record = this.#stored.create(req);
@@ -112,8 +114,8 @@ export class InvocationLifecycle {
     const execution = executionOf(def, params, false);
     if (execution) await this.#run(execution);
     else await this.#alarms.extendIdle();
-    await noteStarted(this.#env, record, this.state());
-    return ok({ created: true, view: this.#view() });
+    await noteStarted(this.#env, record, this.reads.state());
+    return ok({ created: true, view: this.reads.current() });
   }
 
   // ── run ───────────────────────────────────────────────────────────────────────
@@ -171,45 +173,6 @@ export class InvocationLifecycle {
     });
   }
 
-  // ── producer API (the `external` tool) ───────────────────────────────────────
-
-  /** Applies every call or none, then ends the invocation when `end` is given. */
-  async produce(
-    calls: ProducerCall[],
-    end?: ProducerEnd,
-    seq?: number,
-  ): Promise<Outcome<InvocationView>> {
-    const record = this.#stored.record;
-    if (!record) return notFound<InvocationView>();
-    const digest = seq === undefined ? null : await bodyDigest(calls, end);
-    // From here to the stored seq nothing awaits, so no other call can come between.
-    const sequence =
-      seq === undefined || digest === null ? null : this.#sequence.check(seq, digest);
-    if (sequence?.kind === "retry") return ok(sequence.answer);
-    if (sequence?.kind === "refused") return { ok: false, error: sequence.error };
-    const refused = refuseOutput(record);
-    if (refused) return refused;
-    const sink = this.#liveSink();
-    const problem = checkCalls(calls, sink.snapshot());
-    if (problem) return { ok: false, error: problem };
-    for (const call of calls) applyCall(sink, call);
-    const finish = () => (end ? this.#settle(endingOf(end)) : this.#alarms.extendIdle());
-    if (seq === undefined || digest === null) {
-      await finish();
-      return ok(this.#view());
-    }
-    // A sequenced body is published at once: its batch (and the settle rows when it ends
-    // the call) and its seq are one transaction, so a retry after a crash is exact.
-    const finishing = this.#ctx.storage.transactionSync(() => {
-      this.#output.durable?.flushNow();
-      const settling = finish();
-      this.#sequence.accept(seq, digest, this.#view());
-      return settling;
-    });
-    await finishing;
-    return ok(this.#view());
-  }
-
   // ── settle ────────────────────────────────────────────────────────────────────
 
   /** Aborts a running tool; the result keeps the partial output and says it was cancelled. */
@@ -220,7 +183,7 @@ export class InvocationLifecycle {
       return refusal("conflict", "Invocation already settled; there is nothing to cancel.");
     if (this.#cancelling) {
       await this.#cancelling;
-      return ok(this.#view());
+      return ok(this.reads.current());
     }
     const stopped = this.#runs.stop(new Error("cancelled"));
     const stretch = getTool(record.tool)?.stretch;
@@ -232,7 +195,7 @@ export class InvocationLifecycle {
       await this.#cancelling;
     }
     await this.#settle({ kind: "cancelled" });
-    return ok(this.#view());
+    return ok(this.reads.current());
   }
 
   /**
@@ -257,7 +220,7 @@ export class InvocationLifecycle {
     const marks = { isError, cancelled, settledAt, deleteAt: settledAt + retentionMs(this.#env) };
     this.#stored.settle(result, marks);
     this.#subscribers.end(startEventOf(record), isError, this.#stored.log.lastSeq);
-    this.#settled.wakeAll();
+    this.reads.settled();
     await noteSettled(this.#env, record, final, marks);
     await this.#alarms.retireAt(marks.deleteAt);
   }
@@ -286,43 +249,27 @@ export class InvocationLifecycle {
    * re-executes from its memo checkpoint, anything else settles with an interruption notice.
    */
   async #resume(record: InvocationRecord): Promise<void> {
-    let plan: ReturnType<typeof resumption>;
-    try {
-      plan = resumption(getTool(record.tool), record, this.#stored.log, () => this.state());
-    } catch (error) {
-      // Nothing to resume from (a tool renamed, args no longer valid): fail, output kept.
-      const failure = `Could not resume after a restart: ${messageOf(error)}`;
-      return this.#settle({ kind: "failed", error: failure });
-    }
-    if (!plan) return this.#settle({ kind: "interrupted" });
-    this.#output.attach(plan.policy, plan.seed);
-    await this.#run(plan.execution);
+    const restart = restartOf(record, this.#stored.log, () => this.reads.state());
+    if (restart.kind === "settle") return this.#settle(restart.ending);
+    this.#output.attach(restart.plan.policy, restart.plan.seed);
+    await this.#run(restart.plan.execution);
   }
 
   /** A stretched tool's work rejoined on a sink over what subscribers saw (a cancel's drain). */
   #rejoin(record: InvocationRecord): { execution: Execution; out: ToolOutput } | null {
-    const plan = resumption(getTool(record.tool), record, this.#stored.log, () => this.state());
+    const plan = resumption(getTool(record.tool), record, this.#stored.log, () =>
+      this.reads.state(),
+    );
     if (!plan) return null;
     return { execution: plan.execution, out: this.#output.attach(plan.policy, plan.seed).output };
   }
 
-  // ── reading ──────────────────────────────────────────────────────────────────
-
-  /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */
-  async result(waitMs: number): Promise<Outcome<ResultPoll>> {
-    if (!this.#stored.record) return notFound();
-    if (this.#stored.record.status !== "settled")
-      await this.#settled.wait(waitMs, MAX_RESULT_WAIT_MS);
-    const result = this.#stored.result();
-    return ok(result ? { status: "settled", result } : { status: "running" });
-  }
+  // ── internals ────────────────────────────────────────────────────────────────
 
   /** Forces a publication of pending output now (tests and benchmarks). */
   flushOutput(): void {
     this.#output.durable?.flushNow();
   }
-
-  // ── internals ────────────────────────────────────────────────────────────────
 
   /** Loads the record and, while running, rebuilds the durable output from the log. */
   #load(): void {
@@ -335,25 +282,5 @@ export class InvocationLifecycle {
     const durable = this.#output.durable;
     if (!durable) throw new Error("Running invocation without durable output.");
     return durable;
-  }
-
-  /** The sink, created from the durable state when none is attached (after a restart). */
-  #liveSink(): ToolOutputSink {
-    return this.#output.live(getTool(this.#stored.required().tool)?.output);
-  }
-
-  /** What subscribers have folded: the durable state, or the settled result's. */
-  state(): ToolOutputState {
-    const result = this.#stored.result();
-    return result ? stateOf(result) : this.#durable().state;
-  }
-
-  /** The view of the invocation, or `not_found`. */
-  view(): Outcome<InvocationView> {
-    return this.#stored.record ? ok(this.#view()) : notFound();
-  }
-
-  #view(): InvocationView {
-    return viewOf(this.#stored.required(), this.state());
   }
 }

@@ -2,9 +2,8 @@ import type { JsonValue, Op, WireOp } from "../src/chord/types.ts";
 import { eventHeader, type HarnessEvent, type ToolStartEvent } from "../src/events/index.ts";
 import { TOKEN_EXPIRED_CLOSE } from "../src/events/socket-close.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
-import { apiError, errorResponse, expired, tokenExpiryOf } from "../src/protocol/index.ts";
-import type { BatchLog } from "./batch-log.ts";
-import { type ResumedBatch, resumeAfterOf, resumeBatches } from "./resume.ts";
+import { expired } from "../src/protocol/index.ts";
+import type { ResumedBatch } from "./resume.ts";
 import { SseStream } from "./sse-stream.ts";
 
 /** Encodes one stream's batches; one per subscriber (path tables are per stream). */
@@ -56,45 +55,6 @@ export class Subscribers {
     this.#ctx = ctx;
     this.#newEncoder = newEncoder;
     this.#sseKeepAliveMs = options.sseKeepAliveMs;
-  }
-
-  /**
-   * A subscription (the Worker checked the subscribe token): `/socket` upgrades to a
-   * hibernatable WebSocket, `/events` opens an SSE stream. Either starts with
-   * `tool_start` and a base `tool_update`, or, for a subscriber resuming after an id
-   * (`?after=` or `Last-Event-ID`), the batches of `log` after it (resume.ts); a settled
-   * invocation (`ended`) adds `tool_end`. A subscribe token's expiry, forwarded by the
-   * Worker, ends the subscription at the first event after it (docs/decisions/112).
-   */
-  open(
-    request: Request,
-    start: ToolStartEvent,
-    state: ToolOutputState,
-    log: BatchLog,
-    ended: { isError: boolean } | null,
-  ): Response {
-    const path = new URL(request.url).pathname;
-    const seq = log.lastSeq;
-    const expiresAt = tokenExpiryOf(request);
-    const after = resumeAfterOf(request);
-    // A settled log is cleared: a resuming subscriber then gets the result's base.
-    const resumed =
-      after === null || ended ? null : resumeBatches(log, after, JSON.stringify(state).length);
-    if (path === "/events") {
-      const resume = after !== null && resumed ? { after, batches: resumed } : null;
-      return this.openEventStream(start, state, seq, ended, resume, expiresAt);
-    }
-    if (path !== "/socket") {
-      return errorResponse(
-        apiError("not_found", `no subscription at ${path}; use /socket or /events`),
-      );
-    }
-    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
-      return errorResponse(apiError("upgrade_required", "Expected Upgrade: websocket"), {
-        Upgrade: "websocket",
-      });
-    }
-    return this.acceptSocket(start, state, ended, { seq, resumed, expiresAt });
   }
 
   /**

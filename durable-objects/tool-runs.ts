@@ -206,6 +206,30 @@ export function resumption(
   return execution && seed ? { execution, policy: def.output, seed } : null;
 }
 
+/** What an instance with no run does with a running invocation (`resumption`, or settle). */
+export type Restart =
+  | { kind: "run"; plan: NonNullable<ReturnType<typeof resumption>> }
+  | { kind: "settle"; ending: Extract<Ending, { kind: "failed" | "interrupted" }> };
+
+/**
+ * `resumption`, or the ending when there is none: interrupted, or failed when there is
+ * nothing to resume from (a tool renamed, args no longer valid); the output is kept.
+ * @example restartOf(record, log, () => output.state) // { kind: "run", plan }
+ */
+export function restartOf(
+  record: InvocationRecord,
+  log: BatchLog,
+  durableState: () => ToolOutputState,
+): Restart {
+  try {
+    const plan = resumption(getTool(record.tool), record, log, durableState);
+    return plan ? { kind: "run", plan } : { kind: "settle", ending: { kind: "interrupted" } };
+  } catch (error) {
+    const failure = `Could not resume after a restart: ${messageOf(error)}`;
+    return { kind: "settle", ending: { kind: "failed", error: failure } };
+  }
+}
+
 /** Stretches a cancel between stretches reads at most before it settles (the kill's grace is 2 s). */
 export const CANCEL_DRAIN_STRETCHES = 5;
 

@@ -9,15 +9,15 @@ import type { ExecLimits, ExitUpdate } from "../../src/protocol/index.ts";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
 import { formatBytes } from "../jail/limits.ts";
 import type { Workspace } from "../workspace.ts";
-import { NewlineCounter } from "./newline-counter.ts";
 import {
   type GroupTermination,
   type KillTarget,
   spawnShell,
   terminateGroup,
 } from "./process-group.ts";
-import { SourceView, type ViewPosition } from "./source-view.ts";
+import type { SourceView, ViewPosition } from "./source-view.ts";
 import { SpillFile, SpillRefusedError } from "./spill-file.ts";
+import { SpillFollower } from "./spill-follower.ts";
 
 export interface ExecRunOptions {
   execId: string;
@@ -42,39 +42,23 @@ export interface ExecRunOptions {
   maxSpillBytes: number;
 }
 
-/** Reads per turn of the event loop before the host yields to other work. */
-const READS_PER_TURN = 8;
-/**
- * What a full tail view is given as a copy beyond its byte cap: more than the view's own
- * slack (16 bytes), so that the front handed over before it is always released at once.
- */
-const TAIL_COPY_SLACK_BYTES = 1024;
-/** Longest pause between two looks at a file that did not grow. */
-const MAX_FOLLOW_PAUSE_MS = 50;
-
 /**
  * One command and its bounded view. The command's stdout and stderr are its spill
  * file (O_APPEND, so both interleave in true order and nothing waits for the host);
- * the host follows the file behind it, feeding what it reads, in order, to one
- * `SourceView` for the window and the exact totals, and removes the file at the end
- * when the output fit the window (decision 084).
+ * the host follows the file behind it (spill-follower.ts), feeding what it reads, in
+ * order, to one `SourceView` for the window and the exact totals, and removes the file
+ * at the end when the output fit the window (decision 084).
  */
 export class ExecRun {
   readonly execId: string;
   private readonly options: ExecRunOptions;
   private readonly policy: OutputPolicy;
-  private readonly view: SourceView;
   private readonly spill: SpillFile;
-  /** Bytes taken from the file so far (at most `maxSpillBytes`). */
-  private bytesSeen = 0;
+  /** Reads the spill file behind the command into the view (spill-follower.ts). */
+  private readonly follower: SpillFollower;
   /** Set once the output is past the window: the file is kept and its path published. */
   private spillOpened = false;
   private capped = false;
-  /** Where each read of the spill file lands (the view keeps copies of what it retains), with its newline counter. */
-  private readonly counter = new NewlineCounter();
-  private readonly scratch = this.counter.scratch;
-  private followTimer: NodeJS.Timeout | null = null;
-  private followPauseMs = 1;
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private jailed: JailedCommand | null = null;
   private target: KillTarget = { outer: -1, group: null };
@@ -88,12 +72,16 @@ export class ExecRun {
     this.execId = options.execId;
     this.options = options;
     this.policy = { ...DEFAULT_OUTPUT_POLICY, ...definedLimits(options.limits) };
-    // The view's copies are freed the moment it lets go of them (the scratch buffer is not
-    // a copy): left to the GC they pile up to ~32 MiB of external memory (decision 037).
-    this.view = new SourceView(this.policy, (bytes) => {
-      if (bytes.buffer !== this.scratch.buffer) freeChunk(bytes);
-    });
     this.spill = new SpillFile(options.spillAbsPath, options.workspace);
+    this.follower = new SpillFollower({
+      spill: this.spill,
+      policy: this.policy,
+      maxSpillBytes: options.maxSpillBytes,
+      exited: () => this.exited !== null,
+      grew: () => this.grew(),
+      capReached: (limit) => this.spillCapReached(limit),
+      drained: () => this.finish(),
+    });
   }
 
   /** Spawns the command: `bash -c command`, in the jail, its output into the spill file. */
@@ -121,9 +109,9 @@ export class ExecRun {
     child.on("error", (err) => this.fail(`could not start the command: ${err.message}`));
     child.on("close", (code, signal) => {
       this.exited = { code, signal };
-      this.follow();
+      this.follower.follow();
     });
-    this.follow();
+    this.follower.follow();
     const timeoutSec = this.options.timeoutSec;
     if (timeoutSec !== undefined) {
       this.timeoutTimer = setTimeout(
@@ -166,67 +154,13 @@ export class ExecRun {
     return () => this.listeners.delete(listener);
   }
 
-  /**
-   * Reads what the command appended since the last look, a few MiB per turn; when the
-   * file has not grown, looks again after a pause that doubles up to 50 ms, and after
-   * the exit reads to the end and finishes.
-   */
-  private follow(): void {
-    if (this.followTimer) clearTimeout(this.followTimer);
-    this.followTimer = null;
-    if (this.exitUpdate) return;
-    let grew = false;
-    for (let i = 0; i < READS_PER_TURN && !this.capped; i++) {
-      const n = this.spill.read(this.scratch, this.bytesSeen);
-      if (n === 0) break;
-      grew = true;
-      this.onChunk(this.scratch.subarray(0, n));
-    }
-    if (grew && !this.capped) {
-      this.followPauseMs = 1;
-      setImmediate(() => this.follow());
-      return;
-    }
-    if (this.exited) {
-      this.finish();
-      return;
-    }
-    this.followTimer = setTimeout(() => this.follow(), this.followPauseMs);
-    this.followTimer.unref();
-    this.followPauseMs = Math.min(this.followPauseMs * 2, MAX_FOLLOW_PAUSE_MS);
-  }
-
-  /** Feeds bytes read into the scratch buffer to the view (see `pushBorrowed`). */
-  private onChunk(whole: Buffer): void {
-    const room = this.options.maxSpillBytes - this.bytesSeen;
-    const chunk = whole.length > room ? whole.subarray(0, room) : whole;
-    this.bytesSeen += chunk.length;
-    this.pushBorrowed(chunk.length);
-    if (!this.spillOpened && (this.view.truncated || this.bytesSeen > this.policy.maxBytes)) {
+  /** The view grew: past the window, the file is kept and its path published. */
+  private grew(): void {
+    const seen = this.follower.bytesSeen;
+    if (!this.spillOpened && (this.view.truncated || seen > this.policy.maxBytes)) {
       this.spillOpened = true;
     }
     this.notify();
-    if (chunk !== whole) this.spillCapReached(this.options.maxSpillBytes);
-  }
-
-  /**
-   * Pushes bytes the next read will overwrite. A view that is not full yet, or keeps the
-   * head, decodes or drops them at once; a full tail view keeps its last bytes, so it
-   * gets the front (released again while this push runs, as the back covers the window)
-   * and a copy of the back only. The host copies ~50 KiB per MiB read instead of
-   * allocating every read anew (decision 084).
-   */
-  private pushBorrowed(length: number): void {
-    const scratch = this.scratch;
-    if (!this.view.truncated || this.policy.retain === "head") {
-      this.view.push(0, scratch.subarray(0, length), this.counter.count(0, length));
-      return;
-    }
-    const back = Math.min(length, this.policy.maxBytes + TAIL_COPY_SLACK_BYTES);
-    const front = length - back;
-    if (front > 0) this.view.push(0, scratch.subarray(0, front), this.counter.count(0, front));
-    const copy = Buffer.from(scratch.subarray(front, length));
-    this.view.push(0, copy, this.counter.count(front, back));
   }
 
   /** The output reached a cap: the spill keeps exactly the cap, and the command is stopped. */
@@ -271,6 +205,7 @@ export class ExecRun {
   private finish(): void {
     if (this.exitUpdate) return;
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    this.follower.stop();
     // A terminated command is over once its shell is gone: whatever is left of the group
     // (SIGTERM ignored, pipes not held, so nothing kept the exec open) is killed now.
     this.termination?.killNow();
@@ -279,12 +214,12 @@ export class ExecRun {
     const signal = this.exited?.signal ?? null;
     // The command's own file size limit stops its writes to the spill, too.
     const fileLimit = this.options.jail.effectiveLimits.maxFileBytes;
-    if (!this.capped && this.exited && code !== 0 && this.bytesSeen >= fileLimit) {
+    if (!this.capped && this.exited && code !== 0 && this.follower.bytesSeen >= fileLimit) {
       this.spillCapReached(fileLimit);
     }
     this.view.end(0);
     try {
-      if (this.capped) this.spill.truncate(this.bytesSeen);
+      if (this.capped) this.spill.truncate(this.follower.bytesSeen);
       this.spill.close(this.spillOpened);
     } catch (err) {
       this.failure ??= `spill file could not be closed (${(err as Error).message}); output is incomplete`;
@@ -304,15 +239,13 @@ export class ExecRun {
     this.listeners.clear();
   }
 
+  private get view(): SourceView {
+    return this.follower.view;
+  }
+
   private notify(): void {
     for (const listener of this.listeners) listener();
   }
-}
-
-/** Frees a copy's memory now, by detaching the `ArrayBuffer` it owns alone. */
-function freeChunk(chunk: Uint8Array): void {
-  const buffer = chunk.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
-  if (chunk.byteOffset === 0 && buffer.byteLength === chunk.byteLength) buffer.transfer?.(0);
 }
 
 /** The signal a jailed command died of, from bubblewrap's exit code 128 + n. */

@@ -32,24 +32,26 @@ export function findOverlap(prev: string, next: string, probe?: OverlapProbe): n
   if (maxOverlap === 0) return 0;
   const head = Math.min(LONG_HEAD, maxOverlap);
   // Overlaps of `head` code units or more: the hit must start where the overlap starts.
-  const long = scanPrev(prev, next, next.slice(0, head), prev.length - maxOverlap, probe);
+  const scan: Scan = { prev, next, probe };
+  const long = scanPrev(scan, next.slice(0, head), prev.length - maxOverlap);
   if (long > 0 || head === 1) return long;
   if (head === LONG_HEAD) {
-    const fromEnd = scanNext(prev, next, prev.slice(-LONG_HEAD), maxOverlap - LONG_HEAD, probe);
+    const fromEnd = scanNext(scan, prev.slice(-LONG_HEAD), maxOverlap - LONG_HEAD);
     if (fromEnd > 0) return fromEnd;
   }
   // Shorter overlaps start in the last `head - 1` code units of `prev`.
-  return scanPrev(prev, next, next.charAt(0), prev.length - head + 1, probe);
+  return scanPrev(scan, next.charAt(0), prev.length - head + 1);
+}
+
+/** The two texts a probe compares, and the counter of candidates it verified. */
+interface Scan {
+  prev: string;
+  next: string;
+  probe: OverlapProbe | undefined;
 }
 
 /** Hits of `needle` (a head of `next`) in `prev`, leftmost (longest overlap) first. */
-function scanPrev(
-  prev: string,
-  next: string,
-  needle: string,
-  from: number,
-  probe: OverlapProbe | undefined,
-): number {
+function scanPrev({ prev, next, probe }: Scan, needle: string, from: number): number {
   let at = from;
   for (let n = 0; n < MAX_CANDIDATES; n++) {
     const hit = prev.indexOf(needle, at);
@@ -64,13 +66,7 @@ function scanPrev(
 }
 
 /** Hits of `needle` (the tail of `prev`) in `next`, rightmost (longest overlap) first. */
-function scanNext(
-  prev: string,
-  next: string,
-  needle: string,
-  from: number,
-  probe: OverlapProbe | undefined,
-): number {
+function scanNext({ prev, next, probe }: Scan, needle: string, from: number): number {
   let at = from;
   for (let n = 0; n < MAX_CANDIDATES && at >= 0; n++) {
     const hit = next.lastIndexOf(needle, at);

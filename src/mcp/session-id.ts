@@ -3,38 +3,18 @@
  * an HMAC-SHA256 of the random part under a Worker secret. Any isolate can check one
  * without a lookup; nothing but termination is stored per session.
  */
+import { bytesEqual, hmacSha256, toBase64Url } from "../protocol/index.ts";
 
-const encoder = new TextEncoder();
+const utf8 = new TextEncoder();
 const PREFIX = "ms1";
 
-function base64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
 async function mac(secret: string, nonce: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const sig = await crypto.subtle.sign(
-    "HMAC",
-    key,
-    encoder.encode(`toolwire-mcp-session:v1:${nonce}`),
-  );
-  return base64Url(new Uint8Array(sig));
+  return toBase64Url(await hmacSha256(secret, `toolwire-mcp-session:v1:${nonce}`));
 }
 
-/** Same-length strings compared without an early exit. */
+/** Whether two strings are the same, compared without an early exit. */
 function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+  return bytesEqual(utf8.encode(a), utf8.encode(b));
 }
 
 /**
@@ -42,7 +22,7 @@ function sameText(a: string, b: string): boolean {
  * @example await mintSessionId(secret) // "ms1.q3….Zx…"
  */
 export async function mintSessionId(secret: string): Promise<string> {
-  const nonce = base64Url(crypto.getRandomValues(new Uint8Array(18)));
+  const nonce = toBase64Url(crypto.getRandomValues(new Uint8Array(18)));
   return `${PREFIX}.${nonce}.${await mac(secret, nonce)}`;
 }
 

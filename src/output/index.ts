@@ -1,19 +1,7 @@
 export { type FooterOptions, formatCount, formatSize, formatTruncationFooter } from "./footer.ts";
-export {
-  assertImage,
-  assertToolNames,
-  assertTruncation,
-  assertUsage,
-  copyTruncation,
-  detailsSizeError,
-  MAX_DETAILS_BYTES,
-  MAX_IMAGE_BASE64,
-  MAX_IMAGES,
-  MAX_NOTICE_BYTES,
-  OutputLimitError,
-  TRUNCATION_KEYS,
-  truncationError,
-} from "./limits.ts";
+/** The sink's bounds and the checks at them, every one of them public. */
+export * from "./limits.ts";
+export { messageOf } from "./message-of.ts";
 export { ToolOutputSink, type ToolOutputSinkOptions } from "./sink.ts";
 export {
   assertOutputState,

@@ -19,6 +19,7 @@ import {
   OutputLimitError,
   TRUNCATION_KEYS,
 } from "./limits.ts";
+import { messageOf } from "./message-of.ts";
 import { assertOutputState, cloneOutputState, emptyOutputState } from "./state.ts";
 import {
   DEFAULT_OUTPUT_POLICY,
@@ -39,16 +40,6 @@ export interface ToolOutputSinkOptions {
   policy?: OutputPolicy;
   /** Called after every change (and when `details` is handed out), e.g. to schedule a publication. */
   onChange?: () => void;
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
 }
 
 /** Cuts a notice to `MAX_NOTICE_BYTES` so an error can never flood the output. */

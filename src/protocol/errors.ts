@@ -54,21 +54,6 @@ export function apiError(code: ErrorCode, message: string): ApiError {
 }
 
 /**
- * The message of anything thrown: an `Error`'s message (its name when the message is
- * empty), a string as it is, anything else as JSON.
- * @example messageOf(new TypeError("bad")) // "bad"
- */
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
-
-/**
  * The JSON response for an error: `{ "error": { "code", "message" } }`, uncached.
  * `extraHeaders` carries e.g. `Allow`, `Upgrade` or `WWW-Authenticate`.
  * @example errorResponse(apiError("conflict", "already settled"))
@@ -81,4 +66,17 @@ export function errorResponse(
     { error: { code: error.code, message: error.message } },
     { status: error.status, headers: { "Cache-Control": "no-store", ...extraHeaders } },
   );
+}
+
+/**
+ * The message of an error answer's body in the API's shape (`{ "error": { "message" } }`),
+ * or null when the body is not one (the caller says what it got instead).
+ * @example errorBodyMessage('{"error":{"code":"not_found","message":"no such call"}}') // "no such call"
+ */
+export function errorBodyMessage(body: string): string | null {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } } | null;
+    if (typeof parsed?.error?.message === "string") return parsed.error.message;
+  } catch {}
+  return null;
 }

@@ -6,14 +6,17 @@
  * Depends on the pure core only (src/chord, src/output, src/retention, src/events);
  * test/node/layers.test.ts keeps the arrows pointing that way.
  */
+
+/** One `messageOf` for every layer; it lives in the core (the sink's notices use it). */
+export { messageOf } from "../output/message-of.ts";
 export { bearerToken, bytesEqual, secretMatches } from "./bearer.ts";
 export {
   type ApiError,
   apiError,
   type ErrorCode,
   type ErrorStatus,
+  errorBodyMessage,
   errorResponse,
-  messageOf,
 } from "./errors.ts";
 export type {
   InvocationApi,
@@ -43,6 +46,7 @@ export {
   type ShellUpdate,
 } from "./sandbox-wire.ts";
 export { durationMs } from "./settings.ts";
+export { hmacSha256, toBase64Url } from "./signing.ts";
 export {
   expired,
   forwardedSubscription,

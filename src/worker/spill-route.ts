@@ -8,7 +8,7 @@
  */
 import type { Context } from "hono";
 import { execIdFor, resolveSandbox } from "../execenv/index.ts";
-import { type InvocationView, messageOf } from "../protocol/index.ts";
+import { errorBodyMessage, type InvocationView, messageOf } from "../protocol/index.ts";
 import { raise } from "./errors.ts";
 import type { Routes } from "./invocation-routes.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
@@ -91,9 +91,5 @@ function count(n: number, unit: string): string {
 
 async function hostMessage(res: Response): Promise<string> {
   const text = await res.text();
-  try {
-    const parsed = JSON.parse(text) as { error?: { message?: unknown } };
-    if (typeof parsed.error?.message === "string") return parsed.error.message;
-  } catch {}
-  return text.slice(0, 200);
+  return errorBodyMessage(text) ?? text.slice(0, 200);
 }

@@ -7,7 +7,7 @@
  * (403) from a forged or expired one (401). Tokens grant reads only; the routes decide
  * which those are (see docs/decisions/051-subscribe-tokens.md).
  */
-import { bytesEqual } from "../protocol/index.ts";
+import { bytesEqual, hmacSha256, toBase64Url } from "../protocol/index.ts";
 
 /** Default lifetime of a subscribe token: one hour. */
 export const SUBSCRIBE_TOKEN_TTL_SECONDS = 3600;
@@ -17,12 +17,6 @@ const encoder = new TextEncoder();
 export type TokenCheck =
   | { ok: true; invocationId: string; expiresAt: number }
   | { ok: false; reason: "malformed" | "bad_signature" | "expired" | "other_invocation" };
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
 
 function fromBase64Url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
@@ -35,16 +29,8 @@ function fromBase64Url(text: string): Uint8Array | null {
   }
 }
 
-async function sign(secret: string, invocationId: string, expiresAt: number): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    encoder.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const message = encoder.encode(`toolwire-subscribe:v1:${invocationId}:${expiresAt}`);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", key, message));
+function sign(secret: string, invocationId: string, expiresAt: number): Promise<Uint8Array> {
+  return hmacSha256(secret, `toolwire-subscribe:v1:${invocationId}:${expiresAt}`);
 }
 
 /**

@@ -7,6 +7,7 @@
  *
  * Works in browsers and Node (fetch only).
  */
+import { errorBodyMessage } from "../../protocol/index.ts";
 import { DEFAULT_SPACING, LineIndex, type LineIndexSpacing } from "./line-index.ts";
 
 /** Range size of reads for lines and search. */
@@ -267,10 +268,5 @@ function concat(parts: Uint8Array[], length: number): Uint8Array {
 }
 
 async function errorMessage(res: Response): Promise<string> {
-  const text = await res.text();
-  try {
-    const parsed = JSON.parse(text) as { error?: { message?: unknown } };
-    if (typeof parsed.error?.message === "string") return parsed.error.message;
-  } catch {}
-  return `the full output answered ${res.status}`;
+  return errorBodyMessage(await res.text()) ?? `the full output answered ${res.status}`;
 }

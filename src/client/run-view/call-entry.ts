@@ -7,6 +7,7 @@ import type { RunCall } from "../../events/run-call.ts";
 import { type Subscription, subscribe } from "../subscription.ts";
 import { formatBytes, formatCount } from "../truncation-notice.ts";
 import { el } from "../viewer/dom.ts";
+import { formatElapsed } from "../viewer/elapsed.ts";
 import { OutputPane } from "../viewer/output-pane.ts";
 
 /** How the page gets a call's links; a failure's message is shown in the entry. */
@@ -105,14 +106,4 @@ export class CallEntry {
       this.node.dataset.output = sub.status;
     });
   }
-}
-
-function formatElapsed(ms: number): string {
-  const seconds = ms / 1000;
-  if (seconds < 60) return `${seconds.toFixed(1)} s`;
-  const whole = Math.floor(seconds);
-  const m = Math.floor(whole / 60);
-  const h = Math.floor(m / 60);
-  const ss = String(whole % 60).padStart(2, "0");
-  return h > 0 ? `${h}:${String(m % 60).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
 }

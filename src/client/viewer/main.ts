@@ -11,6 +11,7 @@ import { type Subscription, subscribe } from "../subscription.ts";
 import { describeTruncation, formatCount } from "../truncation-notice.ts";
 import { DetailsTree } from "./details-tree.ts";
 import { byId, el } from "./dom.ts";
+import { formatElapsed } from "./elapsed.ts";
 import { describeFailure } from "./failure-message.ts";
 import { FullOutputPane } from "./full-output-pane.ts";
 import { OutputPane } from "./output-pane.ts";
@@ -228,16 +229,6 @@ function renderClock(): void {
   // Until the invocation's createdAt is known, count from when the page opened.
   const ms = (endedAt ?? clock.now(Date.now())) - (startedAt ?? clock.now(openedAt));
   page.elapsed.textContent = formatElapsed(Math.max(0, ms));
-}
-
-function formatElapsed(ms: number): string {
-  const seconds = ms / 1000;
-  if (seconds < 60) return `${seconds.toFixed(1)} s`;
-  const whole = Math.floor(seconds);
-  const m = Math.floor(whole / 60);
-  const h = Math.floor(m / 60);
-  const ss = String(whole % 60).padStart(2, "0");
-  return h > 0 ? `${h}:${String(m % 60).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
 }
 
 /** `bash { command }` shows its command; other tools a one-line JSON of their args. */
