@@ -145,6 +145,29 @@ const ARRAY_MUTATORS: ReadonlySet<string> = new Set([
 /** How many elements may be rewritten one by one before a run is sent as one splice. */
 const PAIRWISE_LIMIT = 4;
 
+/**
+ * `[...path, key]`. Written out because `Array.prototype.concat` checks every argument
+ * for `Symbol.isConcatSpreadable`, which made it the largest single cost of a flush that
+ * writes a few primitives (measured in bench/sink.bench.ts, decision 016).
+ */
+function childPath(path: Path, key: Seg): Seg[] {
+  const n = path.length;
+  const out = new Array<Seg>(n + 1);
+  for (let i = 0; i < n; i++) out[i] = path[i] as Seg;
+  out[n] = key;
+  return out;
+}
+
+/** A JSON scalar that needs no checking or copying (a non-finite number is not one). */
+function isPlainScalar(v: unknown): v is string | boolean | number | null {
+  return (
+    typeof v === "string" ||
+    typeof v === "boolean" ||
+    v === null ||
+    (typeof v === "number" && Number.isFinite(v))
+  );
+}
+
 function isNode(v: unknown): v is Node {
   return typeof v === "object" && v !== null;
 }
@@ -293,8 +316,13 @@ export function track<T>(
     touch(meta);
   };
 
+  /**
+   * A private copy of `v` for slot `key` of `meta`, checked as JSON. A string, boolean,
+   * finite number or null is its own copy: taking it here skips `importJson`'s closures,
+   * which were most of the cost of writing one primitive (a total, a flag) per update.
+   */
   const importAt = (meta: Meta, key: Seg, v: unknown): JsonValue =>
-    importJson(v, () => [...pathOf(meta), key]);
+    isPlainScalar(v) ? v : importJson(v, () => [...pathOf(meta), key]);
 
   const arrayMethods = (meta: Meta): Record<string, (...args: unknown[]) => unknown> => {
     const arr = meta.node as JsonValue[];
@@ -509,7 +537,7 @@ export function track<T>(
     const meta = metaOf(child);
     if (meta === undefined) return;
     meta.key = key;
-    if (meta.queued) diffNode(meta, path.concat(key), ops);
+    if (meta.queued) diffNode(meta, childPath(path, key), ops);
   };
 
   const diffNode = (meta: Meta, path: Path, ops: Op[]): void => {
@@ -524,8 +552,8 @@ export function track<T>(
           const edit = meta.edits?.get(key);
           if (edit !== undefined && has && node[key] === edit.result) {
             flushWork.entries++;
-            editOps(path.concat(key), edit, ops);
-          } else slotOps(path.concat(key), prev, has ? (node[key] as JsonValue) : ABSENT, ops);
+            editOps(childPath(path, key), edit, ops);
+          } else slotOps(childPath(path, key), prev, has ? (node[key] as JsonValue) : ABSENT, ops);
         }
       }
       if (meta.dirtyChildren !== null) {
@@ -542,7 +570,7 @@ export function track<T>(
             node[child.key] === child.node &&
             !meta.changed?.has(child.key) &&
             !(meta.isArray && (child.key as number) >= limit);
-          if (inPlace) diffNode(child, path.concat(child.key), ops);
+          if (inPlace) diffNode(child, childPath(path, child.key), ops);
         }
       }
       if (meta.appendFrom >= 0) {
@@ -614,7 +642,7 @@ export function track<T>(
         if (prev[i] === next[i]) {
           visitChild(next[i], i, path, ops);
         } else {
-          slotOps(path.concat(i), prev[i] as JsonValue, next[i] as JsonValue, ops);
+          slotOps(childPath(path, i), prev[i] as JsonValue, next[i] as JsonValue, ops);
           rekey(next[i], i);
         }
       }
