@@ -52,6 +52,15 @@ export interface Tracker<T> {
    * @example t.editText(["content", 0, "text"], 32, "32 new characters…")
    */
   editText(path: Path, drop: number, append: string): void;
+  /**
+   * `value` into the slot at `path`, exactly as assigning through `state` would (the same
+   * checks and errors, the same ops; `undefined` deletes an object's key). For callers
+   * that write by a key held in a variable: V8 runs a keyed store on a Proxy through the
+   * runtime (~100 ns, against ~10 ns for this call; decision 016). Throws and changes
+   * nothing when the path's parent is not an object or array in the state.
+   * @example t.set(["truncation", "totalLines"], 1251)
+   */
+  set(path: Path, value: unknown): void;
   /** Makes the next flush a base batch. */
   rebase(): void;
   /**
@@ -440,43 +449,11 @@ export function track<T>(
         if (!isNode(v)) return v;
         return (metaOf(v) ?? newMeta(v, meta, meta.isArray ? Number(prop) : prop)).proxy;
       },
-      set(target, prop, value) {
+      set(_target, prop, value) {
         if (typeof prop === "symbol") {
           return notJson(meta, `to symbol key ${String(prop)}: symbol keys are not JSON`);
         }
-        if (meta.isArray) {
-          if (prop === "length") {
-            setLength(meta, value);
-            return true;
-          }
-          const arr = target as JsonValue[];
-          const i = indexOfKey(prop);
-          if (i < 0) {
-            notJson(meta, `property ${JSON.stringify(prop)} on an array: arrays take indexes only`);
-          }
-          if (i > arr.length) {
-            notJson(
-              meta,
-              `index ${i} of an array of length ${arr.length}: that would leave a hole (sparse arrays are not JSON); push, or set length first`,
-            );
-          }
-          if (value === undefined) notJson(meta, "undefined into an array (use null)");
-          if (i < arr.length && sameSlot(arr[i], value)) return true;
-          writeIndex(meta, i, importAt(meta, i, value));
-          return true;
-        }
-        assertSafeKey(prop, () => describePath([...pathOf(meta), prop]));
-        const obj = target as JsonObject;
-        const has = Object.hasOwn(obj, prop);
-        if (value === undefined) {
-          if (has) removeKey(meta, obj, prop);
-          return true;
-        }
-        if (has && sameSlot(obj[prop], value)) return true;
-        const v = importAt(meta, prop, value);
-        recordKey(meta, prop, has ? (obj[prop] as JsonValue) : ABSENT);
-        obj[prop] = v;
-        touch(meta);
+        writeProp(meta, prop, value);
         return true;
       },
       deleteProperty(target, prop) {
@@ -496,6 +473,43 @@ export function track<T>(
       },
     };
   }
+
+  /** `draft[prop] = value` on the node of `meta`: every write by key lands here. */
+  const writeProp = (meta: Meta, prop: string, value: unknown): void => {
+    if (meta.isArray) {
+      if (prop === "length") {
+        setLength(meta, value);
+        return;
+      }
+      const arr = meta.node as JsonValue[];
+      const i = indexOfKey(prop);
+      if (i < 0) {
+        notJson(meta, `property ${JSON.stringify(prop)} on an array: arrays take indexes only`);
+      }
+      if (i > arr.length) {
+        notJson(
+          meta,
+          `index ${i} of an array of length ${arr.length}: that would leave a hole (sparse arrays are not JSON); push, or set length first`,
+        );
+      }
+      if (value === undefined) notJson(meta, "undefined into an array (use null)");
+      if (i < arr.length && sameSlot(arr[i], value)) return;
+      writeIndex(meta, i, importAt(meta, i, value));
+      return;
+    }
+    assertSafeKey(prop, () => describePath([...pathOf(meta), prop]));
+    const obj = meta.node as JsonObject;
+    const has = Object.hasOwn(obj, prop);
+    if (value === undefined) {
+      if (has) removeKey(meta, obj, prop);
+      return;
+    }
+    if (has && sameSlot(obj[prop], value)) return;
+    const v = importAt(meta, prop, value);
+    recordKey(meta, prop, has ? (obj[prop] as JsonValue) : ABSENT);
+    obj[prop] = v;
+    touch(meta);
+  };
 
   const removeKey = (meta: Meta, obj: JsonObject, key: string): void => {
     recordKey(meta, key, obj[key] as JsonValue);
@@ -705,6 +719,47 @@ export function track<T>(
 
   // ---- known text edits ----------------------------------------------------------------
 
+  /**
+   * The node at the first `length` segments of `path` (an object or array in the state),
+   * or null when they do not lead to one. Walks own keys and in-range indexes only.
+   */
+  const nodeAt = (path: Path, length: number): Meta | null => {
+    if (rootMeta === null) return null;
+    let meta: Meta = rootMeta;
+    for (let i = 0; i < length; i++) {
+      const seg = path[i] as Seg;
+      const node = meta.node as Record<Seg, JsonValue>;
+      const owned = meta.isArray
+        ? typeof seg === "number" &&
+          Number.isInteger(seg) &&
+          seg >= 0 &&
+          seg < (node as unknown as JsonValue[]).length
+        : typeof seg === "string" && Object.hasOwn(node, seg);
+      if (!owned) return null;
+      if (typeof seg === "string") assertSafeKey(seg, () => describePath(path));
+      const child = node[seg];
+      if (!isNode(child)) return null;
+      meta = metaOf(child) ?? newMeta(child, meta, seg);
+    }
+    return meta;
+  };
+
+  const set = (path: Path, value: unknown): void => {
+    if (!Array.isArray(path) || path.length === 0) {
+      throw new TypeError(
+        `set: the path must name a slot inside the state, got ${JSON.stringify(path)}.`,
+      );
+    }
+    const meta = nodeAt(path, path.length - 1);
+    const key = path[path.length - 1];
+    if (meta === null || (typeof key !== "string" && typeof key !== "number")) {
+      throw new TypeError(
+        `set: ${describePath(path)} is not a slot of an object or array in the state.`,
+      );
+    }
+    writeProp(meta, String(key), value);
+  };
+
   /** The node holding the last segment of `path`, and its proxy (which records writes). */
   const parentOf = (path: Path): { meta: Meta; key: Seg } => {
     if (!Array.isArray(path) || path.length === 0 || rootMeta === null) {
@@ -841,6 +896,7 @@ export function track<T>(
       return ops;
     },
     editText,
+    set,
     rebase(): void {
       rebaseAsked = true;
     },

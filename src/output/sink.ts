@@ -196,7 +196,7 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
     this.#assertOpen();
     // Checks only the fields that moved since the last write (decision 016); throws first.
     if (this.#synced.stage(meta, "capture(meta)") > 0) {
-      this.#synced.commit(this.#tracker.state.truncation as unknown as Record<string, unknown>);
+      this.#synced.commit(this.#tracker);
     }
     this.#captured = true;
     this.#spillPath = this.#synced.spillPath;
@@ -437,7 +437,7 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
   #sync(): void {
     if (this.#truncationBehind && !this.#captured) {
       if (this.#synced.stage(this.truncation(), "the window's truncation") > 0) {
-        this.#synced.commit(this.#tracker.state.truncation as unknown as Record<string, unknown>);
+        this.#synced.commit(this.#tracker);
       }
     }
     this.#truncationBehind = false;

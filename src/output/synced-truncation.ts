@@ -3,8 +3,15 @@
  * by field so that a new one (a source's totals at every update, or the window's at a
  * flush) is checked and written as only the fields that moved. See docs/decisions/016.
  */
+
+import type { Tracker } from "../chord/index.ts";
 import { TRUNCATION_KEYS, truncationFieldError, truncationShapeError } from "./limits.ts";
-import type { Truncation } from "./types.ts";
+import type { ToolOutputState, Truncation } from "./types.ts";
+
+/** The tracked path of each field, by index in `TRUNCATION_KEYS` (never mutated). */
+const FIELD_PATHS: readonly (readonly ["truncation", string])[] = TRUNCATION_KEYS.map(
+  (key) => ["truncation", key] as const,
+);
 
 /**
  * Holds a valid `Truncation` as values in `TRUNCATION_KEYS` order. `stage(t)` checks `t`
@@ -14,7 +21,7 @@ import type { Truncation } from "./types.ts";
  *
  * @example
  * const synced = new SyncedTruncation(state.truncation);
- * if (synced.stage(update.metadata, "capture(meta)") > 0) synced.commit(tracked.truncation);
+ * if (synced.stage(update.metadata, "capture(meta)") > 0) synced.commit(tracker);
  */
 export class SyncedTruncation {
   /** The held fields, by index in `TRUNCATION_KEYS` (`undefined` for an absent `spillPath`). */
@@ -64,15 +71,15 @@ export class SyncedTruncation {
   }
 
   /**
-   * Writes the staged fields into `target` (an absent `spillPath` as `undefined`, which a
-   * tracked object takes as a delete) and holds them.
+   * Writes the staged fields into the tracked `truncation` (an absent `spillPath` as
+   * `undefined`, which the tracker takes as a delete) and holds them.
    */
-  commit(target: Record<string, unknown>): void {
+  commit(tracker: Tracker<ToolOutputState>): void {
     for (let j = 0; j < this.#staged.length; j++) {
       const i = this.#staged[j] as number;
       const v = this.#incoming[j];
       this.#values[i] = v;
-      target[TRUNCATION_KEYS[i] as string] = v;
+      tracker.set(FIELD_PATHS[i] as ["truncation", string], v);
     }
     this.#staged.length = 0;
     this.#incoming.length = 0;
