@@ -1,7 +1,7 @@
 import { NotJsonError } from "./errors.ts";
 import { cloneJson, importJson, registerProxy, targetOfProxy } from "./json.ts";
 import { MAX_CANDIDATES } from "./overlap.ts";
-import { assertSafeKey, describePath, indexOfKey } from "./segments.ts";
+import { assertSafeKey, describePath, indexOfKey, isUnsafeSegment } from "./segments.ts";
 import { textOps } from "./text-ops.ts";
 import type { JsonObject, JsonValue, Op, Path, Seg } from "./types.ts";
 
@@ -497,7 +497,8 @@ export function track<T>(
       writeIndex(meta, i, importAt(meta, i, value));
       return;
     }
-    assertSafeKey(prop, () => describePath([...pathOf(meta), prop]));
+    // The message's closure is made only for a key that is refused (it was a per-write cost).
+    if (isUnsafeSegment(prop)) assertSafeKey(prop, () => describePath([...pathOf(meta), prop]));
     const obj = meta.node as JsonObject;
     const has = Object.hasOwn(obj, prop);
     if (value === undefined) {
@@ -736,7 +737,9 @@ export function track<T>(
           seg < (node as unknown as JsonValue[]).length
         : typeof seg === "string" && Object.hasOwn(node, seg);
       if (!owned) return null;
-      if (typeof seg === "string") assertSafeKey(seg, () => describePath(path));
+      if (typeof seg === "string" && isUnsafeSegment(seg)) {
+        assertSafeKey(seg, () => describePath(path));
+      }
       const child = node[seg];
       if (!isNode(child)) return null;
       meta = metaOf(child) ?? newMeta(child, meta, seg);
@@ -778,7 +781,9 @@ export function track<T>(
           seg < (node as unknown as JsonValue[]).length
         : typeof seg === "string" && Object.hasOwn(node, seg);
       if (!owned) break;
-      if (typeof seg === "string") assertSafeKey(seg, () => describePath(path));
+      if (typeof seg === "string" && isUnsafeSegment(seg)) {
+        assertSafeKey(seg, () => describePath(path));
+      }
       const child = node[seg];
       if (i === path.length - 1) {
         if (typeof child === "string") return { meta, key: seg };

@@ -8,6 +8,8 @@ import type { Tracker } from "../chord/index.ts";
 import { TRUNCATION_KEYS, truncationFieldError, truncationShapeError } from "./limits.ts";
 import type { ToolOutputState, Truncation } from "./types.ts";
 
+const SPILL_PATH = TRUNCATION_KEYS.indexOf("spillPath");
+
 /** The tracked path of each field, by index in `TRUNCATION_KEYS` (never mutated). */
 const FIELD_PATHS: readonly (readonly ["truncation", string])[] = TRUNCATION_KEYS.map(
   (key) => ["truncation", key] as const,
@@ -87,7 +89,7 @@ export class SyncedTruncation {
 
   /** The held spill path, if any. */
   get spillPath(): string | undefined {
-    return this.#values[TRUNCATION_KEYS.indexOf("spillPath")] as string | undefined;
+    return this.#values[SPILL_PATH] as string | undefined;
   }
 
   /** A fresh copy of the held truncation (an absent `spillPath` left absent). */
