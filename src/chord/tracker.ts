@@ -897,7 +897,8 @@ export function track<T>(
       }
       const ops: Op[] = [];
       if (rootMeta !== null && hasPending(rootMeta)) diffNode(rootMeta, [], ops);
-      reordered.clear();
+      // Clearing even an empty Set allocates a new table in V8: only when there is something.
+      if (reordered.size > 0) reordered.clear();
       return ops;
     },
     editText,
