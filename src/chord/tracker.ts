@@ -104,8 +104,11 @@ interface Meta {
   appendFrom: number;
   /** Arrays: the baseline element list, once a structural change happened. */
   old: JsonValue[] | null;
-  /** Children with pending changes somewhere below them. */
-  dirtyChildren: Set<Meta> | null;
+  /**
+   * Children with pending changes somewhere below them, each once (`queued` guards the
+   * push). Emptied, not dropped, when settled: no allocation per flush (decision 016).
+   */
+  dirtyChildren: Meta[] | null;
   /** Registered in `parent.dirtyChildren`. */
   queued: boolean;
   methods: Record<string, (...args: unknown[]) => unknown> | null;
@@ -261,8 +264,8 @@ export function track<T>(
   const touch = (meta: Meta): void => {
     for (let m = meta; m.parent && !m.queued; m = m.parent) {
       m.queued = true;
-      if (m.parent.dirtyChildren === null) m.parent.dirtyChildren = new Set();
-      m.parent.dirtyChildren.add(m);
+      if (m.parent.dirtyChildren === null) m.parent.dirtyChildren = [];
+      m.parent.dirtyChildren.push(m);
     }
   };
 
@@ -531,9 +534,10 @@ export function track<T>(
     meta.appendFrom = -1;
     meta.old = null;
     meta.queued = false;
-    if (meta.dirtyChildren !== null) {
-      for (const child of meta.dirtyChildren) settle(child);
-      meta.dirtyChildren = null;
+    const children = meta.dirtyChildren;
+    if (children !== null && children.length > 0) {
+      for (let i = 0; i < children.length; i++) settle(children[i] as Meta);
+      children.length = 0;
     }
   };
 
@@ -702,13 +706,15 @@ export function track<T>(
         else node[key] = prev;
       }
     }
-    if (meta.dirtyChildren !== null) for (const child of meta.dirtyChildren) restore(child);
+    if (meta.dirtyChildren !== null) {
+      for (const child of meta.dirtyChildren) restore(child);
+      meta.dirtyChildren.length = 0;
+    }
     meta.changed = null;
     meta.edits = null;
     meta.appendFrom = -1;
     meta.old = null;
     meta.queued = false;
-    meta.dirtyChildren = null;
   };
 
   const hasPending = (meta: Meta | null): boolean =>
@@ -716,7 +722,7 @@ export function track<T>(
     (meta.changed !== null ||
       meta.old !== null ||
       meta.appendFrom >= 0 ||
-      (meta.dirtyChildren !== null && meta.dirtyChildren.size > 0));
+      (meta.dirtyChildren !== null && meta.dirtyChildren.length > 0));
 
   // ---- known text edits ----------------------------------------------------------------
 
