@@ -160,7 +160,7 @@ const PAIRWISE_LIMIT = 4;
 /**
  * `[...path, key]`. Written out because `Array.prototype.concat` checks every argument
  * for `Symbol.isConcatSpreadable`, which made it the largest single cost of a flush that
- * writes a few primitives (measured in bench/sink.bench.ts, decision 016).
+ * writes a few primitives (profiled on the sink bench's update, decision 016).
  */
 function childPath(path: Path, key: Seg): Seg[] {
   const n = path.length;
@@ -330,8 +330,8 @@ export function track<T>(
 
   /**
    * A private copy of `v` for slot `key` of `meta`, checked as JSON. A string, boolean,
-   * finite number or null is its own copy: taking it here skips `importJson`'s closures,
-   * which were most of the cost of writing one primitive (a total, a flag) per update.
+   * finite number or null is its own copy: taking it here skips `importJson`'s closures
+   * and arrays, allocated at every write of a total or a flag otherwise.
    */
   const importAt = (meta: Meta, key: Seg, v: unknown): JsonValue =>
     isPlainScalar(v) ? v : importJson(v, () => [...pathOf(meta), key]);
@@ -727,26 +727,35 @@ export function track<T>(
   // ---- known text edits ----------------------------------------------------------------
 
   /**
+   * What `meta`'s node holds at `seg` (an own key of an object, an in-range index of an
+   * array), or undefined when it holds nothing there. `path` names the whole path for an
+   * unsafe key's message.
+   */
+  const ownedChild = (meta: Meta, seg: Seg, path: Path): JsonValue | undefined => {
+    const node = meta.node as Record<Seg, JsonValue>;
+    const owned = meta.isArray
+      ? typeof seg === "number" &&
+        Number.isInteger(seg) &&
+        seg >= 0 &&
+        seg < (node as unknown as JsonValue[]).length
+      : typeof seg === "string" && Object.hasOwn(node, seg);
+    if (!owned) return undefined;
+    if (typeof seg === "string" && isUnsafeSegment(seg)) {
+      assertSafeKey(seg, () => describePath(path));
+    }
+    return node[seg];
+  };
+
+  /**
    * The node at the first `length` segments of `path` (an object or array in the state),
-   * or null when they do not lead to one. Walks own keys and in-range indexes only.
+   * or null when they do not lead to one.
    */
   const nodeAt = (path: Path, length: number): Meta | null => {
     if (rootMeta === null) return null;
     let meta: Meta = rootMeta;
     for (let i = 0; i < length; i++) {
       const seg = path[i] as Seg;
-      const node = meta.node as Record<Seg, JsonValue>;
-      const owned = meta.isArray
-        ? typeof seg === "number" &&
-          Number.isInteger(seg) &&
-          seg >= 0 &&
-          seg < (node as unknown as JsonValue[]).length
-        : typeof seg === "string" && Object.hasOwn(node, seg);
-      if (!owned) return null;
-      if (typeof seg === "string" && isUnsafeSegment(seg)) {
-        assertSafeKey(seg, () => describePath(path));
-      }
-      const child = node[seg];
+      const child = ownedChild(meta, seg, path);
       if (!isNode(child)) return null;
       meta = metaOf(child) ?? newMeta(child, meta, seg);
     }
@@ -776,28 +785,9 @@ export function track<T>(
         `editText: the path must name a string inside the state, got ${JSON.stringify(path)}.`,
       );
     }
-    let meta: Meta = rootMeta;
-    for (let i = 0; i < path.length; i++) {
-      const seg = path[i] as Seg;
-      const node = meta.node as Record<Seg, JsonValue>;
-      const owned = meta.isArray
-        ? typeof seg === "number" &&
-          Number.isInteger(seg) &&
-          seg >= 0 &&
-          seg < (node as unknown as JsonValue[]).length
-        : typeof seg === "string" && Object.hasOwn(node, seg);
-      if (!owned) break;
-      if (typeof seg === "string" && isUnsafeSegment(seg)) {
-        assertSafeKey(seg, () => describePath(path));
-      }
-      const child = node[seg];
-      if (i === path.length - 1) {
-        if (typeof child === "string") return { meta, key: seg };
-        break;
-      }
-      if (!isNode(child)) break;
-      meta = metaOf(child) ?? newMeta(child, meta, seg);
-    }
+    const meta = nodeAt(path, path.length - 1);
+    const key = path[path.length - 1] as Seg;
+    if (meta !== null && typeof ownedChild(meta, key, path) === "string") return { meta, key };
     throw new TypeError(`editText: ${describePath(path)} is not a string in the state.`);
   };
 
