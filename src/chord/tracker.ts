@@ -1,7 +1,7 @@
 import { NotJsonError } from "./errors.ts";
 import { cloneJson, importJson, registerProxy, targetOfProxy } from "./json.ts";
 import { MAX_CANDIDATES } from "./overlap.ts";
-import { assertSafeKey, describePath, indexOfKey } from "./segments.ts";
+import { assertSafeKey, describePath, indexOfKey, isUnsafeSegment } from "./segments.ts";
 import { textOps } from "./text-ops.ts";
 import type { JsonObject, JsonValue, Op, Path, Seg } from "./types.ts";
 
@@ -52,6 +52,15 @@ export interface Tracker<T> {
    * @example t.editText(["content", 0, "text"], 32, "32 new characters…")
    */
   editText(path: Path, drop: number, append: string): void;
+  /**
+   * `value` into the slot at `path`, exactly as assigning through `state` would (the same
+   * checks and errors, the same ops; `undefined` deletes an object's key). For callers
+   * that write by a key held in a variable: V8 runs a keyed store on a Proxy through the
+   * runtime (~100 ns, against ~10 ns for this call; decision 016). Throws and changes
+   * nothing when the path's parent is not an object or array in the state.
+   * @example t.set(["truncation", "totalLines"], 1251)
+   */
+  set(path: Path, value: unknown): void;
   /** Makes the next flush a base batch. */
   rebase(): void;
   /**
@@ -95,8 +104,11 @@ interface Meta {
   appendFrom: number;
   /** Arrays: the baseline element list, once a structural change happened. */
   old: JsonValue[] | null;
-  /** Children with pending changes somewhere below them. */
-  dirtyChildren: Set<Meta> | null;
+  /**
+   * Children with pending changes somewhere below them, each once (`queued` guards the
+   * push). Emptied, not dropped, when settled: no allocation per flush (decision 016).
+   */
+  dirtyChildren: Meta[] | null;
   /** Registered in `parent.dirtyChildren`. */
   queued: boolean;
   methods: Record<string, (...args: unknown[]) => unknown> | null;
@@ -144,6 +156,29 @@ const ARRAY_MUTATORS: ReadonlySet<string> = new Set([
 
 /** How many elements may be rewritten one by one before a run is sent as one splice. */
 const PAIRWISE_LIMIT = 4;
+
+/**
+ * `[...path, key]`. Written out because `Array.prototype.concat` checks every argument
+ * for `Symbol.isConcatSpreadable`, which made it the largest single cost of a flush that
+ * writes a few primitives (profiled on the sink bench's update, decision 016).
+ */
+function childPath(path: Path, key: Seg): Seg[] {
+  const n = path.length;
+  const out = new Array<Seg>(n + 1);
+  for (let i = 0; i < n; i++) out[i] = path[i] as Seg;
+  out[n] = key;
+  return out;
+}
+
+/** A JSON scalar that needs no checking or copying (a non-finite number is not one). */
+function isPlainScalar(v: unknown): v is string | boolean | number | null {
+  return (
+    typeof v === "string" ||
+    typeof v === "boolean" ||
+    v === null ||
+    (typeof v === "number" && Number.isFinite(v))
+  );
+}
 
 function isNode(v: unknown): v is Node {
   return typeof v === "object" && v !== null;
@@ -229,8 +264,8 @@ export function track<T>(
   const touch = (meta: Meta): void => {
     for (let m = meta; m.parent && !m.queued; m = m.parent) {
       m.queued = true;
-      if (m.parent.dirtyChildren === null) m.parent.dirtyChildren = new Set();
-      m.parent.dirtyChildren.add(m);
+      if (m.parent.dirtyChildren === null) m.parent.dirtyChildren = [];
+      m.parent.dirtyChildren.push(m);
     }
   };
 
@@ -293,8 +328,13 @@ export function track<T>(
     touch(meta);
   };
 
+  /**
+   * A private copy of `v` for slot `key` of `meta`, checked as JSON. A string, boolean,
+   * finite number or null is its own copy: taking it here skips `importJson`'s closures
+   * and arrays, allocated at every write of a total or a flag otherwise.
+   */
   const importAt = (meta: Meta, key: Seg, v: unknown): JsonValue =>
-    importJson(v, () => [...pathOf(meta), key]);
+    isPlainScalar(v) ? v : importJson(v, () => [...pathOf(meta), key]);
 
   const arrayMethods = (meta: Meta): Record<string, (...args: unknown[]) => unknown> => {
     const arr = meta.node as JsonValue[];
@@ -412,43 +452,11 @@ export function track<T>(
         if (!isNode(v)) return v;
         return (metaOf(v) ?? newMeta(v, meta, meta.isArray ? Number(prop) : prop)).proxy;
       },
-      set(target, prop, value) {
+      set(_target, prop, value) {
         if (typeof prop === "symbol") {
           return notJson(meta, `to symbol key ${String(prop)}: symbol keys are not JSON`);
         }
-        if (meta.isArray) {
-          if (prop === "length") {
-            setLength(meta, value);
-            return true;
-          }
-          const arr = target as JsonValue[];
-          const i = indexOfKey(prop);
-          if (i < 0) {
-            notJson(meta, `property ${JSON.stringify(prop)} on an array: arrays take indexes only`);
-          }
-          if (i > arr.length) {
-            notJson(
-              meta,
-              `index ${i} of an array of length ${arr.length}: that would leave a hole (sparse arrays are not JSON); push, or set length first`,
-            );
-          }
-          if (value === undefined) notJson(meta, "undefined into an array (use null)");
-          if (i < arr.length && sameSlot(arr[i], value)) return true;
-          writeIndex(meta, i, importAt(meta, i, value));
-          return true;
-        }
-        assertSafeKey(prop, () => describePath([...pathOf(meta), prop]));
-        const obj = target as JsonObject;
-        const has = Object.hasOwn(obj, prop);
-        if (value === undefined) {
-          if (has) removeKey(meta, obj, prop);
-          return true;
-        }
-        if (has && sameSlot(obj[prop], value)) return true;
-        const v = importAt(meta, prop, value);
-        recordKey(meta, prop, has ? (obj[prop] as JsonValue) : ABSENT);
-        obj[prop] = v;
-        touch(meta);
+        writeProp(meta, prop, value);
         return true;
       },
       deleteProperty(target, prop) {
@@ -469,6 +477,44 @@ export function track<T>(
     };
   }
 
+  /** `draft[prop] = value` on the node of `meta`: every write by key lands here. */
+  const writeProp = (meta: Meta, prop: string, value: unknown): void => {
+    if (meta.isArray) {
+      if (prop === "length") {
+        setLength(meta, value);
+        return;
+      }
+      const arr = meta.node as JsonValue[];
+      const i = indexOfKey(prop);
+      if (i < 0) {
+        notJson(meta, `property ${JSON.stringify(prop)} on an array: arrays take indexes only`);
+      }
+      if (i > arr.length) {
+        notJson(
+          meta,
+          `index ${i} of an array of length ${arr.length}: that would leave a hole (sparse arrays are not JSON); push, or set length first`,
+        );
+      }
+      if (value === undefined) notJson(meta, "undefined into an array (use null)");
+      if (i < arr.length && sameSlot(arr[i], value)) return;
+      writeIndex(meta, i, importAt(meta, i, value));
+      return;
+    }
+    // The message's closure is made only for a key that is refused (it was a per-write cost).
+    if (isUnsafeSegment(prop)) assertSafeKey(prop, () => describePath([...pathOf(meta), prop]));
+    const obj = meta.node as JsonObject;
+    const has = Object.hasOwn(obj, prop);
+    if (value === undefined) {
+      if (has) removeKey(meta, obj, prop);
+      return;
+    }
+    if (has && sameSlot(obj[prop], value)) return;
+    const v = importAt(meta, prop, value);
+    recordKey(meta, prop, has ? (obj[prop] as JsonValue) : ABSENT);
+    obj[prop] = v;
+    touch(meta);
+  };
+
   const removeKey = (meta: Meta, obj: JsonObject, key: string): void => {
     recordKey(meta, key, obj[key] as JsonValue);
     delete obj[key];
@@ -488,9 +534,10 @@ export function track<T>(
     meta.appendFrom = -1;
     meta.old = null;
     meta.queued = false;
-    if (meta.dirtyChildren !== null) {
-      for (const child of meta.dirtyChildren) settle(child);
-      meta.dirtyChildren = null;
+    const children = meta.dirtyChildren;
+    if (children !== null && children.length > 0) {
+      for (let i = 0; i < children.length; i++) settle(children[i] as Meta);
+      children.length = 0;
     }
   };
 
@@ -509,7 +556,7 @@ export function track<T>(
     const meta = metaOf(child);
     if (meta === undefined) return;
     meta.key = key;
-    if (meta.queued) diffNode(meta, path.concat(key), ops);
+    if (meta.queued) diffNode(meta, childPath(path, key), ops);
   };
 
   const diffNode = (meta: Meta, path: Path, ops: Op[]): void => {
@@ -524,8 +571,8 @@ export function track<T>(
           const edit = meta.edits?.get(key);
           if (edit !== undefined && has && node[key] === edit.result) {
             flushWork.entries++;
-            editOps(path.concat(key), edit, ops);
-          } else slotOps(path.concat(key), prev, has ? (node[key] as JsonValue) : ABSENT, ops);
+            editOps(childPath(path, key), edit, ops);
+          } else slotOps(childPath(path, key), prev, has ? (node[key] as JsonValue) : ABSENT, ops);
         }
       }
       if (meta.dirtyChildren !== null) {
@@ -542,7 +589,7 @@ export function track<T>(
             node[child.key] === child.node &&
             !meta.changed?.has(child.key) &&
             !(meta.isArray && (child.key as number) >= limit);
-          if (inPlace) diffNode(child, path.concat(child.key), ops);
+          if (inPlace) diffNode(child, childPath(path, child.key), ops);
         }
       }
       if (meta.appendFrom >= 0) {
@@ -614,7 +661,7 @@ export function track<T>(
         if (prev[i] === next[i]) {
           visitChild(next[i], i, path, ops);
         } else {
-          slotOps(path.concat(i), prev[i] as JsonValue, next[i] as JsonValue, ops);
+          slotOps(childPath(path, i), prev[i] as JsonValue, next[i] as JsonValue, ops);
           rekey(next[i], i);
         }
       }
@@ -659,13 +706,15 @@ export function track<T>(
         else node[key] = prev;
       }
     }
-    if (meta.dirtyChildren !== null) for (const child of meta.dirtyChildren) restore(child);
+    if (meta.dirtyChildren !== null) {
+      for (const child of meta.dirtyChildren) restore(child);
+      meta.dirtyChildren.length = 0;
+    }
     meta.changed = null;
     meta.edits = null;
     meta.appendFrom = -1;
     meta.old = null;
     meta.queued = false;
-    meta.dirtyChildren = null;
   };
 
   const hasPending = (meta: Meta | null): boolean =>
@@ -673,9 +722,61 @@ export function track<T>(
     (meta.changed !== null ||
       meta.old !== null ||
       meta.appendFrom >= 0 ||
-      (meta.dirtyChildren !== null && meta.dirtyChildren.size > 0));
+      (meta.dirtyChildren !== null && meta.dirtyChildren.length > 0));
 
   // ---- known text edits ----------------------------------------------------------------
+
+  /**
+   * What `meta`'s node holds at `seg` (an own key of an object, an in-range index of an
+   * array), or undefined when it holds nothing there. `path` names the whole path for an
+   * unsafe key's message.
+   */
+  const ownedChild = (meta: Meta, seg: Seg, path: Path): JsonValue | undefined => {
+    const node = meta.node as Record<Seg, JsonValue>;
+    const owned = meta.isArray
+      ? typeof seg === "number" &&
+        Number.isInteger(seg) &&
+        seg >= 0 &&
+        seg < (node as unknown as JsonValue[]).length
+      : typeof seg === "string" && Object.hasOwn(node, seg);
+    if (!owned) return undefined;
+    if (typeof seg === "string" && isUnsafeSegment(seg)) {
+      assertSafeKey(seg, () => describePath(path));
+    }
+    return node[seg];
+  };
+
+  /**
+   * The node at the first `length` segments of `path` (an object or array in the state),
+   * or null when they do not lead to one.
+   */
+  const nodeAt = (path: Path, length: number): Meta | null => {
+    if (rootMeta === null) return null;
+    let meta: Meta = rootMeta;
+    for (let i = 0; i < length; i++) {
+      const seg = path[i] as Seg;
+      const child = ownedChild(meta, seg, path);
+      if (!isNode(child)) return null;
+      meta = metaOf(child) ?? newMeta(child, meta, seg);
+    }
+    return meta;
+  };
+
+  const set = (path: Path, value: unknown): void => {
+    if (!Array.isArray(path) || path.length === 0) {
+      throw new TypeError(
+        `set: the path must name a slot inside the state, got ${JSON.stringify(path)}.`,
+      );
+    }
+    const meta = nodeAt(path, path.length - 1);
+    const key = path[path.length - 1];
+    if (meta === null || (typeof key !== "string" && typeof key !== "number")) {
+      throw new TypeError(
+        `set: ${describePath(path)} is not a slot of an object or array in the state.`,
+      );
+    }
+    writeProp(meta, String(key), value);
+  };
 
   /** The node holding the last segment of `path`, and its proxy (which records writes). */
   const parentOf = (path: Path): { meta: Meta; key: Seg } => {
@@ -684,26 +785,9 @@ export function track<T>(
         `editText: the path must name a string inside the state, got ${JSON.stringify(path)}.`,
       );
     }
-    let meta: Meta = rootMeta;
-    for (let i = 0; i < path.length; i++) {
-      const seg = path[i] as Seg;
-      const node = meta.node as Record<Seg, JsonValue>;
-      const owned = meta.isArray
-        ? typeof seg === "number" &&
-          Number.isInteger(seg) &&
-          seg >= 0 &&
-          seg < (node as unknown as JsonValue[]).length
-        : typeof seg === "string" && Object.hasOwn(node, seg);
-      if (!owned) break;
-      if (typeof seg === "string") assertSafeKey(seg, () => describePath(path));
-      const child = node[seg];
-      if (i === path.length - 1) {
-        if (typeof child === "string") return { meta, key: seg };
-        break;
-      }
-      if (!isNode(child)) break;
-      meta = metaOf(child) ?? newMeta(child, meta, seg);
-    }
+    const meta = nodeAt(path, path.length - 1);
+    const key = path[path.length - 1] as Seg;
+    if (meta !== null && typeof ownedChild(meta, key, path) === "string") return { meta, key };
     throw new TypeError(`editText: ${describePath(path)} is not a string in the state.`);
   };
 
@@ -809,10 +893,12 @@ export function track<T>(
       }
       const ops: Op[] = [];
       if (rootMeta !== null && hasPending(rootMeta)) diffNode(rootMeta, [], ops);
-      reordered.clear();
+      // Clearing even an empty Set allocates a new table in V8: only when there is something.
+      if (reordered.size > 0) reordered.clear();
       return ops;
     },
     editText,
+    set,
     rebase(): void {
       rebaseAsked = true;
     },

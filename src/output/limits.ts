@@ -125,36 +125,48 @@ export const TRUNCATION_KEYS = Object.keys(TRUNCATION_FIELDS) as (keyof Truncati
 
 /** The problem with `t` as a `Truncation` (named `what` in the message), or null. */
 export function truncationError(t: unknown, what: string): TypeError | null {
-  if (t === null || typeof t !== "object") {
-    return new TypeError(`${what} must be an object of truncation fields.`);
-  }
+  if (t === null || typeof t !== "object") return truncationShapeError(what);
   const r = t as Record<string, unknown>;
   for (const key of TRUNCATION_KEYS) {
-    const v = r[key];
-    switch (TRUNCATION_FIELDS[key]) {
-      case "count":
-        if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
-          return new TypeError(`${what}.${key} must be a non-negative integer, got ${String(v)}.`);
-        }
-        break;
-      case "flag":
-        if (typeof v !== "boolean") {
-          return new TypeError(`${what}.${key} must be a boolean, got ${String(v)}.`);
-        }
-        break;
-      case "cut":
-        if (v !== null && v !== "lines" && v !== "bytes") {
-          return new TypeError(`${what}.${key} must be "lines", "bytes" or null.`);
-        }
-        break;
-      case "path":
-        if (v !== undefined && typeof v !== "string") {
-          return new TypeError(`${what}.${key} must be a string when present.`);
-        }
-        break;
-    }
+    const error = truncationFieldError(key, r[key], what);
+    if (error) return error;
   }
   return null;
+}
+
+/** The error for a `Truncation` that is not an object at all. */
+export function truncationShapeError(what: string): TypeError {
+  return new TypeError(`${what} must be an object of truncation fields.`);
+}
+
+/** The problem with `v` as the `Truncation` field `key` (of `what`), or null. */
+export function truncationFieldError(
+  key: keyof Truncation,
+  v: unknown,
+  what: string,
+): TypeError | null {
+  switch (TRUNCATION_FIELDS[key]) {
+    case "count":
+      if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+        return new TypeError(`${what}.${key} must be a non-negative integer, got ${String(v)}.`);
+      }
+      return null;
+    case "flag":
+      if (typeof v !== "boolean") {
+        return new TypeError(`${what}.${key} must be a boolean, got ${String(v)}.`);
+      }
+      return null;
+    case "cut":
+      if (v !== null && v !== "lines" && v !== "bytes") {
+        return new TypeError(`${what}.${key} must be "lines", "bytes" or null.`);
+      }
+      return null;
+    case "path":
+      if (v !== undefined && typeof v !== "string") {
+        return new TypeError(`${what}.${key} must be a string when present.`);
+      }
+      return null;
+  }
 }
 
 /** Throws unless `t` has every `Truncation` field with the right type. */

@@ -11,16 +11,14 @@ import { utf8ByteLength, utf8HeadIndex } from "../retention/utf8.ts";
 import {
   assertImage,
   assertToolNames,
-  assertTruncation,
   assertUsage,
-  copyTruncation,
   detailsSizeError,
   MAX_NOTICE_BYTES,
   OutputLimitError,
-  TRUNCATION_KEYS,
 } from "./limits.ts";
 import { messageOf } from "./message-of.ts";
 import { assertOutputState, cloneOutputState, emptyOutputState } from "./state.ts";
+import { SyncedTruncation } from "./synced-truncation.ts";
 import {
   DEFAULT_OUTPUT_POLICY,
   type ImageContent,
@@ -82,13 +80,16 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
   readonly #tracker: Tracker<ToolOutputState>;
   /** The sink's own bounds; unused while a source owns the text (`#captured`). */
   #window: TextWindow;
-  /** Truncation adopted from a source by `capture`, or null when the window owns it. */
-  #captured: Truncation | null = null;
+  /** A source owns the text's bounds and the truncation (since `capture`), not the window. */
+  #captured = false;
   #spillPath: string | undefined;
   /** The truncation in the tracked state is behind the window's. */
   #truncationBehind = false;
-  /** The truncation last written into the tracked state (compared without reading it back). */
-  #syncedTruncation: Truncation;
+  /**
+   * The truncation last written into the tracked state (compared without reading it back);
+   * after `capture`, the source's.
+   */
+  readonly #synced: SyncedTruncation;
   /** Length of the tracked text in UTF-16 units, kept so a source's change is checked without reading it. */
   #textLength = 0;
   /** `details` as accepted by the last size check. */
@@ -105,8 +106,9 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
     this.#window = new TextWindow(options.policy ?? DEFAULT_OUTPUT_POLICY);
     this.policy = this.#window.policy;
     this.onChange = options.onChange ?? null;
-    this.#syncedTruncation = this.#window.truncation();
-    this.#tracker = track<ToolOutputState>(emptyOutputState(this.#syncedTruncation));
+    const truncation = this.#window.truncation();
+    this.#synced = new SyncedTruncation(truncation);
+    this.#tracker = track<ToolOutputState>(emptyOutputState(truncation));
     this.output = this.#facade();
   }
 
@@ -183,10 +185,13 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
    */
   capture(meta: ShellOutputMetadata): void {
     this.#assertOpen();
-    assertTruncation(meta, "capture(meta)");
-    this.#captured = copyTruncation(meta);
-    this.#spillPath = meta.spillPath;
-    this.#truncationBehind = true;
+    // Checks only the fields that moved since the last write (decision 016); throws first.
+    if (this.#synced.stage(meta, "capture(meta)") > 0) {
+      this.#synced.commit(this.#tracker);
+    }
+    this.#captured = true;
+    this.#spillPath = this.#synced.spillPath;
+    this.#truncationBehind = false;
     this.#changed();
   }
 
@@ -307,7 +312,7 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
 
   /** The current truncation (the source's after `capture`, else the window's). */
   truncation(): Truncation {
-    if (this.#captured) return { ...this.#captured };
+    if (this.#captured) return this.#synced.toTruncation();
     const t = this.#window.truncation();
     if (this.#spillPath !== undefined) t.spillPath = this.#spillPath;
     return t;
@@ -334,9 +339,9 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
     window.resume(text, copy.truncation);
     this.#tracker.state = copy;
     this.#textLength = text.length;
-    this.#syncedTruncation = { ...copy.truncation };
+    this.#synced.reset(copy.truncation);
     this.#window = window;
-    this.#captured = null;
+    this.#captured = false;
     this.#spillPath = copy.truncation.spillPath;
     this.#truncationBehind = false;
     this.#acceptedDetails = JSON.stringify(copy.details);
@@ -421,18 +426,12 @@ export class ToolOutputSink<D extends JsonValue = JsonValue> implements ToolOutp
 
   /** Brings the tracked truncation up to date (once per flush or snapshot), then checks `details`. */
   #sync(): void {
-    if (this.#truncationBehind) {
-      const next = this.#captured ?? this.truncation();
-      const synced = this.#syncedTruncation;
-      let tracked: Record<string, unknown> | null = null;
-      for (const key of TRUNCATION_KEYS) {
-        if (synced[key] === next[key]) continue;
-        tracked ??= this.#tracker.state.truncation as unknown as Record<string, unknown>;
-        tracked[key] = next[key];
+    if (this.#truncationBehind && !this.#captured) {
+      if (this.#synced.stage(this.truncation(), "the window's truncation") > 0) {
+        this.#synced.commit(this.#tracker);
       }
-      this.#syncedTruncation = next;
-      this.#truncationBehind = false;
     }
+    this.#truncationBehind = false;
     this.#checkDetails();
   }
 

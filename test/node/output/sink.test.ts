@@ -164,6 +164,43 @@ describe("ToolOutputSink: text", () => {
     expect(() => sink.capture({ ...meta, totalLines: -1 })).toThrow(/totalLines/);
     expect(sink.snapshot().truncation).toEqual(meta);
   });
+
+  it("capture sends only the totals that moved, and a bad one changes nothing", () => {
+    const sink = fresh(tail(1000, 100));
+    const meta: Truncation = {
+      truncated: true,
+      truncatedBy: "bytes",
+      totalLines: 10,
+      totalBytes: 900,
+      outputLines: 2,
+      outputBytes: 100,
+      maxLines: 2000,
+      maxBytes: 51200,
+      lastLinePartial: false,
+      firstLineExceedsLimit: false,
+      spillPath: "/spill/a.log",
+    };
+    sink.capture(meta);
+    sink.replace("tail\n");
+    sink.flush();
+    sink.capture({ ...meta });
+    expect(sink.flush()).toEqual([]);
+    sink.capture({ ...meta, totalLines: 11, totalBytes: 932 });
+    expect(sink.flush()).toEqual([
+      ["s", ["truncation", "totalLines"], 11],
+      ["s", ["truncation", "totalBytes"], 932],
+    ]);
+    // The first bad field in key order is named, even when an earlier field moved too.
+    expect(() => sink.capture({ ...meta, totalLines: 12, outputBytes: 1.5, maxLines: -1 })).toThrow(
+      /capture\(meta\)\.outputBytes must be a non-negative integer, got 1\.5/,
+    );
+    expect(sink.flush()).toEqual([]);
+    expect(sink.truncation()).toEqual({ ...meta, totalLines: 11, totalBytes: 932 });
+    const { spillPath: _, ...withoutSpill } = meta;
+    sink.capture({ ...withoutSpill, totalLines: 11, totalBytes: 932 });
+    expect(sink.flush()).toEqual([["d", ["truncation", "spillPath"]]]);
+    expect(sink.truncation()).not.toHaveProperty("spillPath");
+  });
 });
 
 describe("ToolOutputSink: text a source bounded (after capture)", () => {
