@@ -13,8 +13,14 @@ import {
 } from "@modelcontextprotocol/server";
 import { rebindingRefusal } from "./rebinding.ts";
 import { serveResumable } from "./resumable.ts";
-import { SESSION_HEADER, type ToolwireServerOptions, toolwireServer } from "./server.ts";
+import {
+  SERVER_INFO,
+  SESSION_HEADER,
+  type ToolwireServerOptions,
+  toolwireServer,
+} from "./server.ts";
 import { isIssuedSessionId, mintSessionId } from "./session-id.ts";
+import { serveTaskListen, taskListenOf } from "./task-notifications.ts";
 
 export { META_KEY, type StructuredFold } from "./fold.ts";
 export { CALL_ID_META_KEY, callIdentity, sessionCallId } from "./identity.ts";
@@ -79,6 +85,20 @@ export async function handleMcpRequest(
 ): Promise<Response> {
   const refused = rebindingRefusal(req, options.allowedHosts);
   if (refused) return refused;
+  // A listen stream for task notifications is Toolwire's (the SDK's router cannot carry
+  // them, decision 108); every other listen is the SDK's.
+  const listen = taskListenOf(req, await bodyOf(req));
+  if (listen !== undefined) {
+    return withStreamHeaders(
+      await serveTaskListen(listen, {
+        port: options.port,
+        ttlMs: options.taskTtlMs,
+        keepAliveMs: options.keepAliveMs,
+        serverInfo: SERVER_INFO,
+        signal: options.requestSignal,
+      }),
+    );
+  }
   const handler = createMcpHandler((ctx) => toolwireServer(options, ctx), {
     legacy: "stateless",
     // A call of a Toolwire tool is always a stream: its keep-alive comments keep proxies
