@@ -66,13 +66,10 @@ async function isInitialize(req: Request): Promise<boolean> {
   return isInitializeRequest(await bodyOf(req));
 }
 
-async function callsToolwireTool(
-  req: Request,
-  tools: ToolwireServerOptions["tools"],
-): Promise<boolean> {
-  const body = (await bodyOf(req)) as { method?: unknown; params?: { name?: unknown } } | undefined;
-  if (body?.method !== "tools/call") return false;
-  return tools.some((tool) => tool.name === body.params?.name);
+function callsToolwireTool(body: unknown, tools: ToolwireServerOptions["tools"]): boolean {
+  const call = body as { method?: unknown; params?: { name?: unknown } } | undefined;
+  if (call?.method !== "tools/call") return false;
+  return tools.some((tool) => tool.name === call.params?.name);
 }
 
 /**
@@ -87,7 +84,8 @@ export async function handleMcpRequest(
   if (refused) return refused;
   // A listen stream for task notifications is Toolwire's (the SDK's router cannot carry
   // them, decision 108); every other listen is the SDK's.
-  const listen = taskListenOf(req, await bodyOf(req));
+  const body = await bodyOf(req);
+  const listen = taskListenOf(req, body);
   if (listen !== undefined) {
     return withStreamHeaders(
       await serveTaskListen(listen, {
@@ -106,7 +104,7 @@ export async function handleMcpRequest(
     // without request-abort signals learns that a 2026-07-28 client went away (which
     // cancels the call). Everything else answers as the SDK chooses (JSON unless it
     // streams), so ladder errors keep their HTTP status.
-    responseMode: (await callsToolwireTool(req, options.tools)) ? "sse" : "auto",
+    responseMode: callsToolwireTool(body, options.tools) ? "sse" : "auto",
     keepAliveMs: options.keepAliveMs,
   });
   if (!(await isLegacyRequest(req))) return withStreamHeaders(await handler.fetch(req));

@@ -189,18 +189,21 @@ export async function serveTaskListen(
     });
     stop();
   };
-  /** Waits for a working task to settle and sends its terminal state. */
-  const watch = async (taskId: string) => {
+  /**
+   * Waits for a working task to settle and sends its terminal state; false when that
+   * could not be done (its DO answered an error, or the stream closed first).
+   */
+  const watch = async (taskId: string): Promise<boolean> => {
     while (!closed) {
       const poll = await port.result(taskId, LISTEN_WAIT_MS);
-      // Gone (retention ended) or unreachable: nothing more will be said of it.
-      if (!poll.ok) return;
+      if (!poll.ok) return false;
       if (poll.value.status !== "settled") continue;
       const view = await port.view(taskId);
-      if (view.ok && !closed)
-        send(tagged(TASK_NOTIFICATION, { ...(await taskAnswer(port, view.value, ttlMs)) }));
-      return;
+      if (!view.ok || closed) return false;
+      send(tagged(TASK_NOTIFICATION, { ...(await taskAnswer(port, view.value, ttlMs)) }));
+      return true;
     }
+    return false;
   };
 
   const body = new ReadableStream<Uint8Array>({
@@ -218,9 +221,11 @@ export async function serveTaskListen(
         return;
       }
       keepAlive = setInterval(() => write(": keepalive\n\n"), options.keepAliveMs);
-      void Promise.all(working.map((task) => watch(task.taskId).catch(() => {}))).then(() => {
-        if (!closed) closeGracefully();
-      });
+      // The graceful close says "every task you asked for reached its end and you were
+      // told". When a watch failed, the stream ends without it, and tasks/get tells.
+      void Promise.all(working.map((task) => watch(task.taskId).catch(() => false))).then((told) =>
+        told.every(Boolean) ? closeGracefully() : stop(),
+      );
     },
     cancel() {
       stop();

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
+import type { InvocationPort } from "../../../src/mcp/port.ts";
 import {
   listenTaskIds,
   MAX_LISTEN_TASK_IDS,
+  serveTaskListen,
   taskListenOf,
 } from "../../../src/mcp/task-notifications.ts";
 import { MISSING_CAPABILITY, TASKS_EXTENSION } from "../../../src/mcp/tasks.ts";
+import type { InvocationView, Outcome, ResultPoll } from "../../../src/protocol/index.ts";
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `task-${i}`);
 
@@ -99,5 +102,89 @@ describe("taskListenOf", () => {
       code: -32602,
       message: "notifications.taskIds[0]: expected a non-empty string",
     });
+  });
+});
+
+/**
+ * An invocation that never settles, behind the port the stream reads: every `result`
+ * wait comes back "running" after 5 ms (or answers `failing`), and is counted.
+ */
+function runningTask(failing?: Outcome<ResultPoll>) {
+  const view: InvocationView = {
+    id: "t1",
+    tool: "bash",
+    args: {},
+    runId: "t1",
+    turnId: "t1",
+    sandbox: "default",
+    status: "running",
+    state: { content: [] } as unknown as InvocationView["state"],
+    createdAt: Date.UTC(2026, 11, 1, 8, 0, 0),
+  };
+  const waits = { count: 0 };
+  const refuse = () => Promise.reject(new Error("not used by a listen stream"));
+  const port: InvocationPort = {
+    start: refuse,
+    cancel: refuse,
+    links: refuse,
+    view: async () => ({ ok: true, value: view }),
+    result: async () => {
+      waits.count++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return failing ?? { ok: true, value: { status: "running" } };
+    },
+  };
+  return { port, waits };
+}
+
+const serverInfo = { name: "toolwire", version: "test" };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, text: string) {
+  const decoder = new TextDecoder();
+  let seen = "";
+  while (!seen.includes(text)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen += decoder.decode(value, { stream: true });
+  }
+  return seen;
+}
+
+describe("serveTaskListen", () => {
+  it("stops waiting on the DO and closes when the client goes", async () => {
+    const { port, waits } = runningTask();
+    const client = new AbortController();
+    const res = await serveTaskListen(
+      { ok: true, id: 1, taskIds: ["t1"] },
+      { port, ttlMs: null, keepAliveMs: 10, serverInfo, signal: client.signal },
+    );
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const opened = await readUntil(reader, '"status":"working"');
+    expect(opened).toContain("notifications/subscriptions/acknowledged");
+    await readUntil(reader, ": keepalive");
+    await sleep(30);
+    expect(waits.count).toBeGreaterThan(1);
+    client.abort();
+    const rest = await readUntil(reader, "never sent");
+    // No graceful close: the client left; and at most the wait in flight ends after it.
+    expect(rest).not.toContain('"result"');
+    const after = waits.count;
+    await sleep(50);
+    expect(waits.count).toBeLessThanOrEqual(after + 1);
+  });
+
+  it("ends without the graceful close when a task's DO answers an error", async () => {
+    const { port } = runningTask({
+      ok: false,
+      error: { code: "not_found", message: "no invocation t1", status: 404 },
+    });
+    const res = await serveTaskListen(
+      { ok: true, id: 1, taskIds: ["t1"] },
+      { port, ttlMs: null, keepAliveMs: 1000, serverInfo },
+    );
+    const body = await res.text();
+    expect(body).toContain('"status":"working"');
+    expect(body).not.toContain('"result"');
   });
 });
