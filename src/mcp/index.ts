@@ -13,8 +13,14 @@ import {
 } from "@modelcontextprotocol/server";
 import { rebindingRefusal } from "./rebinding.ts";
 import { serveResumable } from "./resumable.ts";
-import { SESSION_HEADER, type ToolwireServerOptions, toolwireServer } from "./server.ts";
+import {
+  SERVER_INFO,
+  SESSION_HEADER,
+  type ToolwireServerOptions,
+  toolwireServer,
+} from "./server.ts";
 import { isIssuedSessionId, mintSessionId } from "./session-id.ts";
+import { serveTaskListen, taskListenOf } from "./task-notifications.ts";
 
 export { META_KEY, type StructuredFold } from "./fold.ts";
 export { CALL_ID_META_KEY, callIdentity, sessionCallId } from "./identity.ts";
@@ -60,13 +66,10 @@ async function isInitialize(req: Request): Promise<boolean> {
   return isInitializeRequest(await bodyOf(req));
 }
 
-async function callsToolwireTool(
-  req: Request,
-  tools: ToolwireServerOptions["tools"],
-): Promise<boolean> {
-  const body = (await bodyOf(req)) as { method?: unknown; params?: { name?: unknown } } | undefined;
-  if (body?.method !== "tools/call") return false;
-  return tools.some((tool) => tool.name === body.params?.name);
+function callsToolwireTool(body: unknown, tools: ToolwireServerOptions["tools"]): boolean {
+  const call = body as { method?: unknown; params?: { name?: unknown } } | undefined;
+  if (call?.method !== "tools/call") return false;
+  return tools.some((tool) => tool.name === call.params?.name);
 }
 
 /**
@@ -79,6 +82,21 @@ export async function handleMcpRequest(
 ): Promise<Response> {
   const refused = rebindingRefusal(req, options.allowedHosts);
   if (refused) return refused;
+  // A listen stream for task notifications is Toolwire's (the SDK's router cannot carry
+  // them, decision 108); every other listen is the SDK's.
+  const body = await bodyOf(req);
+  const listen = taskListenOf(req, body);
+  if (listen !== undefined) {
+    return withStreamHeaders(
+      await serveTaskListen(listen, {
+        port: options.port,
+        ttlMs: options.taskTtlMs,
+        keepAliveMs: options.keepAliveMs,
+        serverInfo: SERVER_INFO,
+        signal: options.requestSignal,
+      }),
+    );
+  }
   const handler = createMcpHandler((ctx) => toolwireServer(options, ctx), {
     legacy: "stateless",
     // A call of a Toolwire tool is always a stream: its keep-alive comments keep proxies
@@ -86,7 +104,7 @@ export async function handleMcpRequest(
     // without request-abort signals learns that a 2026-07-28 client went away (which
     // cancels the call). Everything else answers as the SDK chooses (JSON unless it
     // streams), so ladder errors keep their HTTP status.
-    responseMode: (await callsToolwireTool(req, options.tools)) ? "sse" : "auto",
+    responseMode: callsToolwireTool(body, options.tools) ? "sse" : "auto",
     keepAliveMs: options.keepAliveMs,
   });
   if (!(await isLegacyRequest(req))) return withStreamHeaders(await handler.fetch(req));

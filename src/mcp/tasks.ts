@@ -102,6 +102,24 @@ export function taskFields(view: InvocationView, ttlMs: number | null): TaskFiel
   };
 }
 
+/** A task as `tasks/get` and `notifications/tasks` report it: the result inlined once settled. */
+export type TaskAnswer = TaskFields & { result?: CallToolResult };
+
+/**
+ * The task an invocation is, with its bounded fold under `result` once settled (the DO
+ * stores a settled result, so this is the same answer every time).
+ * @example (await taskAnswer(port, view, 604_800_000)).status // "completed"
+ */
+export async function taskAnswer(
+  port: InvocationPort,
+  view: InvocationView,
+  ttlMs: number | null,
+): Promise<TaskAnswer> {
+  const fields = taskFields(view, ttlMs);
+  if (fields.status === "working") return fields;
+  return { ...fields, result: await settledResult(port, view.id) };
+}
+
 /**
  * The flat `CreateTaskResult` of a started invocation, as a `tools/call` answer. (The
  * SDK's `tools/call` check adds an empty `content` to results that have none.)
@@ -158,11 +176,7 @@ export function registerTaskMethods(
     { params: TaskParams, result: AnyResult },
     async (params, ctx) => {
       gate("tasks/get", ctx.mcpReq);
-      const view = await viewOfTask(port, params.taskId);
-      const fields = taskFields(view, ttlMs);
-      if (fields.status === "working") return { ...fields };
-      // A settled invocation's result is stored by its DO: the same answer every time.
-      return { ...fields, result: await settledResult(port, view.id) };
+      return { ...(await taskAnswer(port, await viewOfTask(port, params.taskId), ttlMs)) };
     },
   );
 

@@ -505,3 +505,192 @@ describe("/mcp tasks (io.modelcontextprotocol/tasks, 2026-07-28)", () => {
     }
   });
 });
+
+describe("/mcp task status notifications (notifications/tasks on subscriptions/listen)", () => {
+  it("a listening client gets working, then completed with the result, then a graceful close", async () => {
+    const client = await connectTasksClient(mcpUrl, token);
+    try {
+      const taskId = `mcp-e2e-notify-${unique()}`;
+      expect(await client.startTask("bash", { command: "sleep 2; echo done" }, taskId)).toBe(
+        "task",
+      );
+      const stream = await client.listenTasks([taskId]);
+      // The stream ends by itself once every task it watches is terminal.
+      expect(await stream.closed).toBe("graceful");
+      expect(stream.notes.map((note) => note.status)).toEqual(["working", "completed"]);
+      const [working, completed] = stream.notes;
+      expect(working).toMatchObject({ taskId, pollIntervalMs: 1000 });
+      expect(working).not.toHaveProperty("result");
+      expect(completed?.result && text(completed.result)).toBe("done\n");
+      expect(completed?.result?.structuredContent?.exit).toEqual({
+        status: "completed",
+        exitCode: 0,
+      });
+      // The same task tasks/get reports.
+      const got = await client.getTask(taskId);
+      expect(got.status).toBe("completed");
+      expect(got.result?.structuredContent).toEqual(completed?.result?.structuredContent);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("tasks/cancel is notified as cancelled, with the partial output kept", async () => {
+    const marker = `sleep 71.${unique()}`;
+    const client = await connectTasksClient(mcpUrl, token);
+    try {
+      const taskId = `mcp-e2e-notify-cancel-${unique()}`;
+      expect(await client.startTask("bash", { command: `echo started; ${marker}` }, taskId)).toBe(
+        "task",
+      );
+      const stream = await client.listenTasks([taskId]);
+      await until(() => stream.notes.length === 1, "the working notification");
+      expect(stream.notes[0]?.status).toBe("working");
+      await until(() => running(marker), "the command to start");
+      await until(
+        async () => text({ content: (await invocation(taskId)).state.content }).includes("started"),
+        "its first line",
+      );
+      await client.cancelTask(taskId);
+      expect(await stream.closed).toBe("graceful");
+      expect(stream.notes.map((note) => note.status)).toEqual(["working", "cancelled"]);
+      const cancelled = stream.notes[1];
+      expect(cancelled?.result && text(cancelled.result)).toMatch(/^started\n[\s\S]*\[Cancelled:/);
+      await until(() => !running(marker), "the process to be gone");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a client that closes its stream ends it; the task runs on", async () => {
+    const marker = `sleep 3.${unique()}`;
+    const client = await connectTasksClient(mcpUrl, token);
+    try {
+      const taskId = `mcp-e2e-notify-leave-${unique()}`;
+      expect(await client.startTask("bash", { command: `${marker}; echo after` }, taskId)).toBe(
+        "task",
+      );
+      const stream = await client.listenTasks([taskId]);
+      await until(() => stream.notes.length === 1, "the working notification");
+      await stream.close();
+      expect(await stream.closed).toBe("local");
+      for (let i = 0; i < 300 && (await client.getTask(taskId)).status === "working"; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const task = await client.getTask(taskId);
+      expect(task.status).toBe("completed");
+      expect(task.result && text(task.result)).toBe("after\n");
+      // The closed stream got nothing more.
+      expect(stream.notes.map((note) => note.status)).toEqual(["working"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("on the wire: the ack first, every message tagged, keep-alive comments, the close last", async () => {
+    const client = await connectTasksClient(mcpUrl, token);
+    try {
+      const taskId = `mcp-e2e-notify-wire-${unique()}`;
+      expect(await client.startTask("bash", { command: "sleep 2.5; echo awake" }, taskId)).toBe(
+        "task",
+      );
+      const res = await fetch(mcpUrl, {
+        method: "POST",
+        headers: {
+          ...auth,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "MCP-Protocol-Version": "2026-07-28",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: "wire-1",
+          method: "subscriptions/listen",
+          params: {
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientInfo": { name: "e2e", version: "1" },
+              "io.modelcontextprotocol/clientCapabilities": {
+                extensions: { "io.modelcontextprotocol/tasks": {} },
+              },
+            },
+            notifications: { taskIds: [taskId, `no-such-task-${unique()}`] },
+          },
+        }),
+      });
+      expect(res.headers.get("Content-Type")).toContain("text/event-stream");
+      expect(res.headers.get("X-Accel-Buffering")).toBe("no");
+      const body = await res.text();
+      // MCP_KEEPALIVE_SECONDS is 1 in the e2e Worker: a 2.5 s task sees at least two.
+      expect(body.match(/^: keepalive$/gm)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      const messages = body
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => JSON.parse(line.slice(6)));
+      const subscriptionId = "io.modelcontextprotocol/subscriptionId";
+      expect(messages.map((m) => m.method ?? "result")).toEqual([
+        "notifications/subscriptions/acknowledged",
+        "notifications/tasks",
+        "notifications/tasks",
+        "result",
+      ]);
+      // The unknown id is not honored.
+      expect(messages[0].params.notifications).toEqual({ taskIds: [taskId] });
+      for (const note of messages.slice(0, 3)) {
+        expect(note.params._meta[subscriptionId]).toBe("wire-1");
+      }
+      expect(messages[1].params).toMatchObject({ taskId, status: "working" });
+      expect(messages[2].params).toMatchObject({ taskId, status: "completed" });
+      expect(text(messages[2].params.result)).toBe("awake\n");
+      expect(messages[3]).toMatchObject({
+        id: "wire-1",
+        result: { resultType: "complete", _meta: { [subscriptionId]: "wire-1" } },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an unknown task id is left out of the ack and the stream closes at once", async () => {
+    const client = await connectTasksClient(mcpUrl, token);
+    try {
+      const stream = await client.listenTasks([`no-such-task-${unique()}`]);
+      expect(await stream.closed).toBe("graceful");
+      expect(stream.notes).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a listen for task ids without the extension is -32021; 65 task ids is -32602", async () => {
+    const post = (params: Record<string, unknown>) =>
+      fetch(mcpUrl, {
+        method: "POST",
+        headers: {
+          ...auth,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "MCP-Protocol-Version": "2026-07-28",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "subscriptions/listen", params }),
+      });
+    const meta = (extensions: Record<string, unknown>) => ({
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "e2e", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": { extensions },
+    });
+    const without = await post({ _meta: meta({}), notifications: { taskIds: ["a"] } });
+    expect(without.status).toBe(400);
+    expect(await without.json()).toMatchObject({ id: 7, error: { code: -32021 } });
+    const tooMany = Array.from({ length: 65 }, (_, i) => `t${i}`);
+    const over = await post({
+      _meta: meta({ "io.modelcontextprotocol/tasks": {} }),
+      notifications: { taskIds: tooMany },
+    });
+    expect(over.status).toBe(400);
+    expect(await over.json()).toMatchObject({
+      id: 7,
+      error: { code: -32602, message: expect.stringContaining("at most 64 task ids") },
+    });
+  });
+});

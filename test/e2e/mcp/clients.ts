@@ -3,6 +3,7 @@
 // and @modelcontextprotocol/client 2.x pinned to 2026-07-28 (stateless).
 import {
   Client as ClientV2,
+  type SubscriptionFilter,
   StreamableHTTPClientTransport as TransportV2,
 } from "@modelcontextprotocol/client";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
@@ -139,6 +140,23 @@ export async function connectTasksClient(url: string, token: string) {
         if (typeof data?.resultType === "string") return data.resultType;
         throw err;
       }
+    },
+    /**
+     * Opens a `subscriptions/listen` stream for `taskIds` (SEP-2663 extends the filter
+     * with them; client 2.4.0's `SubscriptionFilter` type has only the core fields) and
+     * collects its `notifications/tasks` in arrival order.
+     */
+    async listenTasks(taskIds: string[]) {
+      const notes: TaskAnswer[] = [];
+      client.setNotificationHandler(
+        "notifications/tasks",
+        { params: z.looseObject({ taskId: z.string(), status: z.string() }) },
+        (params) => {
+          if (taskIds.includes(params.taskId)) notes.push(params as TaskAnswer);
+        },
+      );
+      const subscription = await client.listen({ taskIds } as SubscriptionFilter, TIMEOUT);
+      return { notes, closed: subscription.closed, close: () => subscription.close() };
     },
     getTask: (taskId: string) => request("tasks/get", { taskId }),
     cancelTask: (taskId: string) => request("tasks/cancel", { taskId }),
