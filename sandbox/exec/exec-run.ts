@@ -71,7 +71,7 @@ export class ExecRun {
   private spillOpened = false;
   private capped = false;
   /** Where each read of the spill file lands (the view keeps copies of what it retains), with its newline counter. */
-  private readonly counter = new NewlineCounter();
+  private readonly counter = NewlineCounter.acquire();
   private readonly scratch = this.counter.scratch;
   private followTimer: NodeJS.Timeout | null = null;
   private followPauseMs = 1;
@@ -283,6 +283,8 @@ export class ExecRun {
       this.spillCapReached(fileLimit);
     }
     this.view.end(0);
+    // Nothing reads into the scratch buffer after this (follow returns once exited).
+    NewlineCounter.release(this.counter);
     try {
       if (this.capped) this.spill.truncate(this.bytesSeen);
       this.spill.close(this.spillOpened);
