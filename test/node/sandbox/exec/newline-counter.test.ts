@@ -37,12 +37,13 @@ describe("NewlineCounter.acquire / release", () => {
   it("hands a released counter to the next run, never one still in use, and keeps at most two", () => {
     const a = NewlineCounter.acquire();
     const b = NewlineCounter.acquire();
-    expect(b).not.toBe(a);
+    // Identity compared as booleans: a failing `toBe` would diff two 1 MiB buffers.
+    expect(b === a).toBe(false);
     NewlineCounter.release(a);
     NewlineCounter.release(a); // twice: still handed out once
     const c = NewlineCounter.acquire();
-    expect(c).toBe(a);
-    expect(NewlineCounter.acquire()).not.toBe(a);
+    expect(c === a).toBe(true);
+    expect(NewlineCounter.acquire() === a).toBe(false);
     const spare = [a, b, NewlineCounter.acquire()];
     for (const counter of spare) NewlineCounter.release(counter);
     const again = [NewlineCounter.acquire(), NewlineCounter.acquire(), NewlineCounter.acquire()];
