@@ -218,6 +218,7 @@ export class ExecRun {
       this.spillCapReached(fileLimit);
     }
     this.view.end(0);
+    this.follower.release();
     try {
       if (this.capped) this.spill.truncate(this.follower.bytesSeen);
       this.spill.close(this.spillOpened);

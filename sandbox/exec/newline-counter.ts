@@ -11,6 +11,9 @@ const WASM =
 /** Bytes of the reused read buffer (the module's memory is 17 pages: 1 MiB and a spare page). */
 export const SCRATCH_BYTES = 1 << 20;
 
+/** Counters kept for reuse: enough for a few runs at a time, 1 MiB each. */
+const IDLE_COUNTERS = 2;
+
 interface CounterExports {
   memory: WebAssembly.Memory;
   count(ptr: number, len: number): number;
@@ -44,6 +47,24 @@ function simdModule(): WebAssembly.Module | null {
  * @example const c = new NewlineCounter(); const n = readSync(fd, c.scratch); c.count(0, n);
  */
 export class NewlineCounter {
+  /** Counters given back by finished runs, for the next ones (at most `IDLE_COUNTERS`). */
+  static readonly #idle: NewlineCounter[] = [];
+
+  /**
+   * A counter no run is using: a returned one when there is one. Each holds 1 MiB that a
+   * run touches all of, and a new one per exec stayed resident until a full GC, which a
+   * host that allocates little rarely runs: +1 MiB per exec (decision 085).
+   */
+  static acquire(): NewlineCounter {
+    return NewlineCounter.#idle.pop() ?? new NewlineCounter();
+  }
+
+  /** Gives `counter` back once its run will not read into its buffer again. */
+  static release(counter: NewlineCounter): void {
+    const idle = NewlineCounter.#idle;
+    if (idle.length < IDLE_COUNTERS && !idle.includes(counter)) idle.push(counter);
+  }
+
   readonly scratch: Buffer;
   readonly #count: ((ptr: number, len: number) => number) | null;
 

@@ -23,6 +23,11 @@ function countDense(bytes: Uint8Array, from: number): number {
   // Bytes until the next 4-byte boundary of the underlying buffer.
   while (i < end && (bytes.byteOffset + i) % 4 !== 0) if (bytes[i++] === 10) n++;
   const pairs = ((end - i) >>> 3) << 1;
+  // No whole words left (the scan above may have stopped short of a boundary at the end).
+  if (pairs === 0) {
+    while (i < end) if (bytes[i++] === 10) n++;
+    return n;
+  }
   const view = new Int32Array(bytes.buffer, bytes.byteOffset + i, pairs);
   let w = 0;
   while (w < pairs) {

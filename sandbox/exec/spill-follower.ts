@@ -44,7 +44,7 @@ export class SpillFollower {
   readonly view: SourceView;
   readonly #o: SpillFollowerOptions;
   /** Where each read lands (the view keeps copies of what it retains), with its newline counter. */
-  readonly #counter = new NewlineCounter();
+  readonly #counter = NewlineCounter.acquire();
   readonly #scratch = this.#counter.scratch;
   /** Bytes taken from the file so far (at most `maxSpillBytes`). */
   #bytesSeen = 0;
@@ -101,6 +101,14 @@ export class SpillFollower {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+  }
+
+  /**
+   * Hands the newline counter (and its scratch buffer) back to the pool once the view
+   * has ended: nothing reads into the scratch buffer after that (decision 085).
+   */
+  release(): void {
+    NewlineCounter.release(this.#counter);
   }
 
   /** Feeds bytes read into the scratch buffer to the view (see `#pushBorrowed`). */

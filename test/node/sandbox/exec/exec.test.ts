@@ -395,6 +395,18 @@ describe("exec: the spill file stays inside the workspace", () => {
     }
   });
 
+  it("a plain file already at the spill path is emptied first: the spill holds the command's output only", async () => {
+    const id = execId();
+    const dir = path.join(host.root, ".toolwire/spill");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, `${id}.log`), "left over from before\n".repeat(5000));
+    const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+    expect(f.metadata).toMatchObject({ totalLines: 100000, totalBytes: 588895 });
+    const spill = path.join(host.root, f.metadata!.spillPath!);
+    expect(await sha256OfFile(spill)).toBe(sha256OfCommand("seq 1 100000"));
+  });
+
   it("a FIFO planted at the spill path is refused without blocking the host", async () => {
     const id = execId();
     const dir = path.join(host.root, ".toolwire/spill");

@@ -32,3 +32,25 @@ describe("NewlineCounter (WebAssembly SIMD over the read buffer)", () => {
     expect(counter.count(0, SCRATCH_BYTES)).toBe(0);
   });
 });
+
+describe("NewlineCounter.acquire / release", () => {
+  it("hands a released counter to the next run, never one still in use, and keeps at most two", () => {
+    const a = NewlineCounter.acquire();
+    const b = NewlineCounter.acquire();
+    // Identity compared as booleans: a failing `toBe` would diff two 1 MiB buffers.
+    expect(b === a).toBe(false);
+    NewlineCounter.release(a);
+    NewlineCounter.release(a); // twice: still handed out once
+    const c = NewlineCounter.acquire();
+    expect(c === a).toBe(true);
+    expect(NewlineCounter.acquire() === a).toBe(false);
+    const spare = [a, b, NewlineCounter.acquire()];
+    for (const counter of spare) NewlineCounter.release(counter);
+    const again = [NewlineCounter.acquire(), NewlineCounter.acquire(), NewlineCounter.acquire()];
+    expect(again.filter((counter) => spare.includes(counter))).toHaveLength(2);
+    // A reused counter counts what is read into it now, not what the last run left.
+    again[0]!.scratch.fill(10, 0, 100);
+    again[0]!.scratch.fill(0x78, 100, 200);
+    expect(again[0]!.count(100, 100)).toBe(0);
+  });
+});

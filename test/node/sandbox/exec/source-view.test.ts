@@ -49,59 +49,68 @@ function chunked(bytes: Uint8Array, sizes: number[]): Uint8Array[] {
 const encoder = new TextEncoder();
 
 describe("SourceView", () => {
-  it("reads like a window fed each pipe's decoded text, whenever it is read", () => {
-    fc.assert(
-      fc.property(
-        policy,
-        fc.array(piece, { maxLength: 30 }),
-        fc.array(piece, { maxLength: 30 }),
-        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
-        fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 200 }),
-        (p: OutputPolicy, out, err, sizes, schedule) => {
-          const pipes = [
-            chunked(encoder.encode(out.join("")), sizes),
-            chunked(encoder.encode(err.join("")), sizes),
-          ];
-          const view = new SourceView(p);
-          const reference = new TextWindow(p);
-          const decoders = [new TextDecoder(), new TextDecoder()];
-          const replica = new Replica();
-          let raw = "";
-          const next = [0, 0];
-          for (let step = 0; next[0]! < pipes[0]!.length || next[1]! < pipes[1]!.length; step++) {
-            const [pickErr, read] = schedule[step % schedule.length]!;
-            let pipe: 0 | 1 = pickErr ? 1 : 0;
-            if (next[pipe]! >= pipes[pipe]!.length) pipe = pipe === 0 ? 1 : 0;
-            const chunk = pipes[pipe]![next[pipe]!++]!;
-            view.push(pipe, chunk);
-            reference.append(decoders[pipe]!.decode(chunk, { stream: true }));
-            raw += Buffer.from(chunk).toString("latin1");
-            if (read) {
-              expect(view.text).toBe(reference.text);
-              const t = view.truncation();
-              expect(t).toEqual({
-                ...reference.truncation(),
-                totalBytes: raw.length,
-                totalLines: raw.split("\n").length - (raw === "" || raw.endsWith("\n") ? 1 : 0),
-              });
-              replica.catchUp(view);
-              expect(replica.text).toBe(reference.text);
-              expect(replica.folded.metadata).toEqual(t);
+  // Chunks up to 40 bytes mostly arrive in a view that is not full yet; up to 400 bytes
+  // (past every cap here) they also take the paths that decode only the part the window
+  // can still keep: the last bytes of a large chunk, the last lines of what is pending.
+  it.each([
+    [40, 3031, 1500],
+    [400, 3032, 1500],
+  ])(
+    "reads like a window fed each pipe's decoded text, whenever it is read (chunks ≤ %i bytes)",
+    (maxChunk, seed, numRuns) => {
+      fc.assert(
+        fc.property(
+          policy,
+          fc.array(piece, { maxLength: 30 }),
+          fc.array(piece, { maxLength: 30 }),
+          fc.array(fc.integer({ min: 1, max: maxChunk }), { minLength: 1, maxLength: 8 }),
+          fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 200 }),
+          (p: OutputPolicy, out, err, sizes, schedule) => {
+            const pipes = [
+              chunked(encoder.encode(out.join("")), sizes),
+              chunked(encoder.encode(err.join("")), sizes),
+            ];
+            const view = new SourceView(p);
+            const reference = new TextWindow(p);
+            const decoders = [new TextDecoder(), new TextDecoder()];
+            const replica = new Replica();
+            let raw = "";
+            const next = [0, 0];
+            for (let step = 0; next[0]! < pipes[0]!.length || next[1]! < pipes[1]!.length; step++) {
+              const [pickErr, read] = schedule[step % schedule.length]!;
+              let pipe: 0 | 1 = pickErr ? 1 : 0;
+              if (next[pipe]! >= pipes[pipe]!.length) pipe = pipe === 0 ? 1 : 0;
+              const chunk = pipes[pipe]![next[pipe]!++]!;
+              view.push(pipe, chunk);
+              reference.append(decoders[pipe]!.decode(chunk, { stream: true }));
+              raw += Buffer.from(chunk).toString("latin1");
+              if (read) {
+                expect(view.text).toBe(reference.text);
+                const t = view.truncation();
+                expect(t).toEqual({
+                  ...reference.truncation(),
+                  totalBytes: raw.length,
+                  totalLines: raw.split("\n").length - (raw === "" || raw.endsWith("\n") ? 1 : 0),
+                });
+                replica.catchUp(view);
+                expect(replica.text).toBe(reference.text);
+                expect(replica.folded.metadata).toEqual(t);
+              }
             }
-          }
-          for (const pipe of [0, 1] as const) {
-            view.end(pipe);
-            reference.append(decoders[pipe]!.decode());
-          }
-          expect(view.text).toBe(reference.text);
-          expect(view.truncation()).toEqual(reference.truncation());
-          replica.catchUp(view);
-          expect(replica.text).toBe(reference.text);
-        },
-      ),
-      { seed: 3031, numRuns: 1500 },
-    );
-  });
+            for (const pipe of [0, 1] as const) {
+              view.end(pipe);
+              reference.append(decoders[pipe]!.decode());
+            }
+            expect(view.text).toBe(reference.text);
+            expect(view.truncation()).toEqual(reference.truncation());
+            replica.catchUp(view);
+            expect(replica.text).toBe(reference.text);
+          },
+        ),
+        { seed, numRuns },
+      );
+    },
+  );
 
   it("releases every chunk once and never reads a released chunk", () => {
     fc.assert(
@@ -185,5 +194,16 @@ describe("countNewlines", () => {
     // Every byte a newline: each byte lane of the running sum reaches its most (254) per fold.
     expect(countNewlines(Buffer.alloc(100_003, 10))).toBe(100_003);
     expect(countNewlines(Buffer.alloc(100_003, 10).subarray(1))).toBe(100_002);
+  });
+
+  it("counts a dense chunk that ends before the next word boundary", () => {
+    // 64 newlines switch to the word scan, which then reaches the end while aligning.
+    const buffer = new ArrayBuffer(256);
+    for (let offset = 0; offset < 4; offset++) {
+      for (let extra = 0; extra < 4; extra++) {
+        const bytes = new Uint8Array(buffer, offset, 64 + extra).fill(10);
+        expect(countNewlines(bytes)).toBe(64 + extra);
+      }
+    }
   });
 });
