@@ -55,6 +55,17 @@ async function waitForOutput(page: Page, text: string): Promise<void> {
   );
 }
 
+/** The pane's scrollTop once two reads 150 ms apart agree (a smooth scroll has ended). */
+async function restingScrollTop(pane: ReturnType<Page["locator"]>): Promise<number> {
+  let previous = await pane.evaluate((p) => p.scrollTop);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const now = await pane.evaluate((p) => p.scrollTop);
+    if (now === previous) return now;
+    previous = now;
+  }
+}
+
 async function waitForStatus(page: Page, value: string): Promise<void> {
   await page.waitForFunction((v) => document.body.dataset.status === v, value, { timeout: 30_000 });
 }
@@ -86,7 +97,9 @@ describe("viewer page", () => {
     await pane.hover();
     await page.mouse.wheel(0, -400);
     await expect.poll(() => page.locator("#follow").isVisible()).toBe(true);
-    const top = await pane.evaluate((p) => p.scrollTop);
+    // A wheel turn scrolls smoothly: read the position once the pane has come to rest, or
+    // the test would see the animation finish, not the viewer move the reader.
+    const top = await restingScrollTop(pane);
     await waitForOutput(page, "tick 60");
     expect(await pane.evaluate((p) => p.scrollTop)).toBe(top);
     await page.locator("#follow").click();
