@@ -13,11 +13,12 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { ToolwireClient } from "../src/client/index.ts";
 import setup from "../test/e2e/global-setup.ts";
+import { load, median } from "./run-stats.ts";
 
 const BYTES = Number(process.env.BENCH_E2E_BYTES ?? 4e8);
 const RUNS = Number(process.env.BENCH_E2E_RUNS ?? 3);
@@ -65,18 +66,6 @@ async function throughApi(api: ToolwireClient, sandboxRoot: string): Promise<num
   if (statSync(spill).size !== BYTES) throw new Error(`${spill} has the wrong size`);
   rmSync(spill);
   return seconds;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function load(): string {
-  return loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
 }
 
 export default async function bench(): Promise<void> {

@@ -23,9 +23,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildSandboxHost } from "../sandbox/build.ts";
+import { load, median } from "./run-stats.ts";
 
 const BYTES = Number(process.env.BENCH_SANDBOX_BYTES ?? 1e9);
 const RUNS = Number(process.env.BENCH_SANDBOX_RUNS ?? 3);
@@ -193,18 +194,6 @@ async function throughSandbox(host: Host, command: string, bytes = BYTES): Promi
     throw new Error(`${host.name}: spill file has the wrong size`);
   rmSync(spill);
   return { seconds, cpu, updates, streamBytes };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function load(): string {
-  return loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
 }
 
 export default async function bench(): Promise<void> {
