@@ -1,3 +1,4 @@
+import { closeSync } from "node:fs";
 import { constants } from "node:os";
 import type { Readable } from "node:stream";
 import {
@@ -7,15 +8,17 @@ import {
 } from "../../src/output/index.ts";
 import type { ExecLimits, ExitUpdate } from "../../src/protocol/index.ts";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
-import { formatBytes } from "../jail/limits.ts";
+import { formatBytes, hostLimit } from "../jail/limits.ts";
 import type { Workspace } from "../workspace.ts";
 import {
   type GroupTermination,
   type KillTarget,
+  signalGroup,
   spawnShell,
   terminateGroup,
 } from "./process-group.ts";
 import type { SourceView, ViewPosition } from "./source-view.ts";
+import { type OutputPipe, openOutputPipe, type SpillCopier, startCopier } from "./spill-copier.ts";
 import { SpillFile, SpillRefusedError } from "./spill-file.ts";
 import { SpillFollower } from "./spill-follower.ts";
 
@@ -43,11 +46,12 @@ export interface ExecRunOptions {
 }
 
 /**
- * One command and its bounded view. The command's stdout and stderr are its spill
- * file (O_APPEND, so both interleave in true order and nothing waits for the host);
- * the host follows the file behind it (spill-follower.ts), feeding what it reads, in
- * order, to one `SourceView` for the window and the exact totals, and removes the file
- * at the end when the output fit the window (decision 084).
+ * One command and its bounded view. The command's stdout and stderr are one pipe, which
+ * a `cat` outside the jail copies into the spill file (O_APPEND; decision 086), so both
+ * interleave in true order and nothing waits for the host; the host follows the file
+ * behind the copier (spill-follower.ts), feeding what it reads, in order, to one
+ * `SourceView` for the window and the exact totals, and removes the file at the end
+ * when the output fit the window (decision 084).
  */
 export class ExecRun {
   readonly execId: string;
@@ -61,6 +65,12 @@ export class ExecRun {
   private capped = false;
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private jailed: JailedCommand | null = null;
+  /** Copies the command's pipe into the spill file. */
+  private copier: SpillCopier | null = null;
+  /** The command has exited (or never started). */
+  private commandDone = false;
+  /** The copier has exited: the file holds everything the command wrote. */
+  private copierDone = false;
   private target: KillTarget = { outer: -1, group: null };
   private exitUpdate: ExitUpdate | null = null;
   private failure: string | null = null;
@@ -77,38 +87,61 @@ export class ExecRun {
       spill: this.spill,
       policy: this.policy,
       maxSpillBytes: options.maxSpillBytes,
-      exited: () => this.exited !== null,
+      exited: () => this.commandDone && this.copierDone,
       grew: () => this.grew(),
       capReached: (limit) => this.spillCapReached(limit),
       drained: () => this.finish(),
     });
   }
 
-  /** Spawns the command: `bash -c command`, in the jail, its output into the spill file. */
+  /**
+   * Spawns the command (`bash -c command`, in the jail) with its output into a pipe, and
+   * the copier from the pipe into the spill file (spill-copier.ts).
+   */
   start(): void {
     const { jail, command, cwd, env } = this.options;
     let jailed: JailedCommand;
-    let outputFd: number;
+    let spillFd: number;
+    let pipe: OutputPipe | null = null;
     try {
-      outputFd = this.spill.open();
+      spillFd = this.spill.open();
+      pipe = openOutputPipe();
       jailed = jail.wrap({ argv: ["/bin/bash", "-c", command], cwd, env, writable: true });
     } catch (err) {
       this.failure =
         err instanceof SpillRefusedError
           ? `spill file refused: ${err.message}; the host writes spill files only as plain files inside the workspace. Remove what is there and run the command again (it was not started)`
           : `could not start the command: ${(err as Error).message}`;
+      if (pipe) for (const fd of [pipe.readFd, pipe.writeFd]) closeSync(fd);
+      this.commandDone = true;
+      this.copierDone = true;
       this.finish();
       return;
     }
     this.jailed = jailed;
-    const child = spawnShell(jailed, cwd, outputFd);
-    this.spill.handedOver();
+    this.copier = startCopier(pipe, spillFd);
+    let child: ReturnType<typeof spawnShell>;
+    try {
+      child = spawnShell(jailed, cwd, pipe.writeFd);
+    } finally {
+      // The command and the copier hold their own ends now: the pipe ends when the
+      // command's last process is gone, and the copier, not the host, closes the file last.
+      closeSync(pipe.writeFd);
+      this.spill.handedOver();
+    }
     this.target = { outer: child.pid ?? -1, group: jailed.statusFd ? null : (child.pid ?? null) };
     const status = child.stdio[3];
     if (status && "setEncoding" in status) this.readJailStatus(status as Readable);
     child.on("error", (err) => this.fail(`could not start the command: ${err.message}`));
     child.on("close", (code, signal) => {
       this.exited = { code, signal };
+      this.commandDone = true;
+      this.afterCommand();
+      this.follower.follow();
+    });
+    void this.copier.done.then((end) => {
+      this.copierDone = true;
+      this.copierEnded(end);
       this.follower.follow();
     });
     this.follower.follow();
@@ -120,6 +153,23 @@ export class ExecRun {
       );
       this.timeoutTimer.unref();
     }
+  }
+
+  /**
+   * The command's shell is gone. In the jail everything else of it died with the jail's
+   * PID 1, so the pipe is closed. Unjailed, what it left in its process group is killed
+   * as the jail would, and a process that left the group (`setsid`) gets the grace to
+   * let go of the pipe before the copier stops.
+   */
+  private afterCommand(): void {
+    if (!this.jailed?.statusFd && this.target.group !== null) {
+      signalGroup(this.target.group, "SIGKILL");
+    }
+    const copier = this.copier;
+    if (!copier || this.copierDone) return;
+    const backstop = setTimeout(() => copier.stop(), this.options.killGraceMs);
+    backstop.unref();
+    void copier.done.then(() => clearTimeout(backstop));
   }
 
   /** Terminates the process group (SIGTERM, then SIGKILL after the grace). */
@@ -154,6 +204,27 @@ export class ExecRun {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * The copier ended. At the end of the command's output that is all; killed by SIGXFSZ
+   * it met the host's own file size limit, which then is the output's cap; ended any
+   * other way while the command runs, nothing more can be kept, so the command is stopped.
+   */
+  private copierEnded(end: { code: number | null; signal: NodeJS.Signals | null }): void {
+    if (this.capped || (end.code === 0 && end.signal === null)) return;
+    if (end.signal === "SIGXFSZ") {
+      this.spillCapReached(
+        Math.min(this.options.maxSpillBytes, hostLimit("Max file size", "soft")),
+      );
+      return;
+    }
+    // The backstop after the command's exit (a survivor holding the pipe) is not a failure.
+    if (this.commandDone) return;
+    const how = end.signal ? `signal ${end.signal}` : `exit ${end.code}`;
+    this.fail(
+      `the output copier ended (${how}); the command was stopped; its output up to there is kept`,
+    );
+  }
+
   /** The view grew: past the window, the file is kept and its path published. */
   private grew(): void {
     const seen = this.follower.bytesSeen;
@@ -167,6 +238,8 @@ export class ExecRun {
   private spillCapReached(limit: number): void {
     this.capped = true;
     this.spillOpened = true;
+    // Nothing more reaches the disk: the command's writes now fail (EPIPE, SIGPIPE).
+    this.copier?.stop();
     this.fail(
       `output reached the ${formatBytes(limit)} limit; the command was stopped; everything up to there is in ${this.options.spillPath}`,
     );
@@ -212,11 +285,6 @@ export class ExecRun {
     this.jailed?.release();
     const code = this.exited?.code ?? null;
     const signal = this.exited?.signal ?? null;
-    // The command's own file size limit stops its writes to the spill, too.
-    const fileLimit = this.options.jail.effectiveLimits.maxFileBytes;
-    if (!this.capped && this.exited && code !== 0 && this.follower.bytesSeen >= fileLimit) {
-      this.spillCapReached(fileLimit);
-    }
     this.view.end(0);
     this.follower.release();
     try {

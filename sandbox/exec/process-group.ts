@@ -8,7 +8,7 @@ export type ShellProcess = ChildProcessByStdio<null, null, null> & {
 
 /**
  * Starts a jailed command as the leader of a new process group (detached). stdin is
- * closed, stdout and stderr are `outputFd` (the spill file); fd 3 carries bubblewrap's
+ * closed, stdout and stderr are `outputFd` (the output pipe); fd 3 carries bubblewrap's
  * status (`--json-status-fd 3`) when it is jailed.
  * @example const child = spawnShell(jail.wrap({ argv: ["/bin/bash", "-c", "seq 3"], cwd: ws.root, writable: true }), ws.root, fd);
  */

@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { findExecutable } from "./find-executable.ts";
-import type { CommandLimits } from "./limits.ts";
+import { type CommandLimits, hostLimit } from "./limits.ts";
 import type { PidsCgroup, PidsCgroups } from "./pids-cgroup.ts";
 
 /** How commands are isolated: a bubblewrap jail, or not at all (an explicit operator choice). */
@@ -178,8 +178,8 @@ export class Jail {
     }
     return {
       ...this.limits,
-      maxFileBytes: Math.min(this.limits.maxFileBytes, hostHardLimit("Max file size")),
-      maxMemoryBytes: Math.min(this.limits.maxMemoryBytes, hostHardLimit("Max address space")),
+      maxFileBytes: Math.min(this.limits.maxFileBytes, hostLimit("Max file size", "hard")),
+      maxMemoryBytes: Math.min(this.limits.maxMemoryBytes, hostLimit("Max address space", "hard")),
     };
   }
 
@@ -233,19 +233,6 @@ export class Jail {
  */
 export function cleanEnv(root: string): Record<string, string> {
   return { PATH: JAIL_PATH, HOME: root, LANG: "C.UTF-8", TMPDIR: "/tmp" };
-}
-
-/** The host process's own hard limit named `name` in /proc/self/limits (Infinity when unlimited). */
-function hostHardLimit(name: string): number {
-  try {
-    const line = readFileSync("/proc/self/limits", "utf8")
-      .split("\n")
-      .find((l) => l.startsWith(name));
-    const hard = line?.slice(name.length).trim().split(/\s+/)[1];
-    return hard === undefined || hard === "unlimited" ? Number.POSITIVE_INFINITY : Number(hard);
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
 }
 
 /** bwrap arguments that show the system paths read-only (symlinks as symlinks) and mask secrets. */

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /**
  * What one command may use. Every exec gets these (the host's configuration); the
  * jail enforces them: processes through a pids cgroup, file size and memory through
@@ -37,4 +39,21 @@ export function formatBytes(n: number): string {
     if (n >= size && n % size === 0) return `${n / size} ${unit}`;
   }
   return `${n} bytes`;
+}
+
+/**
+ * The host process's own limit named `name` in /proc/self/limits ("Max file size"),
+ * soft or hard; Infinity when unlimited or unknown. What the host starts outside the
+ * jail (the output copier) runs under the soft one.
+ */
+export function hostLimit(name: string, which: "soft" | "hard"): number {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith(name));
+    const value = line?.slice(name.length).trim().split(/\s+/)[which === "soft" ? 0 : 1];
+    return value === undefined || value === "unlimited" ? Number.POSITIVE_INFINITY : Number(value);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }

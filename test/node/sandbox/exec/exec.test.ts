@@ -8,6 +8,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -215,6 +216,69 @@ describe("exec: output bounded at the source", () => {
       expect(f.text).toBe(`${path.join(other.root, "sub")}\nhello\ntoken=\npath=set\n`);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe("exec: output goes through a pipe and a copier into the spill file", () => {
+  it("stdout and stderr are one pipe: /dev/stdout can be opened again, and nothing is lost or reordered", async () => {
+    const f = await run(
+      "[ -p /dev/stdout ] && echo pipe; echo two > /dev/stdout; echo three >&2; echo four > /dev/stderr; echo five",
+    );
+    expect(f.text).toBe("pipe\ntwo\nthree\nfour\nfive\n");
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+  });
+
+  it("a command that ignores SIGTERM and SIGPIPE and writes on past the cap leaves exactly the cap on disk", async () => {
+    const capped = await startTestHost({ maxSpillBytes: 256 * 1024, killGraceMs: 1500 });
+    try {
+      const id = execId();
+      const file = path.join(capped.root, `.toolwire/spill/${id}.log`);
+      // The largest the file gets while the command ignores its stop (the grace before
+      // SIGKILL): the copier stops at the cap, so the command's writes fail from there.
+      let largest = 0;
+      const sampler = setInterval(() => {
+        try {
+          largest = Math.max(largest, statSync(file).size);
+        } catch {}
+      }, 5);
+      const f = await fold(
+        capped.client.exec({
+          execId: id,
+          command: "trap '' TERM PIPE; while :; do head -c 65536 /dev/zero | tr '\\0' x; done",
+        }),
+      ).finally(() => clearInterval(sampler));
+      expect(largest).toBeLessThan(256 * 1024 + 4 * 1024 * 1024);
+      expect(f.exit?.error).toBe(
+        `output reached the 256 KiB limit; the command was stopped; everything up to there is in .toolwire/spill/${id}.log`,
+      );
+      expect(f.metadata?.totalBytes).toBe(256 * 1024);
+      const spill = readFileSync(file);
+      expect(spill.equals(Buffer.alloc(256 * 1024, "x"))).toBe(true);
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it("unjailed, a background job cannot hold the exec open: it ends with its shell", async () => {
+    const unjailed = await startTestHost({ isolation: "none" });
+    const mark = `bg-${randomBytes(4).toString("hex")}`;
+    try {
+      const started = performance.now();
+      const f = await fold(
+        unjailed.client.exec({
+          execId: execId(),
+          command: "sleep 30 & echo started",
+          env: { TOOLWIRE_MARK: mark },
+        }),
+      );
+      expect(f.text).toBe("started\n");
+      expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+      // Well under the 30 s the background job would hold the pipe for.
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(await markedGone(mark, 2000)).toEqual([]);
+    } finally {
+      await unjailed.close();
     }
   });
 });
@@ -455,8 +519,9 @@ describe("exec: the spill file stays inside the workspace", () => {
 
 describe("exec: spill failures fail the command", () => {
   it("a host under a 1 MiB file size limit stops the command's output there and says so", async () => {
-    // The host's hard limit is inherited by the jail and binds the spill file, which is
-    // the command's own stdout: the command is stopped at 1 MiB, everything up to there kept.
+    // The host's own limit binds the copier that writes the spill file (it runs outside
+    // the jail, under the host's limits): the command is stopped at 1 MiB, everything up
+    // to there kept.
     const root = mkdtempSync(path.join(tmpdir(), "toolwire-fsize-"));
     const token = randomBytes(24).toString("hex");
     const main = fileURLToPath(new URL("../../../../sandbox/main.ts", import.meta.url));

@@ -107,6 +107,30 @@ describe("limits: file size", () => {
     expect(f.text).toMatch(new RegExp(`exit 153\\n${MAX_FILE_BYTES}\\n$`));
     expect(statSync(path.join(host.root, "big")).size).toBe(MAX_FILE_BYTES);
   });
+
+  it("the command's output is not a file it writes: past the file limit it is kept whole, up to the output cap", async () => {
+    const small = await startTestHost({
+      limits: { ...DEFAULT_COMMAND_LIMITS, maxFileBytes: 64 * 1024 },
+    });
+    try {
+      const printed = await fold(
+        small.client.exec({ execId: execId(), command: "head -c 200000 /dev/zero | tr '\\0' x" }),
+      );
+      expect(printed.exit).toEqual({ kind: "exit", exitCode: 0 });
+      expect(printed.metadata).toMatchObject({ totalBytes: 200_000, truncated: true });
+      const spill = readFileSync(path.join(small.root, printed.metadata!.spillPath!));
+      expect(spill.equals(Buffer.alloc(200_000, "x"))).toBe(true);
+      const written = await fold(
+        small.client.exec({
+          execId: execId(),
+          command: 'head -c 200000 /dev/zero > big; echo "exit $?"',
+        }),
+      );
+      expect(written.text).toMatch(/exit 153\n$/);
+    } finally {
+      await small.close();
+    }
+  });
 });
 
 describe("limits: memory", () => {
