@@ -39,11 +39,11 @@ const OPEN_FLAGS =
   constants.O_NONBLOCK;
 
 /**
- * The complete raw output of one exec, on disk: the command's stdout and stderr *are*
- * this file, opened with O_APPEND, so both streams land in it in true order at the
- * speed of the disk, with no host in the byte path. The host follows the file behind
- * the command through a second descriptor (`read`) to keep the window and the totals,
- * and removes the file at the end when the output fit the window (decision 084).
+ * The complete raw output of one exec, on disk: the copier (`cat`, outside the jail)
+ * appends the command's output pipe to it through the descriptor `open` returns
+ * (O_APPEND). The host follows the file through a second descriptor (`read`) to keep
+ * the window and the totals, and removes the file at the end when the output fit the
+ * window (decisions 084, 086).
  *
  * The file is confined to the workspace (decision 030): its directory is created level
  * by level inside the root, and the file itself must be a regular file with one link,
@@ -107,11 +107,7 @@ export class SpillFile {
     return readSync(this.#readFd, buffer, 0, buffer.length, position);
   }
 
-  /**
-   * Closes the host's copy of the command's descriptor once the command has its own:
-   * whoever closes a file last pays for its release (measured: ~0.5 s of system time for
-   * 1 GB here), and that should be the command, as with `cat > file`.
-   */
+  /** Closes the host's copy of the write descriptor once the copier has its own. */
   handedOver(): void {
     if (this.#writeFd === null) return;
     closeSync(this.#writeFd);
