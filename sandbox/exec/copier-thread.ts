@@ -36,6 +36,11 @@ export interface CopyEnd {
    */
   reason: "eof" | "cap" | "file-limit" | "error" | "stopped";
   message?: string;
+  /**
+   * The job's last totals, taken as it ended: the thread may run another exec's job
+   * right after, so `totals()` no longer describes this one.
+   */
+  totals: CopyTotals;
 }
 
 /** Bytes in the file so far and the newlines among them, a consistent pair. */
@@ -70,7 +75,7 @@ export class CopierThread {
       workerData: { shared, module: counterModule() },
     });
     this.#worker.unref();
-    this.#worker.on("message", (end: CopyEnd) => this.#ended(end));
+    this.#worker.on("message", (end: Omit<CopyEnd, "totals">) => this.#ended(end));
     this.#worker.on("error", (err) => this.#ended({ reason: "error", message: err.message }));
   }
 
@@ -104,15 +109,16 @@ export class CopierThread {
     this.#ended({ reason: "stopped" }, false);
   }
 
-  #ended(end: CopyEnd, threadDone = true): void {
+  #ended(end: Omit<CopyEnd, "totals">, threadDone = true): void {
     const onEnd = this.#onEnd;
     this.#onEnd = null;
     if (onEnd) {
+      const totals = this.totals();
       // The host opened the read end and closes it (a thread closing another's
       // descriptor gets a warning): a command that still writes then gets EPIPE.
       if (this.#readFd !== null) closeSync(this.#readFd);
       this.#readFd = null;
-      onEnd(end);
+      onEnd({ ...end, totals });
     }
     if (!threadDone) return;
     if (CopierThread.#idle.length < IDLE_THREADS) CopierThread.#idle.push(this);

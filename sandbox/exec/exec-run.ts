@@ -10,7 +10,7 @@ import type { ExecLimits, ExitUpdate } from "../../src/protocol/index.ts";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
 import { formatBytes, hostLimit } from "../jail/limits.ts";
 import type { Workspace } from "../workspace.ts";
-import { CopierThread, type CopyEnd } from "./copier-thread.ts";
+import { CopierThread, type CopyEnd, type CopyTotals } from "./copier-thread.ts";
 import { type OutputPipe, openOutputPipe } from "./output-pipe.ts";
 import {
   type GroupTermination,
@@ -67,6 +67,8 @@ export class ExecRun {
   private jailed: JailedCommand | null = null;
   /** Copies the command's pipe into the spill file. */
   private copier: CopierThread | null = null;
+  /** What the copier wrote, once it has ended (its thread may then copy for another exec). */
+  private finalTotals: CopyTotals | null = null;
   /** The command has exited (or never started). */
   private commandDone = false;
   /** The copier has exited: the file holds everything the command wrote. */
@@ -86,7 +88,7 @@ export class ExecRun {
     this.follower = new SpillFollower({
       spill: this.spill,
       policy: this.policy,
-      totals: () => this.copier?.totals() ?? { bytes: 0, newlines: 0 },
+      totals: () => this.finalTotals ?? this.copier?.totals() ?? { bytes: 0, newlines: 0 },
       exited: () => this.commandDone && this.copierDone,
       grew: () => this.grew(),
       drained: () => this.finish(),
@@ -122,6 +124,7 @@ export class ExecRun {
     this.copier.run(
       { readFd: pipe.readFd, spillFd, maxBytes: this.options.maxSpillBytes },
       (end) => {
+        this.finalTotals = end.totals;
         this.copierDone = true;
         this.copierEnded(end);
         this.follower.follow();
