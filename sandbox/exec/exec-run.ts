@@ -10,6 +10,8 @@ import type { ExecLimits, ExitUpdate } from "../../src/protocol/index.ts";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
 import { formatBytes, hostLimit } from "../jail/limits.ts";
 import type { Workspace } from "../workspace.ts";
+import { CopierThread, type CopyEnd, type CopyTotals } from "./copier-thread.ts";
+import { type OutputPipe, openOutputPipe } from "./output-pipe.ts";
 import {
   type GroupTermination,
   type KillTarget,
@@ -18,7 +20,6 @@ import {
   terminateGroup,
 } from "./process-group.ts";
 import type { SourceView, ViewPosition } from "./source-view.ts";
-import { type OutputPipe, openOutputPipe, type SpillCopier, startCopier } from "./spill-copier.ts";
 import { SpillFile, SpillRefusedError } from "./spill-file.ts";
 import { SpillFollower } from "./spill-follower.ts";
 
@@ -46,11 +47,11 @@ export interface ExecRunOptions {
 }
 
 /**
- * One command and its bounded view. The command's stdout and stderr are one pipe, which
- * a `cat` outside the jail copies into the spill file (O_APPEND; decision 086), so both
- * interleave in true order and nothing waits for the host; the host follows the file
- * behind the copier (spill-follower.ts), feeding what it reads, in order, to one
- * `SourceView` for the window and the exact totals, and removes the file at the end
+ * One command and its bounded view. The command's stdout and stderr are one pipe (so
+ * both interleave in true order); a copier thread of the host reads it, appends it to the
+ * spill file (O_APPEND) and counts its newlines (decisions 086, 087); the host follows
+ * the file behind it (spill-follower.ts), reading only what the window can keep into
+ * one `SourceView` for the window and the exact totals, and removes the file at the end
  * when the output fit the window (decision 084).
  */
 export class ExecRun {
@@ -62,11 +63,12 @@ export class ExecRun {
   private readonly follower: SpillFollower;
   /** Set once the output is past the window: the file is kept and its path published. */
   private spillOpened = false;
-  private capped = false;
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private jailed: JailedCommand | null = null;
   /** Copies the command's pipe into the spill file. */
-  private copier: SpillCopier | null = null;
+  private copier: CopierThread | null = null;
+  /** What the copier wrote, once it has ended (its thread may then copy for another exec). */
+  private finalTotals: CopyTotals | null = null;
   /** The command has exited (or never started). */
   private commandDone = false;
   /** The copier has exited: the file holds everything the command wrote. */
@@ -86,17 +88,16 @@ export class ExecRun {
     this.follower = new SpillFollower({
       spill: this.spill,
       policy: this.policy,
-      maxSpillBytes: options.maxSpillBytes,
+      totals: () => this.finalTotals ?? this.copier?.totals() ?? { bytes: 0, newlines: 0 },
       exited: () => this.commandDone && this.copierDone,
       grew: () => this.grew(),
-      capReached: (limit) => this.spillCapReached(limit),
       drained: () => this.finish(),
     });
   }
 
   /**
    * Spawns the command (`bash -c command`, in the jail) with its output into a pipe, and
-   * the copier from the pipe into the spill file (spill-copier.ts).
+   * the copier thread from the pipe into the spill file (copier-thread.ts).
    */
   start(): void {
     const { jail, command, cwd, env } = this.options;
@@ -119,15 +120,22 @@ export class ExecRun {
       return;
     }
     this.jailed = jailed;
-    this.copier = startCopier(pipe, spillFd);
+    this.copier = CopierThread.acquire();
+    this.copier.run(
+      { readFd: pipe.readFd, spillFd, maxBytes: this.options.maxSpillBytes },
+      (end) => {
+        this.finalTotals = end.totals;
+        this.copierDone = true;
+        this.copierEnded(end);
+        this.follower.follow();
+      },
+    );
     let child: ReturnType<typeof spawnShell>;
     try {
       child = spawnShell(jailed, cwd, pipe.writeFd);
     } finally {
-      // The command and the copier hold their own ends now: the pipe ends when the
-      // command's last process is gone, and the copier, not the host, closes the file last.
+      // The command holds its own end now: the pipe ends when its last process is gone.
       closeSync(pipe.writeFd);
-      this.spill.handedOver();
     }
     this.target = { outer: child.pid ?? -1, group: jailed.statusFd ? null : (child.pid ?? null) };
     const status = child.stdio[3];
@@ -137,11 +145,6 @@ export class ExecRun {
       this.exited = { code, signal };
       this.commandDone = true;
       this.afterCommand();
-      this.follower.follow();
-    });
-    void this.copier.done.then((end) => {
-      this.copierDone = true;
-      this.copierEnded(end);
       this.follower.follow();
     });
     this.follower.follow();
@@ -167,9 +170,10 @@ export class ExecRun {
     }
     const copier = this.copier;
     if (!copier || this.copierDone) return;
-    const backstop = setTimeout(() => copier.stop(), this.options.killGraceMs);
+    const backstop = setTimeout(() => {
+      if (!this.copierDone) copier.stop();
+    }, this.options.killGraceMs);
     backstop.unref();
-    void copier.done.then(() => clearTimeout(backstop));
   }
 
   /** Terminates the process group (SIGTERM, then SIGKILL after the grace). */
@@ -209,20 +213,24 @@ export class ExecRun {
    * it met the host's own file size limit, which then is the output's cap; ended any
    * other way while the command runs, nothing more can be kept, so the command is stopped.
    */
-  private copierEnded(end: { code: number | null; signal: NodeJS.Signals | null }): void {
-    if (this.capped || (end.code === 0 && end.signal === null)) return;
-    if (end.signal === "SIGXFSZ") {
-      this.spillCapReached(
-        Math.min(this.options.maxSpillBytes, hostLimit("Max file size", "soft")),
-      );
-      return;
+  private copierEnded(end: CopyEnd): void {
+    switch (end.reason) {
+      case "eof":
+      case "stopped": // the backstop after the command's exit (a survivor holding the pipe)
+        return;
+      case "cap":
+        this.spillCapReached(this.options.maxSpillBytes);
+        return;
+      case "file-limit":
+        this.spillCapReached(
+          Math.min(this.options.maxSpillBytes, hostLimit("Max file size", "soft")),
+        );
+        return;
+      case "error":
+        this.fail(
+          `the output could not be copied (${end.message}); the command was stopped; its output up to there is kept`,
+        );
     }
-    // The backstop after the command's exit (a survivor holding the pipe) is not a failure.
-    if (this.commandDone) return;
-    const how = end.signal ? `signal ${end.signal}` : `exit ${end.code}`;
-    this.fail(
-      `the output copier ended (${how}); the command was stopped; its output up to there is kept`,
-    );
   }
 
   /** The view grew: past the window, the file is kept and its path published. */
@@ -236,10 +244,8 @@ export class ExecRun {
 
   /** The output reached a cap: the spill keeps exactly the cap, and the command is stopped. */
   private spillCapReached(limit: number): void {
-    this.capped = true;
     this.spillOpened = true;
-    // Nothing more reaches the disk: the command's writes now fail (EPIPE, SIGPIPE).
-    this.copier?.stop();
+    // The copier stopped reading at the cap: the command's writes now fail (EPIPE).
     this.fail(
       `output reached the ${formatBytes(limit)} limit; the command was stopped; everything up to there is in ${this.options.spillPath}`,
     );
@@ -288,7 +294,6 @@ export class ExecRun {
     this.view.end(0);
     this.follower.release();
     try {
-      if (this.capped) this.spill.truncate(this.follower.bytesSeen);
       this.spill.close(this.spillOpened);
     } catch (err) {
       this.failure ??= `spill file could not be closed (${(err as Error).message}); output is incomplete`;

@@ -28,6 +28,11 @@ const Wasm = WebAssembly as unknown as {
   Instance: new (module: WebAssembly.Module) => WebAssembly.Instance;
 };
 
+/** The compiled counter, for the copier thread; null where WebAssembly SIMD is missing. */
+export function counterModule(): WebAssembly.Module | null {
+  return simdModule();
+}
+
 function simdModule(): WebAssembly.Module | null {
   if (simd === undefined) {
     try {

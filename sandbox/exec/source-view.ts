@@ -104,6 +104,30 @@ export class SourceView {
   }
 
   /**
+   * Takes `length` raw bytes of `pipe` without their contents, for a full view that
+   * will not keep them: a tail view must get at least `maxBytes + 16` bytes pushed
+   * right after (so nothing before them can be kept, as `push` would conclude), a head
+   * view never keeps anything again. `last` is the range's last (up to 3) bytes: all a
+   * skipped range leaves behind is an unfinished character's start, and whether it
+   * ended a line. The copier counted `newlines` (decision 087).
+   */
+  skipFull(pipe: Pipe, length: number, newlines: number, last: Uint8Array): void {
+    if (!this.full) throw new Error("skipFull: the view is not full");
+    if (length === 0) return;
+    this.totalBytes += length;
+    this.newlines += newlines;
+    this.lastByte = last[last.length - 1]!;
+    if (this.policy.retain === "head") return;
+    for (const { pipe: p, bytes } of this.pending) {
+      this.skip(p, bytes);
+      if (bytes) this.release(bytes);
+    }
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.skip(pipe, last);
+  }
+
+  /**
    * What of a chunk reaching a view that is not full yet needs decoding: all of it when
    * it is small; of a chunk larger than `maxBytes + 16`, only the part the window can
    * still keep, which fills it. A tail window gets the last bytes (the front is skipped

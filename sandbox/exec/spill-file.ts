@@ -39,7 +39,7 @@ const OPEN_FLAGS =
   constants.O_NONBLOCK;
 
 /**
- * The complete raw output of one exec, on disk: the copier (`cat`, outside the jail)
+ * The complete raw output of one exec, on disk: the copier thread (copier-thread.ts)
  * appends the command's output pipe to it through the descriptor `open` returns
  * (O_APPEND). The host follows the file through a second descriptor (`read`) to keep
  * the window and the totals, and removes the file at the end when the output fit the
@@ -112,17 +112,6 @@ export class SpillFile {
     if (this.#writeFd === null) return;
     closeSync(this.#writeFd);
     this.#writeFd = null;
-  }
-
-  /** Cuts the file to `length` bytes (the spill cap: what a command wrote past it). */
-  truncate(length: number): void {
-    if (this.#readFd === null) return;
-    const fd = openSync(`/proc/self/fd/${this.#readFd}`, constants.O_WRONLY);
-    try {
-      ftruncateSync(fd, length);
-    } finally {
-      closeSync(fd);
-    }
   }
 
   /**

@@ -1,42 +1,50 @@
 /**
- * Following a command's spill file: what the command appended is read behind it, in
- * order, into one `SourceView` (the window and the exact totals), a few MiB per turn;
- * when the file has not grown it looks again after a pause that doubles up to 50 ms.
- * Reads land in one scratch buffer the view borrows (decision 084).
+ * Following a command's spill file behind the copier thread, into one `SourceView` (the
+ * window and the exact totals). The copier publishes how many bytes are in the file and
+ * how many newlines it counted in them (copier-thread.ts); the follower reads from the
+ * file only what the window can still keep (decision 087):
+ * - until the view is full, everything, in reads of up to 1 MiB into one scratch buffer;
+ * - then, for a tail view, only the last `maxBytes + 1 KiB` of what was added since the
+ *   last look, and 3 bytes before them (an unfinished character's start); the range
+ *   before is taken by length and the copier's newline count (`SourceView.skipFull`);
+ *   a head view reads nothing more but the last byte.
+ * It looks every `LOOK_MS` while the file grows, and after a pause that doubles up to
+ * 50 ms while it does not.
  */
 import type { OutputPolicy } from "../../src/output/index.ts";
+import type { CopyTotals } from "./copier-thread.ts";
 import { NewlineCounter } from "./newline-counter.ts";
 import { SourceView } from "./source-view.ts";
 import type { SpillFile } from "./spill-file.ts";
 
-/** Reads per turn of the event loop before the host yields to other work. */
+/** Reads per turn of the event loop before the host yields, while the view is not full. */
 const READS_PER_TURN = 8;
 /**
  * What a full tail view is given as a copy beyond its byte cap: more than the view's own
- * slack (16 bytes), so that the front handed over before it is always released at once.
+ * slack (16 bytes), so that what is skipped before it can never be kept.
  */
 const TAIL_COPY_SLACK_BYTES = 1024;
+/** Between two looks while the file grows, once the view is full (updates are paced at 10/s). */
+const LOOK_MS = 10;
 /** Longest pause between two looks at a file that did not grow. */
 const MAX_FOLLOW_PAUSE_MS = 50;
 
 export interface SpillFollowerOptions {
   spill: SpillFile;
   policy: OutputPolicy;
-  /** Output past this many bytes is not read; `capReached` is told once. */
-  maxSpillBytes: number;
-  /** Whether the command has exited (its output is then read to the end). */
+  /** What the copier has put in the file so far. */
+  totals(): CopyTotals;
+  /** Whether the command has exited and the copier ended (the file is then read to the end). */
   exited(): boolean;
-  /** After every read that fed the view. */
+  /** After every look that fed the view. */
   grew(): void;
-  /** The output reached `maxSpillBytes`: nothing more is read. */
-  capReached(limit: number): void;
   /** The command exited and its output was read to the end. */
   drained(): void;
 }
 
 /**
  * @example
- * const follower = new SpillFollower({ spill, policy, maxSpillBytes, exited, grew, capReached, drained });
+ * const follower = new SpillFollower({ spill, policy, totals, exited, grew, drained });
  * follower.follow(); // again at the exit, then `drained` once the file is read
  */
 export class SpillFollower {
@@ -46,9 +54,9 @@ export class SpillFollower {
   /** Where each read lands (the view keeps copies of what it retains), with its newline counter. */
   readonly #counter = NewlineCounter.acquire();
   readonly #scratch = this.#counter.scratch;
-  /** Bytes taken from the file so far (at most `maxSpillBytes`). */
+  /** Bytes taken from the file so far, and the newlines among them. */
   #bytesSeen = 0;
-  #capped = false;
+  #newlinesSeen = 0;
   #stopped = false;
   #timer: NodeJS.Timeout | null = null;
   #pauseMs = 1;
@@ -62,38 +70,46 @@ export class SpillFollower {
     });
   }
 
-  /** Bytes read from the file so far. */
+  /** Bytes taken from the file so far. */
   get bytesSeen(): number {
     return this.#bytesSeen;
   }
 
   /**
-   * Reads what the command appended since the last look; after the exit, reads to the
-   * end and tells `drained`.
+   * Takes what the copier added since the last look; after the exit, everything, then
+   * tells `drained`.
    */
   follow(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     if (this.#stopped) return;
+    // Read before the totals: once both have ended, these totals are the last ones.
+    const exited = this.#o.exited();
+    const totals = this.#o.totals();
     let grew = false;
-    for (let i = 0; i < READS_PER_TURN && !this.#capped; i++) {
-      const n = this.#o.spill.read(this.#scratch, this.#bytesSeen);
-      if (n === 0) break;
+    for (let i = 0; i < READS_PER_TURN && this.#bytesSeen < totals.bytes; i++) {
       grew = true;
-      this.#onChunk(this.#scratch.subarray(0, n));
+      if (this.view.truncated) {
+        this.#skipTo(totals);
+        break;
+      }
+      this.#readSome(totals.bytes - this.#bytesSeen);
     }
-    if (grew && !this.#capped) {
+    if (grew) {
       this.#pauseMs = 1;
+      this.#o.grew();
+    }
+    if (this.#bytesSeen < totals.bytes && !this.view.truncated) {
       setImmediate(() => this.follow());
       return;
     }
-    if (this.#o.exited()) {
+    if (exited && this.#bytesSeen >= totals.bytes) {
       this.#o.drained();
       return;
     }
-    this.#timer = setTimeout(() => this.follow(), this.#pauseMs);
+    this.#timer = setTimeout(() => this.follow(), grew ? LOOK_MS : this.#pauseMs);
     this.#timer.unref();
-    this.#pauseMs = Math.min(this.#pauseMs * 2, MAX_FOLLOW_PAUSE_MS);
+    if (!grew) this.#pauseMs = Math.min(this.#pauseMs * 2, MAX_FOLLOW_PAUSE_MS);
   }
 
   /** No more looks (the run finished). */
@@ -111,39 +127,58 @@ export class SpillFollower {
     NewlineCounter.release(this.#counter);
   }
 
-  /** Feeds bytes read into the scratch buffer to the view (see `#pushBorrowed`). */
-  #onChunk(whole: Buffer): void {
-    const limit = this.#o.maxSpillBytes;
-    const room = limit - this.#bytesSeen;
-    const chunk = whole.length > room ? whole.subarray(0, room) : whole;
-    this.#bytesSeen += chunk.length;
-    this.#pushBorrowed(chunk.length);
-    this.#o.grew();
-    if (chunk !== whole) {
-      this.#capped = true;
-      this.#o.capReached(limit);
-    }
+  /** A view that is not full yet: the next bytes, all of them, up to the scratch buffer's size. */
+  #readSome(available: number): void {
+    const length = Math.min(available, this.#scratch.length);
+    const n = this.#read(0, this.#bytesSeen, length);
+    if (n === 0) return;
+    const newlines = this.#counter.count(0, n);
+    this.#take(n, newlines);
+    // Decoded or dropped during the push (the view cuts a chunk larger than its window).
+    this.view.push(0, this.#scratch.subarray(0, n), newlines);
   }
 
-  /**
-   * Pushes bytes the next read will overwrite. A view that is not full yet, or keeps the
-   * head, decodes or drops them at once; a full tail view keeps its last bytes, so it
-   * gets the front (released again while this push runs, as the back covers the window)
-   * and a copy of the back only. The host copies ~50 KiB per MiB read instead of
-   * allocating every read anew (decision 084).
-   */
-  #pushBorrowed(length: number): void {
-    const scratch = this.#scratch;
+  /** A full view: skip to the bytes the window can still keep, by the copier's count. */
+  #skipTo(totals: CopyTotals): void {
     const { policy } = this.#o;
-    if (!this.view.truncated || policy.retain === "head") {
-      this.view.push(0, scratch.subarray(0, length), this.#counter.count(0, length));
+    const added = totals.bytes - this.#bytesSeen;
+    const addedNewlines = Math.max(0, totals.newlines - this.#newlinesSeen);
+    const back =
+      policy.retain === "head" ? 0 : Math.min(added, policy.maxBytes + TAIL_COPY_SLACK_BYTES);
+    const front = added - back;
+    // The front's last (up to 3) bytes, then the back, in one read.
+    const lead = Math.min(front, 3);
+    const wanted = lead + back;
+    const at = totals.bytes - wanted;
+    const n = this.#read(0, at, Math.max(wanted, 1));
+    const bytes = this.#scratch.subarray(0, n);
+    if (back === 0) {
+      // A full head view: only the totals and the last byte change.
+      this.view.skipFull(0, front, addedNewlines, bytes.subarray(Math.max(0, n - 1), n));
+      this.#take(front, addedNewlines);
       return;
     }
-    const back = Math.min(length, policy.maxBytes + TAIL_COPY_SLACK_BYTES);
-    const front = length - back;
-    if (front > 0) this.view.push(0, scratch.subarray(0, front), this.#counter.count(0, front));
-    const copy = Buffer.from(scratch.subarray(front, length));
-    this.view.push(0, copy, this.#counter.count(front, back));
+    const backNewlines = this.#counter.count(lead, n - lead);
+    if (front > 0) {
+      this.view.skipFull(
+        0,
+        front,
+        Math.max(0, addedNewlines - backNewlines),
+        bytes.subarray(0, lead),
+      );
+    }
+    this.view.push(0, Buffer.from(bytes.subarray(lead)), backNewlines);
+    this.#take(front + (n - lead), front > 0 ? addedNewlines : backNewlines);
+  }
+
+  #take(bytes: number, newlines: number): void {
+    this.#bytesSeen += bytes;
+    this.#newlinesSeen += newlines;
+  }
+
+  /** Reads `length` bytes at `position` into the scratch buffer from `offset`. */
+  #read(offset: number, position: number, length: number): number {
+    return this.#o.spill.read(this.#scratch.subarray(offset, offset + length), position);
   }
 }
 

@@ -206,4 +206,53 @@ describe("countNewlines", () => {
       }
     }
   });
+
+  // The spill follower, once a view is full, takes what the window cannot keep by length
+  // and the copier's newline count, and reads only the last `maxBytes + 1 KiB` (decision 087);
+  // here the back is the least `skipFull` allows, `maxBytes + 16`, so the cut falls anywhere.
+  it("a full view given the front by count and the back as bytes equals one fed every byte", () => {
+    fc.assert(
+      fc.property(
+        policy,
+        fc.array(piece, { minLength: 1, maxLength: 60 }),
+        fc.array(fc.array(piece, { minLength: 1, maxLength: 80 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }),
+        (p, first, rounds, reads) => {
+          const fed = new SourceView(p);
+          const skipped = new SourceView(p);
+          const start = encoder.encode(first.join(""));
+          fed.push(0, start);
+          skipped.push(0, start);
+          for (const [k, round] of rounds.entries()) {
+            const bytes = encoder.encode(round.join(""));
+            fed.push(0, bytes);
+            const back = p.retain === "head" ? 0 : Math.min(bytes.length, p.maxBytes + 16);
+            const front = bytes.length - back;
+            if (!skipped.truncated || front === 0) {
+              skipped.push(0, bytes);
+            } else {
+              const last = bytes.subarray(Math.max(0, front - 3), front);
+              skipped.skipFull(0, front, countNewlines(bytes.subarray(0, front)), last);
+              if (back > 0) skipped.push(0, bytes.slice(front));
+            }
+            if (reads[k % reads.length]) {
+              expect(skipped.text).toBe(fed.text);
+              expect(skipped.truncation()).toEqual(fed.truncation());
+            }
+          }
+          fed.end(0);
+          skipped.end(0);
+          expect(skipped.text).toBe(fed.text);
+          expect(skipped.truncation()).toEqual(fed.truncation());
+          expect(skipped.position).toEqual(fed.position);
+        },
+      ),
+      { seed: 8701, numRuns: 1500 },
+    );
+  });
+
+  it("skipFull refuses a view that is not full", () => {
+    const view = new SourceView({ retain: "tail", maxBytes: 100, maxLines: 10 });
+    expect(() => view.skipFull(0, 10, 0, new Uint8Array([1]))).toThrow(/not full/);
+  });
 });

@@ -1,0 +1,57 @@
+/**
+ * A command's output pipe: its stdout and stderr are the write end (one pipe, so both
+ * interleave in true order), and the copier thread reads the other (decisions 086, 087).
+ *
+ * Node has no pipe(2) for a child, and a `stdio: "pipe"` is a socket pair (a command
+ * could not reopen `/dev/stdout`). So the pipe is a FIFO made in a directory only this
+ * host can open (mode 0700, under the host's own temporary directory, which no jail
+ * mounts), opened and unlinked before the command starts.
+ */
+import { spawnSync } from "node:child_process";
+import { closeSync, constants, mkdtempSync, openSync, rmSync, unlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { findExecutable } from "../jail/find-executable.ts";
+
+/** The ends of one output pipe, all held by the host until it hands them over. */
+export interface OutputPipe {
+  /** Given to the command as stdout and stderr. */
+  writeFd: number;
+  /** The read end (blocking): where the copier thread waits for output. */
+  readFd: number;
+}
+
+let pipeDirectory: string | null = null;
+let pipeCount = 0;
+const mkfifo = findExecutable("mkfifo");
+
+/** Where the FIFOs are made: private to this host, removed when it exits. */
+function directory(): string {
+  if (pipeDirectory) return pipeDirectory;
+  const made = mkdtempSync(path.join(tmpdir(), "toolwire-pipes-"));
+  pipeDirectory = made;
+  process.once("exit", () => rmSync(made, { recursive: true, force: true }));
+  return made;
+}
+
+/** A new output pipe. Throws when `mkfifo` (coreutils) is missing or fails. */
+export function openOutputPipe(): OutputPipe {
+  if (!mkfifo) throw new Error("'mkfifo' (coreutils) is needed on PATH");
+  const fifo = path.join(directory(), String(++pipeCount));
+  const made = spawnSync(mkfifo, ["-m", "600", fifo], { stdio: "ignore" });
+  if (made.status !== 0) throw new Error(`mkfifo failed (${made.error?.message ?? made.status})`);
+  try {
+    // A FIFO opened for reading waits for a writer and the other way round; the
+    // read-write descriptor is both, so none of the opens below waits.
+    const both = openSync(fifo, constants.O_RDWR);
+    try {
+      const readFd = openSync(fifo, constants.O_RDONLY);
+      const writeFd = openSync(fifo, constants.O_WRONLY);
+      return { readFd, writeFd };
+    } finally {
+      closeSync(both);
+    }
+  } finally {
+    unlinkSync(fifo);
+  }
+}
