@@ -74,9 +74,11 @@ export class CopierThread {
       eval: true,
       workerData: { shared, module: counterModule() },
     });
-    this.#worker.unref();
     this.#worker.on("message", (end: Omit<CopyEnd, "totals">) => this.#ended(end));
     this.#worker.on("error", (err) => this.#ended({ reason: "error", message: err.message }));
+    // After the listeners (adding one refs the thread again): an idle copier thread must
+    // not keep the host's process alive; a running job does (`run`).
+    this.#worker.unref();
   }
 
   /** Starts copying `job`; `onEnd` is called once, on the main thread. */
@@ -84,6 +86,7 @@ export class CopierThread {
     if (this.#onEnd) throw new Error("copier thread is busy");
     this.#onEnd = onEnd;
     this.#readFd = job.readFd;
+    this.#worker.ref();
     Atomics.store(this.#flags, 1, 0);
     this.#totals[0] = 0;
     this.#totals[1] = 0;
@@ -112,6 +115,7 @@ export class CopierThread {
   #ended(end: Omit<CopyEnd, "totals">, threadDone = true): void {
     const onEnd = this.#onEnd;
     this.#onEnd = null;
+    this.#worker.unref();
     if (onEnd) {
       const totals = this.totals();
       // The host opened the read end and closes it (a thread closing another's

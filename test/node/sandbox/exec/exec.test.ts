@@ -247,6 +247,51 @@ describe("exec: output goes through a pipe and a copier into the spill file", ()
     }
   });
 
+  it("a copier thread keeps its process alive while it copies, and not once it is idle", async () => {
+    // A process whose only work is one exec: it must see the exit (a running copier
+    // holds the event loop), then end by itself (an idle one in the pool does not).
+    const dir = mkdtempSync(path.join(tmpdir(), "toolwire-idle-"));
+    const module = (name: string) =>
+      JSON.stringify(fileURLToPath(new URL(`../../../../sandbox/${name}`, import.meta.url)));
+    const script = `
+      import { ExecRun } from ${module("exec/exec-run.ts")};
+      import { Jail } from ${module("jail/jail.ts")};
+      import { DEFAULT_COMMAND_LIMITS } from ${module("jail/limits.ts")};
+      import { Workspace } from ${module("workspace.ts")};
+      const root = ${JSON.stringify(dir)};
+      const workspace = new Workspace(root);
+      const jail = new Jail(root, { isolation: "none", network: false, limits: DEFAULT_COMMAND_LIMITS, cgroups: null });
+      const run = new ExecRun({ execId: "idle", command: "sleep 0.3; echo done", cwd: root, env: {}, jail,
+        spillAbsPath: root + "/.toolwire/spill/idle.log", spillPath: ".toolwire/spill/idle.log",
+        workspace, killGraceMs: 500, maxSpillBytes: 1 << 20 });
+      run.subscribe(() => { if (run.exit) console.log(JSON.stringify({ text: run.text, exit: run.exit })); });
+      run.start();
+    `;
+    try {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (piece: string) => {
+        out += piece;
+      });
+      const code = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          resolve(null);
+        }, 4000);
+        child.once("exit", (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        });
+      });
+      expect(code).toBe(0);
+      expect(JSON.parse(out)).toEqual({ text: "done\n", exit: { kind: "exit", exitCode: 0 } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a command that ignores SIGTERM and SIGPIPE and writes on past the cap leaves exactly the cap on disk", async () => {
     const capped = await startTestHost({ maxSpillBytes: 256 * 1024, killGraceMs: 1500 });
     try {
