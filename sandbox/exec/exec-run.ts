@@ -67,12 +67,13 @@ export class ExecRun {
   private jailed: JailedCommand | null = null;
   /** Copies the command's pipe into the spill file. */
   private copier: CopierThread | null = null;
-  /** What the copier wrote, once it has ended (its thread may then copy for another exec). */
+  /**
+   * What the copier wrote, once it has ended (the file then holds everything the command
+   * wrote; its thread may copy for another exec next).
+   */
   private finalTotals: CopyTotals | null = null;
   /** The command has exited (or never started). */
   private commandDone = false;
-  /** The copier has exited: the file holds everything the command wrote. */
-  private copierDone = false;
   private target: KillTarget = { outer: -1, group: null };
   private exitUpdate: ExitUpdate | null = null;
   private failure: string | null = null;
@@ -89,7 +90,7 @@ export class ExecRun {
       spill: this.spill,
       policy: this.policy,
       totals: () => this.finalTotals ?? this.copier?.totals() ?? { bytes: 0, newlines: 0 },
-      exited: () => this.commandDone && this.copierDone,
+      exited: () => this.commandDone && this.finalTotals !== null,
       grew: () => this.grew(),
       drained: () => this.finish(),
     });
@@ -115,7 +116,7 @@ export class ExecRun {
           : `could not start the command: ${(err as Error).message}`;
       if (pipe) for (const fd of [pipe.readFd, pipe.writeFd]) closeSync(fd);
       this.commandDone = true;
-      this.copierDone = true;
+      this.finalTotals = { bytes: 0, newlines: 0 };
       this.finish();
       return;
     }
@@ -125,7 +126,6 @@ export class ExecRun {
       { readFd: pipe.readFd, spillFd, maxBytes: this.options.maxSpillBytes },
       (end) => {
         this.finalTotals = end.totals;
-        this.copierDone = true;
         this.copierEnded(end);
         this.follower.follow();
       },
@@ -169,9 +169,9 @@ export class ExecRun {
       signalGroup(this.target.group, "SIGKILL");
     }
     const copier = this.copier;
-    if (!copier || this.copierDone) return;
+    if (!copier || this.finalTotals) return;
     const backstop = setTimeout(() => {
-      if (!this.copierDone) copier.stop();
+      if (!this.finalTotals) copier.stop();
     }, this.options.killGraceMs);
     backstop.unref();
   }
@@ -209,9 +209,10 @@ export class ExecRun {
   }
 
   /**
-   * The copier ended. At the end of the command's output that is all; killed by SIGXFSZ
-   * it met the host's own file size limit, which then is the output's cap; ended any
-   * other way while the command runs, nothing more can be kept, so the command is stopped.
+   * The copier ended. At the end of the command's output that is all; at the cap, or at
+   * the host's own file size limit (which then is the output's cap), the command is
+   * stopped with the cap's error; on a read or write error, nothing more can be kept, so
+   * the command is stopped too.
    */
   private copierEnded(end: CopyEnd): void {
     switch (end.reason) {

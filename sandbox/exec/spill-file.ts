@@ -107,19 +107,14 @@ export class SpillFile {
     return readSync(this.#readFd, buffer, 0, buffer.length, position);
   }
 
-  /** Closes the host's copy of the write descriptor once the copier has its own. */
-  handedOver(): void {
-    if (this.#writeFd === null) return;
-    closeSync(this.#writeFd);
-    this.#writeFd = null;
-  }
-
   /**
    * Closes the host's descriptors; with `keep` false, removes the file, provided its
    * path still names the file the host created (the command may have replaced it).
    */
   close(keep: boolean): void {
-    this.handedOver();
+    // The write descriptor is the copier's until now: it ended before the exec does.
+    if (this.#writeFd !== null) closeSync(this.#writeFd);
+    this.#writeFd = null;
     const fd = this.#readFd;
     if (fd === null) return;
     const ours = fstatSync(fd);

@@ -130,7 +130,7 @@ export class SpillFollower {
   /** A view that is not full yet: the next bytes, all of them, up to the scratch buffer's size. */
   #readSome(available: number): void {
     const length = Math.min(available, this.#scratch.length);
-    const n = this.#read(0, this.#bytesSeen, length);
+    const n = this.#read(this.#bytesSeen, length);
     if (n === 0) return;
     const newlines = this.#counter.count(0, n);
     this.#take(n, newlines);
@@ -147,17 +147,10 @@ export class SpillFollower {
       policy.retain === "head" ? 0 : Math.min(added, policy.maxBytes + TAIL_COPY_SLACK_BYTES);
     const front = added - back;
     // The front's last (up to 3) bytes, then the back, in one read.
+    // A full head view reads no back: only the totals and the last byte change.
     const lead = Math.min(front, 3);
-    const wanted = lead + back;
-    const at = totals.bytes - wanted;
-    const n = this.#read(0, at, Math.max(wanted, 1));
+    const n = this.#read(totals.bytes - lead - back, lead + back);
     const bytes = this.#scratch.subarray(0, n);
-    if (back === 0) {
-      // A full head view: only the totals and the last byte change.
-      this.view.skipFull(0, front, addedNewlines, bytes.subarray(Math.max(0, n - 1), n));
-      this.#take(front, addedNewlines);
-      return;
-    }
     const backNewlines = this.#counter.count(lead, n - lead);
     if (front > 0) {
       this.view.skipFull(
@@ -167,7 +160,7 @@ export class SpillFollower {
         bytes.subarray(0, lead),
       );
     }
-    this.view.push(0, Buffer.from(bytes.subarray(lead)), backNewlines);
+    if (back > 0) this.view.push(0, Buffer.from(bytes.subarray(lead)), backNewlines);
     this.#take(front + (n - lead), front > 0 ? addedNewlines : backNewlines);
   }
 
@@ -176,9 +169,9 @@ export class SpillFollower {
     this.#newlinesSeen += newlines;
   }
 
-  /** Reads `length` bytes at `position` into the scratch buffer from `offset`. */
-  #read(offset: number, position: number, length: number): number {
-    return this.#o.spill.read(this.#scratch.subarray(offset, offset + length), position);
+  /** Reads `length` bytes at `position` into the start of the scratch buffer. */
+  #read(position: number, length: number): number {
+    return this.#o.spill.read(this.#scratch.subarray(0, length), position);
   }
 }
 
