@@ -72,7 +72,10 @@ describe("jail: nothing of the host is visible", () => {
   it("other processes of the host are invisible: ps shows only the jail", async () => {
     // ps runs alone, so no pipeline stage can be caught between fork and exec (a forked
     // stage still shows as "bash"); the list is sorted after ps has exited.
-    const f = await run(host.client, "ps -e -o comm= > /tmp/ps.txt; sort /tmp/ps.txt | tr '\\n' ' '");
+    const f = await run(
+      host.client,
+      "ps -e -o comm= > /tmp/ps.txt; sort /tmp/ps.txt | tr '\\n' ' '",
+    );
     expect(f.text).toBe("bash bwrap ps ");
   });
 
