@@ -25,7 +25,7 @@ import { Workspace } from "./workspace.ts";
 /** Where spill files live, relative to the workspace root. */
 export const SPILL_DIR = ".toolwire/spill";
 
-/** Defaults of the file tools (SPEC §9): 2000 lines / 50 KiB, 2000 chars per line. */
+/** File tool defaults (docs/design.md#sandboxes): 2000 lines / 50 KiB, 2000 chars per line. */
 export const FILE_TOOL_DEFAULTS = {
   readLimit: 2000,
   readMaxBytes: 50 * 1024,

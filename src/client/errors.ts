@@ -1,6 +1,6 @@
 import type { ErrorCode } from "../protocol/index.ts";
 
-/** Error codes the Toolwire API answers with (SPEC §8), as the server defines them. */
+/** Error codes the API answers with (docs/protocol.md#errors), as the server defines them. */
 export type ApiErrorCode = ErrorCode;
 
 /**

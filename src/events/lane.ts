@@ -1,5 +1,5 @@
 /**
- * Folding harness events into a plain `LaneView` (SPEC §6). The view stays plain JSON:
+ * Folding events into a `LaneView` (docs/design.md#events-and-lanes). The view stays plain JSON:
  * each tool's stream decoder lives beside it, in a `WeakMap` keyed by the view.
  * See docs/decisions/023-lane-fold.md.
  */

@@ -1,5 +1,5 @@
 /**
- * The sink's bounds (SPEC §5, decision 021) and the checks that enforce them. Every check
+ * The sink's bounds (docs/design.md#sink-bounds) and the checks that enforce them. Every check
  * throws before anything changes, with what was wrong, the limit, and what to do.
  */
 import { utf8ByteLength } from "../retention/utf8.ts";

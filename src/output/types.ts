@@ -29,7 +29,7 @@ export interface OutputPolicy {
   maxLines: number;
 }
 
-/** Defaults from SPEC §5: tail, 50 KiB, 2000 lines. */
+/** Defaults from docs/protocol.md#bounded-output: tail, 50 KiB, 2000 lines. */
 export const DEFAULT_OUTPUT_POLICY: OutputPolicy = {
   retain: "tail",
   maxBytes: 50 * 1024,

@@ -1,7 +1,7 @@
 /**
  * The one vocabulary of refusals: every code the HTTP API answers with, the status that
  * goes with it, and the message of anything thrown. The Worker, the Durable Object and
- * the client all speak it (SPEC §8).
+ * the client all speak it (docs/protocol.md#errors).
  */
 
 /** Every error code the Toolwire API answers with. */
