@@ -217,6 +217,36 @@ const cases: Case<Doc | Transcript>[] = [
   },
 ];
 
+/**
+ * What the engine does for any tracker that is not told the edit: `text += piece` makes a
+ * concatenation, and the first read of its characters (a slice, `===` against a slice,
+ * `startsWith`, `indexOf`, `charCodeAt`) copies it into one flat string. No tracker
+ * involved: µs per `s += piece` plus one `charCodeAt`, and per comparison of the flat
+ * result with its previous value's prefix.
+ */
+function floor(kb: number): { flatten: number; compare: number } {
+  let s = makeText(kb * 1024, 2);
+  s.charCodeAt(0);
+  let flatten = 0;
+  let compare = 0;
+  let sinkHole = 0;
+  for (let k = 0; k < 600; k++) {
+    const prev = s;
+    const t0 = performance.now();
+    s += pieces8[k % 512];
+    sinkHole += s.charCodeAt(0);
+    const t1 = performance.now();
+    if (s.slice(0, prev.length) === prev) sinkHole++;
+    const t2 = performance.now();
+    if (k >= 100) {
+      flatten += t1 - t0;
+      compare += t2 - t1;
+    }
+  }
+  if (sinkHole < 0) console.log(sinkHole);
+  return { flatten: (flatten * 1000) / 500, compare: (compare * 1000) / 500 };
+}
+
 function fmt(n: number, digits = 1): string {
   return n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(digits);
 }
@@ -233,6 +263,14 @@ export default async function trackerBench(): Promise<void> {
   for (const c of cases) {
     const r = measure(c);
     console.log(`| ${r.name} | ${fmt(r.ours, 2)} | ${fmt(r.theirs, 2)} | ${fmt(r.ratio, 2)} |`);
+  }
+  console.log(
+    "\nThe engine's share of a `+=` flush (no tracker): µs to flatten the concatenation, and to compare the flat result with the old value\n",
+  );
+  console.log("| string | flatten µs | compare µs |\n| --- | ---: | ---: |");
+  for (const kb of [50, 100, 200]) {
+    const f = floor(kb);
+    console.log(`| ${kb} KB + 8 | ${fmt(f.flatten, 2)} | ${fmt(f.compare, 2)} |`);
   }
   console.log("");
 }
