@@ -2,11 +2,12 @@
  * The tracker: a proxy over a JSON value that records what each write changed, and a
  * flush that turns the records into ops. Read top to bottom: the public face, the
  * records kept per node, how writes are recorded, the array methods, the proxy traps,
- * the flush, discard, known text edits, and `track` itself, which only wires them.
+ * the flush, discard, writes by path (`set`, known text edits), and `track` itself,
+ * which only wires them.
  *
  * Depends only on this folder (json, segments, text-ops, overlap, types, errors); keep
- * the arrows pointing that way. Functions are module-level and take the node's record:
- * nothing here makes a closure per write or per flush (decision 016, decision 126).
+ * the arrows pointing that way. Functions are module-level and take the node's record,
+ * so a read, a scalar write and a flush make no closure (decisions 016 and 126).
  */
 import { NotJsonError } from "./errors.ts";
 import { cloneJson, importJson, registerProxy, targetOfProxy } from "./json.ts";
