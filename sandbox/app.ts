@@ -9,6 +9,7 @@ import type { SandboxConfig } from "./config.ts";
 import { errorBody, SandboxError } from "./errors.ts";
 import { ExecRegistry } from "./exec/exec-registry.ts";
 import { execUpdateStream } from "./exec/update-stream.ts";
+import { openInside } from "./files/open-inside.ts";
 import { readLines } from "./files/read-file.ts";
 import { glob, grep } from "./files/search.ts";
 import { Jail } from "./jail/jail.ts";
@@ -19,11 +20,12 @@ import {
   grepRequestSchema,
   readRequestSchema,
 } from "./requests.ts";
+import { SPILL_JAIL_PATH, SpillFolder } from "./spill-folder.ts";
 import { spillResponse } from "./spill-route.ts";
 import { Workspace } from "./workspace.ts";
 
-/** Where spill files live, relative to the workspace root. */
-export const SPILL_DIR = ".toolwire/spill";
+/** Where spill files live, as jails and the file tools name it (the host's folder is elsewhere). */
+export const SPILL_DIR = SPILL_JAIL_PATH;
 
 /** Defaults of the file tools (SPEC §9): 2000 lines / 50 KiB, 2000 chars per line. */
 export const FILE_TOOL_DEFAULTS = {
@@ -40,6 +42,7 @@ export interface SandboxApp {
   app: Hono;
   registry: ExecRegistry;
   workspace: Workspace;
+  spills: SpillFolder;
   jail: Jail;
 }
 
@@ -51,7 +54,9 @@ export interface SandboxApp {
  */
 export function createSandboxApp(config: SandboxConfig): SandboxApp {
   const workspace = new Workspace(config.root);
+  const spills = new SpillFolder(config.spillDir ?? `${workspace.root}.spill`, workspace.root);
   const jail = new Jail(workspace.root, {
+    spillFolder: spills.hostPath,
     isolation: config.isolation,
     network: config.network,
     limits: config.limits,
@@ -99,7 +104,6 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
     }
     const cwd = await workspace.resolve(req.cwd);
     await assertDirectory(cwd, req.cwd);
-    const spillPath = `${SPILL_DIR}/${req.execId}.log`;
     const run = registry.start({
       execId: req.execId,
       command: req.command,
@@ -108,9 +112,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
       jail,
       timeoutSec: req.timeoutSec,
       limits: req.limits,
-      spillAbsPath: `${workspace.root}/${spillPath}`,
-      spillPath,
-      workspace,
+      spills,
       killGraceMs: config.killGraceMs,
       maxSpillBytes: config.maxSpillBytes,
     });
@@ -122,7 +124,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
   );
 
   app.get("/v1/exec/:execId/spill", (c) =>
-    spillResponse(workspace, SPILL_DIR, c.req.param("execId"), c.req.header("range")),
+    spillResponse(spills, c.req.param("execId"), c.req.header("range")),
   );
 
   app.post("/v1/exec/:execId/kill", (c) => {
@@ -133,30 +135,39 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
 
   app.post("/v1/read", async (c) => {
     const req = await parseBody(c, readRequestSchema);
+    const window = {
+      offset: req.offset ?? 1,
+      limit: req.limit ?? FILE_TOOL_DEFAULTS.readLimit,
+      maxBytes: FILE_TOOL_DEFAULTS.readMaxBytes,
+      maxLineChars: FILE_TOOL_DEFAULTS.readMaxLineChars,
+    };
+    const spillName = SpillFolder.nameOf(req.path);
+    if (spillName !== null) {
+      const handle = await spills.openRead(spillName);
+      return c.json(await readLines(handle, req.path, window));
+    }
     const abs = await workspace.resolve(req.path);
-    return c.json(
-      await readLines(workspace, abs, workspace.relative(abs), {
-        offset: req.offset ?? 1,
-        limit: req.limit ?? FILE_TOOL_DEFAULTS.readLimit,
-        maxBytes: FILE_TOOL_DEFAULTS.readMaxBytes,
-        maxLineChars: FILE_TOOL_DEFAULTS.readMaxLineChars,
-      }),
-    );
+    const rel = workspace.relative(abs);
+    return c.json(await readLines(await openInside(workspace, abs, rel, "file"), rel, window));
   });
 
   app.post("/v1/grep", async (c) => {
     const req = await parseBody(c, grepRequestSchema);
     const limit = req.limit ?? FILE_TOOL_DEFAULTS.grepLimit;
-    return c.json(await grep({ workspace, jail, rgPath: config.rgPath }, { ...req, limit }));
+    return c.json(
+      await grep({ workspace, spills, jail, rgPath: config.rgPath }, { ...req, limit }),
+    );
   });
 
   app.post("/v1/glob", async (c) => {
     const req = await parseBody(c, globRequestSchema);
     const limit = req.limit ?? FILE_TOOL_DEFAULTS.globLimit;
-    return c.json(await glob({ workspace, jail, rgPath: config.rgPath }, { ...req, limit }));
+    return c.json(
+      await glob({ workspace, spills, jail, rgPath: config.rgPath }, { ...req, limit }),
+    );
   });
 
-  return { app, registry, workspace, jail };
+  return { app, registry, workspace, spills, jail };
 }
 
 function findRun(registry: ExecRegistry, execId: string) {

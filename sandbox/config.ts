@@ -15,6 +15,8 @@ export interface SandboxConfig {
   port: number;
   /** Workspace root (created if missing). */
   root: string;
+  /** Host folder of the spill files, outside the workspace; null: `<root>.spill` beside it (decision 160). */
+  spillDir: string | null;
   /** Path of `rg`, or null to use the built-in walker for grep and glob. */
   rgPath: string | null;
   /** How long a finished exec stays reachable. */
@@ -39,6 +41,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
   host: "127.0.0.1",
   port: 8788,
   root: "./workspace",
+  spillDir: null,
   keepFinishedMs: 10 * 60_000,
   killGraceMs: 2000,
   minIntervalMs: 100,
@@ -50,7 +53,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
 } as const;
 
 /**
- * Reads `SANDBOX_TOKEN` (required), `HOST`, `PORT`, `SANDBOX_ROOT`, `SANDBOX_SEARCH`
+ * Reads `SANDBOX_TOKEN` (required), `HOST`, `PORT`, `SANDBOX_ROOT`, `SANDBOX_SPILL_DIR`, `SANDBOX_SEARCH`
  * (`auto` | `ripgrep` | `walker`), `SANDBOX_ISOLATION` (`bwrap` | `none`),
  * `SANDBOX_NETWORK` (`off` | `on`) and the limits `SANDBOX_MAX_PROCESSES`,
  * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_SPILL_BYTES`.
@@ -74,6 +77,7 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
     host: env.HOST ?? DEFAULT_SANDBOX_CONFIG.host,
     port,
     root: path.resolve(env.SANDBOX_ROOT ?? DEFAULT_SANDBOX_CONFIG.root),
+    spillDir: env.SANDBOX_SPILL_DIR ? path.resolve(env.SANDBOX_SPILL_DIR) : null,
     rgPath: searchEngine(env.SANDBOX_SEARCH, env.PATH),
     isolation: choice(env, "SANDBOX_ISOLATION", ["bwrap", "none"], "bwrap"),
     network: choice(env, "SANDBOX_NETWORK", ["off", "on"], "off") === "on",

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import { SPILL_JAIL_PATH } from "../spill-folder.ts";
 import { findExecutable } from "./find-executable.ts";
 import { type CommandLimits, hostLimit } from "./limits.ts";
 import type { PidsCgroup, PidsCgroups } from "./pids-cgroup.ts";
@@ -37,6 +38,8 @@ export interface JailOptions {
   limits: CommandLimits;
   /** Where each command's pids cgroup is made; null: no process limit is possible. */
   cgroups: PidsCgroups | null;
+  /** Host folder shown read-only in every jail at `/toolwire/spill` (spill-folder.ts); null: none. */
+  spillFolder?: string | null;
 }
 
 /** What to spawn, with its complete environment. */
@@ -82,6 +85,7 @@ export class Jail {
   readonly #bwrap: string | null;
   readonly #prlimit: string | null;
   readonly #system: string[];
+  readonly #spillFolder: string | null;
 
   /**
    * Checks that the jail works (a real bubblewrap run) and throws an error that says
@@ -96,6 +100,7 @@ export class Jail {
     this.#prlimit = findExecutable("prlimit");
     this.#bwrap = options.isolation === "bwrap" ? findExecutable("bwrap") : null;
     this.#system = systemBinds();
+    this.#spillFolder = options.spillFolder ?? null;
     if (options.isolation === "bwrap") this.#probe();
   }
 
@@ -194,6 +199,8 @@ export class Jail {
     for (const extra of req.readOnly ?? []) args.push("--ro-bind", extra, extra);
     args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
     args.push(req.writable ? "--bind" : "--ro-bind", this.#root, this.#root);
+    // In the jail's own root, not the workspace: nothing a command plants can move it.
+    if (this.#spillFolder) args.push("--ro-bind", this.#spillFolder, SPILL_JAIL_PATH);
     // The jail's own root (where bubblewrap made the mount points) is read-only too.
     args.push("--remount-ro", "/");
     args.push("--unshare-all", "--unshare-user", "--disable-userns");

@@ -46,7 +46,7 @@ export async function spillRoute(c: Context<Routes>): Promise<Response> {
     await host.body?.cancel();
     raise(
       "not_found",
-      `the sandbox "${view.sandbox}" no longer has ${spillPath} (removed from its workspace); the invocation's own output is all that is kept`,
+      `the sandbox "${view.sandbox}" no longer has ${spillPath} (removed from the sandbox); the invocation's own output is all that is kept`,
     );
   }
   if (host.status === 416) {

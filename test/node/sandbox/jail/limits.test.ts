@@ -3,7 +3,14 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_COMMAND_LIMITS, DEFAULT_MAX_SPILL_BYTES } from "../../../../sandbox/index.ts";
-import { execId, fold, markedProcesses, startTestHost, type TestHost } from "../harness.ts";
+import {
+  execId,
+  fold,
+  markedProcesses,
+  spillOnHost,
+  startTestHost,
+  type TestHost,
+} from "../harness.ts";
 
 const MAX_PROCESSES = 8;
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -118,7 +125,7 @@ describe("limits: file size", () => {
       );
       expect(printed.exit).toEqual({ kind: "exit", exitCode: 0 });
       expect(printed.metadata).toMatchObject({ totalBytes: 200_000, truncated: true });
-      const spill = readFileSync(path.join(small.root, printed.metadata!.spillPath!));
+      const spill = readFileSync(spillOnHost(small, printed.metadata!.spillPath!));
       expect(spill.equals(Buffer.alloc(200_000, "x"))).toBe(true);
       const written = await fold(
         small.client.exec({
@@ -157,7 +164,7 @@ describe("limits: output (the spill cap)", () => {
     const f = await run(produce(MAX_SPILL_BYTES));
     expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
     expect(f.metadata).toMatchObject({ totalBytes: MAX_SPILL_BYTES, truncated: true });
-    expect(statSync(path.join(host.root, f.metadata!.spillPath!)).size).toBe(MAX_SPILL_BYTES);
+    expect(statSync(spillOnHost(host, f.metadata!.spillPath!)).size).toBe(MAX_SPILL_BYTES);
   });
 
   it("just under the cap likewise", async () => {
@@ -169,7 +176,7 @@ describe("limits: output (the spill cap)", () => {
   it("one byte over: the command is stopped and fails, with the window and totals up to the cap", async () => {
     const id = execId();
     const f = await run("head -c 1048577 /dev/zero | tr '\\0' 'x'; sleep 30", { execId: id });
-    const spillPath = `.toolwire/spill/${id}.log`;
+    const spillPath = `/toolwire/spill/${id}.log`;
     expect(f.exit?.error).toBe(
       `output reached the 1 MiB limit; the command was stopped; everything up to there is in ${spillPath}`,
     );
@@ -177,7 +184,7 @@ describe("limits: output (the spill cap)", () => {
     expect(f.metadata).toMatchObject({ totalBytes: MAX_SPILL_BYTES, spillPath, truncated: true });
     expect(f.text.length).toBe(50 * 1024);
     expect(/^x*$/.test(f.text)).toBe(true);
-    const spill = readFileSync(path.join(host.root, spillPath));
+    const spill = readFileSync(path.join(host.spillDir, path.basename(spillPath)));
     expect(spill.length).toBe(MAX_SPILL_BYTES);
     expect(spill.equals(Buffer.alloc(MAX_SPILL_BYTES, "x"))).toBe(true);
   });
