@@ -166,14 +166,14 @@ export class ExecRun {
 
   /**
    * The command's shell is gone. In the jail everything else of it died with the jail's
-   * PID 1, so the pipe is closed. Unjailed, what it left in its process group is killed
+   * PID 1, so the pipe is closed: the copier reads it to its end, however long a loaded
+   * host takes (a backstop there cut exact output short). Unjailed, what it left in its process group is killed
    * as the jail would, and a process that left the group (`setsid`) gets the grace to
    * let go of the pipe before the copier stops.
    */
   private afterCommand(): void {
-    if (!this.jailed?.statusFd && this.target.group !== null) {
-      signalGroup(this.target.group, "SIGKILL");
-    }
+    if (this.jailed?.statusFd) return;
+    if (this.target.group !== null) signalGroup(this.target.group, "SIGKILL");
     const copier = this.copier;
     if (!copier || this.finalTotals) return;
     const backstop = setTimeout(() => {
