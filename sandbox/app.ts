@@ -13,6 +13,7 @@ import { openInside } from "./files/open-inside.ts";
 import { readLines } from "./files/read-file.ts";
 import { glob, grep } from "./files/search.ts";
 import { Jail } from "./jail/jail.ts";
+import { MemoryCgroups } from "./jail/memory-cgroup.ts";
 import { PidsCgroups } from "./jail/pids-cgroup.ts";
 import {
   execRequestSchema,
@@ -61,6 +62,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
     network: config.network,
     limits: config.limits,
     cgroups: config.isolation === "bwrap" ? PidsCgroups.find() : null,
+    memory: config.isolation === "bwrap" ? MemoryCgroups.find() : null,
   });
   const registry = new ExecRegistry(config.keepFinishedMs);
   const pacing = {

@@ -56,7 +56,8 @@ export const DEFAULT_SANDBOX_CONFIG = {
  * Reads `SANDBOX_TOKEN` (required), `HOST`, `PORT`, `SANDBOX_ROOT`, `SANDBOX_SPILL_DIR`, `SANDBOX_SEARCH`
  * (`auto` | `ripgrep` | `walker`), `SANDBOX_ISOLATION` (`bwrap` | `none`),
  * `SANDBOX_NETWORK` (`off` | `on`) and the limits `SANDBOX_MAX_PROCESSES`,
- * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_SPILL_BYTES`.
+ * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_COMMAND_MEMORY_BYTES`,
+ * `SANDBOX_MAX_SPILL_BYTES`.
  * Throws a clear error on bad values.
  * @example const config = configFromEnv(process.env);
  */
@@ -88,6 +89,11 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
         env,
         "SANDBOX_MAX_MEMORY_BYTES",
         DEFAULT_COMMAND_LIMITS.maxMemoryBytes,
+      ),
+      maxCommandMemoryBytes: positiveInt(
+        env,
+        "SANDBOX_MAX_COMMAND_MEMORY_BYTES",
+        DEFAULT_COMMAND_LIMITS.maxCommandMemoryBytes,
       ),
     },
     maxSpillBytes: positiveInt(env, "SANDBOX_MAX_SPILL_BYTES", DEFAULT_MAX_SPILL_BYTES),

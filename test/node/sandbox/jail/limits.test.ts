@@ -16,6 +16,7 @@ const MAX_PROCESSES = 8;
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_MEMORY_BYTES = 256 * 1024 * 1024;
 const MAX_SPILL_BYTES = 1024 * 1024;
+const MAX_COMMAND_MEMORY_BYTES = 384 * 1024 * 1024;
 
 let host: TestHost;
 beforeAll(async () => {
@@ -24,6 +25,7 @@ beforeAll(async () => {
       maxProcesses: MAX_PROCESSES,
       maxFileBytes: MAX_FILE_BYTES,
       maxMemoryBytes: MAX_MEMORY_BYTES,
+      maxCommandMemoryBytes: MAX_COMMAND_MEMORY_BYTES,
     },
     maxSpillBytes: MAX_SPILL_BYTES,
   });
@@ -40,11 +42,12 @@ function forks(n: number): string {
 }
 
 describe("limits: processes", () => {
-  it("the defaults are documented: 256 processes, 1 GiB per file, 4 GiB of memory, 1 GiB of output", () => {
+  it("the defaults are documented: 256 processes, 1 GiB per file, 4 GiB of memory per process and per command, 1 GiB of output", () => {
     expect(DEFAULT_COMMAND_LIMITS).toEqual({
       maxProcesses: 256,
       maxFileBytes: 1024 ** 3,
       maxMemoryBytes: 4 * 1024 ** 3,
+      maxCommandMemoryBytes: 4 * 1024 ** 3,
     });
     expect(DEFAULT_MAX_SPILL_BYTES).toBe(1024 ** 3);
   });
@@ -154,6 +157,26 @@ describe("limits: memory", () => {
     const f = await run(alloc(MAX_MEMORY_BYTES));
     expect(f.text).toMatch(/^Out of memory!/);
     expect(f.exit?.exitCode).not.toBe(0);
+  });
+});
+
+describe("limits: memory of all the command's processes together", () => {
+  /** `n` python processes at once, each holding `mib` MiB it has written. */
+  const hogs = (n: number, mib: number) =>
+    `echo start; for i in $(seq ${n}); do python3 -c "import time; b = b'x' * (${mib} << 20); time.sleep(1.5)" & done; wait; echo end`;
+
+  it("processes that fit together run to the end", async () => {
+    const f = await run(hogs(2, 128));
+    expect(f.text).toBe("start\nend\n");
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+  });
+
+  it("processes each under the per-process limit but together over the command's cap fail as out of memory, output kept", async () => {
+    const f = await run(hogs(3, 160));
+    expect(f.text).toMatch(/^start\n[\s\S]*end\n$/);
+    expect(f.exit?.error).toMatch(
+      /^out of memory: the command's processes together reached the 384 MiB memory limit, and the kernel killed (one|\d+) of them; its output up to there is kept$/,
+    );
   });
 });
 
