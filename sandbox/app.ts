@@ -7,6 +7,7 @@ import { EXEC_ID_PATTERN } from "../src/protocol/index.ts";
 import { bearerAuth } from "./auth.ts";
 import type { SandboxConfig } from "./config.ts";
 import { errorBody, SandboxError } from "./errors.ts";
+import { ExecGate } from "./exec/exec-gate.ts";
 import { ExecRegistry } from "./exec/exec-registry.ts";
 import { execUpdateStream } from "./exec/update-stream.ts";
 import { openInside } from "./files/open-inside.ts";
@@ -65,6 +66,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
     memory: config.isolation === "bwrap" ? MemoryCgroups.find() : null,
   });
   const registry = new ExecRegistry(config.keepFinishedMs);
+  const gate = new ExecGate(config.maxRunningExecs, config.execQueueMs);
   const pacing = {
     minIntervalMs: config.minIntervalMs,
     targetBytesPerSecond: config.targetBytesPerSecond,
@@ -72,7 +74,10 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
   const app = new Hono();
 
   app.onError((err, c) => {
-    if (err instanceof SandboxError) return c.json(errorBody(err), err.status);
+    if (err instanceof SandboxError) {
+      if (err.retryAfterSec !== undefined) c.header("Retry-After", String(err.retryAfterSec));
+      return c.json(errorBody(err), err.status);
+    }
     const internal = new SandboxError(500, "internal", `sandbox host error: ${err.message}`);
     return c.json(errorBody(internal), 500 as ContentfulStatusCode);
   });
@@ -106,6 +111,15 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
     }
     const cwd = await workspace.resolve(req.cwd);
     await assertDirectory(cwd, req.cwd);
+    const release = await gate.enter();
+    if (registry.get(req.execId)) {
+      release();
+      throw new SandboxError(
+        409,
+        "conflict",
+        `exec '${req.execId}' already exists; reattach with GET /v1/exec/${req.execId}`,
+      );
+    }
     const run = registry.start({
       execId: req.execId,
       command: req.command,
@@ -118,6 +132,14 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
       killGraceMs: config.killGraceMs,
       maxSpillBytes: config.maxSpillBytes,
     });
+    if (run.exit) release();
+    else {
+      const stop = run.subscribe(() => {
+        if (!run.exit) return;
+        stop();
+        release();
+      });
+    }
     return ndjson(execUpdateStream(run, pacing));
   });
 

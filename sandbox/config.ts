@@ -34,6 +34,9 @@ export interface SandboxConfig {
   limits: CommandLimits;
   /** Output past this many bytes stops the command (its spill file holds everything up to there). */
   maxSpillBytes: number;
+  /** Commands running at once; past it a new exec waits `execQueueMs`, then gets a 503 `busy` (decision 162). */
+  maxRunningExecs: number;
+  execQueueMs: number;
 }
 
 /** Defaults: loopback, port 8788, `./workspace`, ripgrep when on PATH. */
@@ -50,6 +53,8 @@ export const DEFAULT_SANDBOX_CONFIG = {
   network: false,
   limits: DEFAULT_COMMAND_LIMITS,
   maxSpillBytes: DEFAULT_MAX_SPILL_BYTES,
+  maxRunningExecs: 32,
+  execQueueMs: 10_000,
 } as const;
 
 /**
@@ -57,7 +62,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
  * (`auto` | `ripgrep` | `walker`), `SANDBOX_ISOLATION` (`bwrap` | `none`),
  * `SANDBOX_NETWORK` (`off` | `on`) and the limits `SANDBOX_MAX_PROCESSES`,
  * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_COMMAND_MEMORY_BYTES`,
- * `SANDBOX_MAX_SPILL_BYTES`.
+ * `SANDBOX_MAX_SPILL_BYTES`, `SANDBOX_MAX_RUNNING_EXECS` (32) and `SANDBOX_EXEC_QUEUE_MS` (10000).
  * Throws a clear error on bad values.
  * @example const config = configFromEnv(process.env);
  */
@@ -97,6 +102,12 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
       ),
     },
     maxSpillBytes: positiveInt(env, "SANDBOX_MAX_SPILL_BYTES", DEFAULT_MAX_SPILL_BYTES),
+    maxRunningExecs: positiveInt(
+      env,
+      "SANDBOX_MAX_RUNNING_EXECS",
+      DEFAULT_SANDBOX_CONFIG.maxRunningExecs,
+    ),
+    execQueueMs: positiveInt(env, "SANDBOX_EXEC_QUEUE_MS", DEFAULT_SANDBOX_CONFIG.execQueueMs),
   };
 }
 
