@@ -18,6 +18,7 @@ import { MemoryCgroups } from "./jail/memory-cgroup.ts";
 import { PidsCgroups } from "./jail/pids-cgroup.ts";
 import {
   execRequestSchema,
+  execTooLong,
   globRequestSchema,
   grepRequestSchema,
   readRequestSchema,
@@ -102,6 +103,8 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
 
   app.post("/v1/exec", async (c) => {
     const req = await parseBody(c, execRequestSchema);
+    const tooLong = execTooLong(req);
+    if (tooLong) throw new SandboxError(400, "bad_request", tooLong);
     if (registry.get(req.execId)) {
       throw new SandboxError(
         409,
