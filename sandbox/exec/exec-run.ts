@@ -305,6 +305,9 @@ export class ExecRun {
     const signal = this.exited?.signal ?? null;
     this.view.end(0);
     this.follower.release();
+    // Output that fit but is not plain UTF-8 shows U+FFFD where its bytes were: the spill
+    // is kept (and its path published) so the raw bytes stay readable (decision 165).
+    if (!this.spillOpened && this.view.text.includes("\uFFFD")) this.spillOpened = true;
     try {
       this.spill.close(this.spillOpened);
     } catch (err) {

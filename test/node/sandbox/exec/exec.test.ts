@@ -165,10 +165,15 @@ describe("exec: output bounded at the source", () => {
     expect(f.metadata).toMatchObject({ totalBytes: 5, totalLines: 1 });
   });
 
-  it("invalid UTF-8 shows as U+FFFD while totals count the raw bytes", async () => {
+  it("invalid UTF-8 shows as U+FFFD while totals count the raw bytes, and the spill keeps those bytes", async () => {
     const f = await run("printf 'a\\377\\376b\\n'");
     expect(f.text).toBe("a\uFFFD\uFFFDb\n");
     expect(f.metadata).toMatchObject({ totalBytes: 5, totalLines: 1, outputBytes: 9 });
+    expect(f.metadata?.truncated).toBe(false);
+    const raw = readFileSync(spillOnHost(host, f.metadata!.spillPath!));
+    expect(raw.equals(Buffer.from([0x61, 0xff, 0xfe, 0x62, 0x0a]))).toBe(true);
+    const plain = await run("echo plain");
+    expect(plain.metadata?.spillPath).toBeUndefined();
   });
 
   it("the spill file is readable and searchable with read and grep", async () => {
