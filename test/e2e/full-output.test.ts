@@ -71,7 +71,7 @@ describe("viewer: the full output", () => {
 
   it("the banner's path links to the complete output, all 200,000 lines of it", async () => {
     const link = page.locator("#banner a");
-    expect(await link.textContent()).toMatch(/^\.toolwire\/spill\/.+\.log$/);
+    expect(await link.textContent()).toMatch(/^\/toolwire\/spill\/.+\.log$/);
     const href = await link.evaluate((a) => (a as HTMLAnchorElement).href);
     expect(href).toContain(`/v1/invocations/${created.id}/spill?token=`);
     const fetched = await page.evaluate(async (url) => {
