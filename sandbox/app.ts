@@ -7,23 +7,28 @@ import { EXEC_ID_PATTERN } from "../src/protocol/index.ts";
 import { bearerAuth } from "./auth.ts";
 import type { SandboxConfig } from "./config.ts";
 import { errorBody, SandboxError } from "./errors.ts";
+import { ExecGate } from "./exec/exec-gate.ts";
 import { ExecRegistry } from "./exec/exec-registry.ts";
 import { execUpdateStream } from "./exec/update-stream.ts";
+import { openInside } from "./files/open-inside.ts";
 import { readLines } from "./files/read-file.ts";
 import { glob, grep } from "./files/search.ts";
 import { Jail } from "./jail/jail.ts";
+import { MemoryCgroups } from "./jail/memory-cgroup.ts";
 import { PidsCgroups } from "./jail/pids-cgroup.ts";
 import {
   execRequestSchema,
+  execTooLong,
   globRequestSchema,
   grepRequestSchema,
   readRequestSchema,
 } from "./requests.ts";
+import { SPILL_JAIL_PATH, SpillFolder } from "./spill-folder.ts";
 import { spillResponse } from "./spill-route.ts";
 import { Workspace } from "./workspace.ts";
 
-/** Where spill files live, relative to the workspace root. */
-export const SPILL_DIR = ".toolwire/spill";
+/** Where spill files live, as jails and the file tools name it (the host's folder is elsewhere). */
+export const SPILL_DIR = SPILL_JAIL_PATH;
 
 /** File tool defaults (docs/design.md#sandboxes): 2000 lines / 50 KiB, 2000 chars per line. */
 export const FILE_TOOL_DEFAULTS = {
@@ -40,6 +45,7 @@ export interface SandboxApp {
   app: Hono;
   registry: ExecRegistry;
   workspace: Workspace;
+  spills: SpillFolder;
   jail: Jail;
 }
 
@@ -51,13 +57,17 @@ export interface SandboxApp {
  */
 export function createSandboxApp(config: SandboxConfig): SandboxApp {
   const workspace = new Workspace(config.root);
+  const spills = new SpillFolder(config.spillDir ?? `${workspace.root}.spill`, workspace.root);
   const jail = new Jail(workspace.root, {
+    spillFolder: spills.hostPath,
     isolation: config.isolation,
     network: config.network,
     limits: config.limits,
     cgroups: config.isolation === "bwrap" ? PidsCgroups.find() : null,
+    memory: config.isolation === "bwrap" ? MemoryCgroups.find() : null,
   });
   const registry = new ExecRegistry(config.keepFinishedMs);
+  const gate = new ExecGate(config.maxRunningExecs, config.execQueueMs);
   const pacing = {
     minIntervalMs: config.minIntervalMs,
     targetBytesPerSecond: config.targetBytesPerSecond,
@@ -65,7 +75,10 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
   const app = new Hono();
 
   app.onError((err, c) => {
-    if (err instanceof SandboxError) return c.json(errorBody(err), err.status);
+    if (err instanceof SandboxError) {
+      if (err.retryAfterSec !== undefined) c.header("Retry-After", String(err.retryAfterSec));
+      return c.json(errorBody(err), err.status);
+    }
     const internal = new SandboxError(500, "internal", `sandbox host error: ${err.message}`);
     return c.json(errorBody(internal), 500 as ContentfulStatusCode);
   });
@@ -90,6 +103,8 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
 
   app.post("/v1/exec", async (c) => {
     const req = await parseBody(c, execRequestSchema);
+    const tooLong = execTooLong(req);
+    if (tooLong) throw new SandboxError(400, "bad_request", tooLong);
     if (registry.get(req.execId)) {
       throw new SandboxError(
         409,
@@ -99,7 +114,15 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
     }
     const cwd = await workspace.resolve(req.cwd);
     await assertDirectory(cwd, req.cwd);
-    const spillPath = `${SPILL_DIR}/${req.execId}.log`;
+    const release = await gate.enter();
+    if (registry.get(req.execId)) {
+      release();
+      throw new SandboxError(
+        409,
+        "conflict",
+        `exec '${req.execId}' already exists; reattach with GET /v1/exec/${req.execId}`,
+      );
+    }
     const run = registry.start({
       execId: req.execId,
       command: req.command,
@@ -108,12 +131,18 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
       jail,
       timeoutSec: req.timeoutSec,
       limits: req.limits,
-      spillAbsPath: `${workspace.root}/${spillPath}`,
-      spillPath,
-      workspace,
+      spills,
       killGraceMs: config.killGraceMs,
       maxSpillBytes: config.maxSpillBytes,
     });
+    if (run.exit) release();
+    else {
+      const stop = run.subscribe(() => {
+        if (!run.exit) return;
+        stop();
+        release();
+      });
+    }
     return ndjson(execUpdateStream(run, pacing));
   });
 
@@ -122,7 +151,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
   );
 
   app.get("/v1/exec/:execId/spill", (c) =>
-    spillResponse(workspace, SPILL_DIR, c.req.param("execId"), c.req.header("range")),
+    spillResponse(spills, c.req.param("execId"), c.req.header("range")),
   );
 
   app.post("/v1/exec/:execId/kill", (c) => {
@@ -133,30 +162,39 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
 
   app.post("/v1/read", async (c) => {
     const req = await parseBody(c, readRequestSchema);
+    const window = {
+      offset: req.offset ?? 1,
+      limit: req.limit ?? FILE_TOOL_DEFAULTS.readLimit,
+      maxBytes: FILE_TOOL_DEFAULTS.readMaxBytes,
+      maxLineChars: FILE_TOOL_DEFAULTS.readMaxLineChars,
+    };
+    const spillName = SpillFolder.nameOf(req.path);
+    if (spillName !== null) {
+      const handle = await spills.openRead(spillName);
+      return c.json(await readLines(handle, req.path, window));
+    }
     const abs = await workspace.resolve(req.path);
-    return c.json(
-      await readLines(workspace, abs, workspace.relative(abs), {
-        offset: req.offset ?? 1,
-        limit: req.limit ?? FILE_TOOL_DEFAULTS.readLimit,
-        maxBytes: FILE_TOOL_DEFAULTS.readMaxBytes,
-        maxLineChars: FILE_TOOL_DEFAULTS.readMaxLineChars,
-      }),
-    );
+    const rel = workspace.relative(abs);
+    return c.json(await readLines(await openInside(workspace, abs, rel, "file"), rel, window));
   });
 
   app.post("/v1/grep", async (c) => {
     const req = await parseBody(c, grepRequestSchema);
     const limit = req.limit ?? FILE_TOOL_DEFAULTS.grepLimit;
-    return c.json(await grep({ workspace, jail, rgPath: config.rgPath }, { ...req, limit }));
+    return c.json(
+      await grep({ workspace, spills, jail, rgPath: config.rgPath }, { ...req, limit }),
+    );
   });
 
   app.post("/v1/glob", async (c) => {
     const req = await parseBody(c, globRequestSchema);
     const limit = req.limit ?? FILE_TOOL_DEFAULTS.globLimit;
-    return c.json(await glob({ workspace, jail, rgPath: config.rgPath }, { ...req, limit }));
+    return c.json(
+      await glob({ workspace, spills, jail, rgPath: config.rgPath }, { ...req, limit }),
+    );
   });
 
-  return { app, registry, workspace, jail };
+  return { app, registry, workspace, spills, jail };
 }
 
 function findRun(registry: ExecRegistry, execId: string) {

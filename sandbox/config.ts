@@ -15,6 +15,8 @@ export interface SandboxConfig {
   port: number;
   /** Workspace root (created if missing). */
   root: string;
+  /** Host folder of the spill files, outside the workspace; null: `<root>.spill` beside it (decision 160). */
+  spillDir: string | null;
   /** Path of `rg`, or null to use the built-in walker for grep and glob. */
   rgPath: string | null;
   /** How long a finished exec stays reachable. */
@@ -32,6 +34,9 @@ export interface SandboxConfig {
   limits: CommandLimits;
   /** Output past this many bytes stops the command (its spill file holds everything up to there). */
   maxSpillBytes: number;
+  /** Commands running at once; past it a new exec waits `execQueueMs`, then gets a 503 `busy` (decision 162). */
+  maxRunningExecs: number;
+  execQueueMs: number;
 }
 
 /** Defaults: loopback, port 8788, `./workspace`, ripgrep when on PATH. */
@@ -39,6 +44,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
   host: "127.0.0.1",
   port: 8788,
   root: "./workspace",
+  spillDir: null,
   keepFinishedMs: 10 * 60_000,
   killGraceMs: 2000,
   minIntervalMs: 100,
@@ -47,13 +53,16 @@ export const DEFAULT_SANDBOX_CONFIG = {
   network: false,
   limits: DEFAULT_COMMAND_LIMITS,
   maxSpillBytes: DEFAULT_MAX_SPILL_BYTES,
+  maxRunningExecs: 32,
+  execQueueMs: 10_000,
 } as const;
 
 /**
- * Reads `SANDBOX_TOKEN` (required), `HOST`, `PORT`, `SANDBOX_ROOT`, `SANDBOX_SEARCH`
+ * Reads `SANDBOX_TOKEN` (required), `HOST`, `PORT`, `SANDBOX_ROOT`, `SANDBOX_SPILL_DIR`, `SANDBOX_SEARCH`
  * (`auto` | `ripgrep` | `walker`), `SANDBOX_ISOLATION` (`bwrap` | `none`),
  * `SANDBOX_NETWORK` (`off` | `on`) and the limits `SANDBOX_MAX_PROCESSES`,
- * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_SPILL_BYTES`.
+ * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_COMMAND_MEMORY_BYTES`,
+ * `SANDBOX_MAX_SPILL_BYTES`, `SANDBOX_MAX_RUNNING_EXECS` (32) and `SANDBOX_EXEC_QUEUE_MS` (10000).
  * Throws a clear error on bad values.
  * @example const config = configFromEnv(process.env);
  */
@@ -74,6 +83,7 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
     host: env.HOST ?? DEFAULT_SANDBOX_CONFIG.host,
     port,
     root: path.resolve(env.SANDBOX_ROOT ?? DEFAULT_SANDBOX_CONFIG.root),
+    spillDir: env.SANDBOX_SPILL_DIR ? path.resolve(env.SANDBOX_SPILL_DIR) : null,
     rgPath: searchEngine(env.SANDBOX_SEARCH, env.PATH),
     isolation: choice(env, "SANDBOX_ISOLATION", ["bwrap", "none"], "bwrap"),
     network: choice(env, "SANDBOX_NETWORK", ["off", "on"], "off") === "on",
@@ -85,8 +95,19 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
         "SANDBOX_MAX_MEMORY_BYTES",
         DEFAULT_COMMAND_LIMITS.maxMemoryBytes,
       ),
+      maxCommandMemoryBytes: positiveInt(
+        env,
+        "SANDBOX_MAX_COMMAND_MEMORY_BYTES",
+        DEFAULT_COMMAND_LIMITS.maxCommandMemoryBytes,
+      ),
     },
     maxSpillBytes: positiveInt(env, "SANDBOX_MAX_SPILL_BYTES", DEFAULT_MAX_SPILL_BYTES),
+    maxRunningExecs: positiveInt(
+      env,
+      "SANDBOX_MAX_RUNNING_EXECS",
+      DEFAULT_SANDBOX_CONFIG.maxRunningExecs,
+    ),
+    execQueueMs: positiveInt(env, "SANDBOX_EXEC_QUEUE_MS", DEFAULT_SANDBOX_CONFIG.execQueueMs),
   };
 }
 

@@ -9,9 +9,10 @@ export type SandboxErrorCode =
   | "not_found"
   | "conflict"
   | "too_large"
+  | "busy"
   | "internal";
 
-export type SandboxErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 500;
+export type SandboxErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503;
 
 /**
  * A refusal with its HTTP status.
@@ -20,12 +21,20 @@ export type SandboxErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 500;
 export class SandboxError extends Error {
   readonly status: SandboxErrorStatus;
   readonly code: SandboxErrorCode;
+  /** Seconds for a `Retry-After` header (a 503 `busy`). */
+  readonly retryAfterSec: number | undefined;
 
-  constructor(status: SandboxErrorStatus, code: SandboxErrorCode, message: string) {
+  constructor(
+    status: SandboxErrorStatus,
+    code: SandboxErrorCode,
+    message: string,
+    retryAfterSec?: number,
+  ) {
     super(message);
     this.name = "SandboxError";
     this.status = status;
     this.code = code;
+    this.retryAfterSec = retryAfterSec;
   }
 }
 

@@ -55,3 +55,29 @@ export const globRequestSchema = z.object({
   path: z.optional(relPath),
   limit: z.optional(lineCount(100_000)),
 });
+
+/**
+ * Longest command, in bytes: it is passed as one argument (`bash -c <command>`), and the
+ * kernel takes at most 128 KiB per argument, its NUL included (MAX_ARG_STRLEN); past it,
+ * exec fails with E2BIG. The same holds for each `NAME=value` of the environment.
+ */
+export const MAX_COMMAND_BYTES = 128 * 1024 - 1;
+
+/**
+ * Null when the command and its variables fit what exec accepts, else the message of
+ * the 400 that names the limit.
+ * @example execTooLong({ command: "x".repeat(200_000) }) // "command is 200,000 bytes; ..."
+ */
+export function execTooLong(req: { command: string; env?: Record<string, string> }): string | null {
+  const bytes = Buffer.byteLength(req.command);
+  const limit = MAX_COMMAND_BYTES.toLocaleString("en-US");
+  if (bytes > MAX_COMMAND_BYTES) {
+    return `command is ${bytes.toLocaleString("en-US")} bytes; a command may have at most ${limit} bytes (the kernel's limit on one argument). Write a longer script to a file in the workspace and run that file`;
+  }
+  for (const [name, value] of Object.entries(req.env ?? {})) {
+    if (Buffer.byteLength(`${name}=${value}`) > MAX_COMMAND_BYTES) {
+      return `env variable '${name.slice(0, 64)}' is longer than ${limit} bytes (the kernel's limit on one variable); pass that much data in a file instead`;
+    }
+  }
+  return null;
+}

@@ -20,7 +20,7 @@ export interface SandboxHost {
  * @example const host = await startSandboxHost({ ...config, port: 0 });
  */
 export function startSandboxHost(config: SandboxConfig): Promise<SandboxHost> {
-  const { app, registry, workspace, jail } = createSandboxApp(config);
+  const { app, registry, workspace, spills, jail } = createSandboxApp(config);
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch: app.fetch, hostname: config.host, port: config.port },
@@ -33,6 +33,7 @@ export function startSandboxHost(config: SandboxConfig): Promise<SandboxHost> {
           close: async () => {
             await registry.killAll(config.killGraceMs + 1000);
             jail.dispose();
+            spills.close();
             await new Promise<void>((done) => {
               server.close(() => done());
               if ("closeAllConnections" in server) server.closeAllConnections();

@@ -116,15 +116,14 @@ export class CopierThread {
     const onEnd = this.#onEnd;
     this.#onEnd = null;
     this.#worker.unref();
-    if (onEnd) {
-      const totals = this.totals();
-      // The host opened the read end and closes it (a thread closing another's
-      // descriptor gets a warning): a command that still writes then gets EPIPE.
-      if (this.#readFd !== null) closeSync(this.#readFd);
-      this.#readFd = null;
-      onEnd({ ...end, totals });
-    }
+    if (onEnd) onEnd({ ...end, totals: this.totals() });
     if (!threadDone) return;
+    // The host opened the read end and closes it (a thread closing another's descriptor
+    // gets a warning): a command that still writes then gets EPIPE. Only once the thread
+    // has let go of it: closed under a thread still reading (after `stop`), its number
+    // went to the next exec's pipe, and this thread copied that exec's output.
+    if (this.#readFd !== null) closeSync(this.#readFd);
+    this.#readFd = null;
     if (CopierThread.#idle.length < IDLE_THREADS) CopierThread.#idle.push(this);
     else void this.#worker.terminate();
   }

@@ -9,7 +9,7 @@ import {
 import type { ExecLimits, ExitUpdate } from "../../src/protocol/index.ts";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
 import { formatBytes, hostLimit } from "../jail/limits.ts";
-import type { Workspace } from "../workspace.ts";
+import type { SpillFolder } from "../spill-folder.ts";
 import { CopierThread, type CopyEnd, type CopyTotals } from "./copier-thread.ts";
 import { type OutputPipe, openOutputPipe } from "./output-pipe.ts";
 import {
@@ -20,7 +20,7 @@ import {
   terminateGroup,
 } from "./process-group.ts";
 import type { SourceView, ViewPosition } from "./source-view.ts";
-import { SpillFile, SpillRefusedError } from "./spill-file.ts";
+import { SpillFile } from "./spill-file.ts";
 import { SpillFollower } from "./spill-follower.ts";
 
 export interface ExecRunOptions {
@@ -34,12 +34,8 @@ export interface ExecRunOptions {
   jail: Jail;
   timeoutSec?: number;
   limits?: ExecLimits;
-  /** Absolute path of the spill file (the command's output; removed at the end if it fit the window). */
-  spillAbsPath: string;
-  /** The same path relative to the workspace root, as published in metadata. */
-  spillPath: string;
-  /** The workspace the spill file must stay inside. */
-  workspace: Workspace;
+  /** The folder of the spill file (the command's output; removed at the end if it fit the window). */
+  spills: SpillFolder;
   /** Grace between SIGTERM and SIGKILL. */
   killGraceMs: number;
   /** Output past this many bytes stops the command; the spill file holds exactly this many. */
@@ -59,6 +55,8 @@ export class ExecRun {
   private readonly options: ExecRunOptions;
   private readonly policy: OutputPolicy;
   private readonly spill: SpillFile;
+  /** The spill file's path as published (the jail's and the file tools' name for it). */
+  private readonly spillPath: string;
   /** Reads the spill file behind the command into the view (spill-follower.ts). */
   private readonly follower: SpillFollower;
   /** Set once the output is past the window: the file is kept and its path published. */
@@ -85,7 +83,8 @@ export class ExecRun {
     this.execId = options.execId;
     this.options = options;
     this.policy = { ...DEFAULT_OUTPUT_POLICY, ...definedLimits(options.limits) };
-    this.spill = new SpillFile(options.spillAbsPath, options.workspace);
+    this.spill = new SpillFile(options.spills, options.execId);
+    this.spillPath = options.spills.jailPath(options.execId);
     this.follower = new SpillFollower({
       spill: this.spill,
       policy: this.policy,
@@ -106,14 +105,11 @@ export class ExecRun {
     let spillFd: number;
     let pipe: OutputPipe | null = null;
     try {
-      spillFd = this.spill.open();
+      spillFd = this.openSpill();
       pipe = openOutputPipe();
       jailed = jail.wrap({ argv: ["/bin/bash", "-c", command], cwd, env, writable: true });
     } catch (err) {
-      this.failure =
-        err instanceof SpillRefusedError
-          ? `spill file refused: ${err.message}; the host writes spill files only as plain files inside the workspace. Remove what is there and run the command again (it was not started)`
-          : `could not start the command: ${(err as Error).message}`;
+      this.failure = `could not start the command: ${(err as Error).message}`;
       if (pipe) for (const fd of [pipe.readFd, pipe.writeFd]) closeSync(fd);
       this.commandDone = true;
       this.finalTotals = { bytes: 0, newlines: 0 };
@@ -158,16 +154,26 @@ export class ExecRun {
     }
   }
 
+  /** Creates the spill file; its errors name the published path, never the host's. */
+  private openSpill(): number {
+    try {
+      return this.spill.open();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new Error(`the spill file ${this.spillPath} could not be created (${code})`);
+    }
+  }
+
   /**
    * The command's shell is gone. In the jail everything else of it died with the jail's
-   * PID 1, so the pipe is closed. Unjailed, what it left in its process group is killed
+   * PID 1, so the pipe is closed: the copier reads it to its end, however long a loaded
+   * host takes (a backstop there cut exact output short). Unjailed, what it left in its process group is killed
    * as the jail would, and a process that left the group (`setsid`) gets the grace to
    * let go of the pipe before the copier stops.
    */
   private afterCommand(): void {
-    if (!this.jailed?.statusFd && this.target.group !== null) {
-      signalGroup(this.target.group, "SIGKILL");
-    }
+    if (this.jailed?.statusFd) return;
+    if (this.target.group !== null) signalGroup(this.target.group, "SIGKILL");
     const copier = this.copier;
     if (!copier || this.finalTotals) return;
     const backstop = setTimeout(() => {
@@ -194,7 +200,7 @@ export class ExecRun {
   /** Source-owned totals (exact, everything ever printed) plus the spill path once it is kept. */
   get metadata(): Truncation {
     const truncation = this.view.truncation();
-    return this.spillOpened ? { ...truncation, spillPath: this.options.spillPath } : truncation;
+    return this.spillOpened ? { ...truncation, spillPath: this.spillPath } : truncation;
   }
 
   /** The exit, once the process is gone and its output read to the end. */
@@ -248,7 +254,7 @@ export class ExecRun {
     this.spillOpened = true;
     // The copier stopped reading at the cap: the command's writes now fail (EPIPE).
     this.fail(
-      `output reached the ${formatBytes(limit)} limit; the command was stopped; everything up to there is in ${this.options.spillPath}`,
+      `output reached the ${formatBytes(limit)} limit; the command was stopped; everything up to there is in ${this.spillPath}`,
     );
   }
 
@@ -289,11 +295,19 @@ export class ExecRun {
     // A terminated command is over once its shell is gone: whatever is left of the group
     // (SIGTERM ignored, pipes not held, so nothing kept the exec open) is killed now.
     this.termination?.killNow();
+    const oomKills = this.jailed?.memory?.oomKills() ?? 0;
+    if (oomKills > 0) {
+      const limit = formatBytes(this.options.jail.limits.maxCommandMemoryBytes);
+      this.failure ??= `out of memory: the command's processes together reached the ${limit} memory limit, and the kernel killed ${oomKills === 1 ? "one of them" : `${oomKills} of them`}; its output up to there is kept`;
+    }
     this.jailed?.release();
     const code = this.exited?.code ?? null;
     const signal = this.exited?.signal ?? null;
     this.view.end(0);
     this.follower.release();
+    // Output that fit but is not plain UTF-8 shows U+FFFD where its bytes were: the spill
+    // is kept (and its path published) so the raw bytes stay readable (decision 165).
+    if (!this.spillOpened && this.view.text.includes("\uFFFD")) this.spillOpened = true;
     try {
       this.spill.close(this.spillOpened);
     } catch (err) {

@@ -1,8 +1,7 @@
+import type { FileHandle } from "node:fs/promises";
 import type { ReadResult } from "../../src/protocol/index.ts";
 import { utf8ByteLength, utf8HeadIndex } from "../../src/retention/utf8.ts";
 import { SandboxError } from "../errors.ts";
-import type { Workspace } from "../workspace.ts";
-import { openInside } from "./open-inside.ts";
 
 export interface ReadWindow {
   /** 1-based first line. */
@@ -17,17 +16,16 @@ export interface ReadWindow {
 
 /**
  * Reads a window of lines from a text file in one streaming pass: memory stays near
- * the window whatever the file's size, and the total line count is exact. The file is
- * opened first and checked through its descriptor (`openInside`), then read from it.
- * @example await readLines(ws, abs, "src/a.ts", { offset: 1, limit: 2000, maxBytes: 51200, maxLineChars: 2000 })
+ * the window whatever the file's size, and the total line count is exact. The file was
+ * opened and checked through its descriptor (`openInside`, or the spill folder's
+ * `openRead`); it is read from that descriptor and closed.
+ * @example await readLines(await openInside(ws, abs, "src/a.ts", "file"), "src/a.ts", { offset: 1, limit: 2000, maxBytes: 51200, maxLineChars: 2000 })
  */
 export async function readLines(
-  workspace: Workspace,
-  abs: string,
+  handle: FileHandle,
   rel: string,
   win: ReadWindow,
 ): Promise<ReadResult> {
-  const handle = await openInside(workspace, abs, rel, "file");
   const collector = new LineCollector(win);
   const decoder = new TextDecoder("utf-8");
   let first = true;

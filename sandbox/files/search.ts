@@ -10,10 +10,11 @@ import type {
 import { ItemRetainer } from "../../src/retention/index.ts";
 import { SandboxError } from "../errors.ts";
 import type { Jail } from "../jail/jail.ts";
+import { SPILL_JAIL_PATH, SpillFolder } from "../spill-folder.ts";
 import type { Workspace } from "../workspace.ts";
 import { compileGlob } from "./glob-pattern.ts";
 import { runRipgrep } from "./ripgrep.ts";
-import { fileLines, walkFiles } from "./walker.ts";
+import { fileLines, handleLines, walkFiles } from "./walker.ts";
 
 /**
  * ripgrep's ignore handling made the walker's: ignore files apply whether or not the
@@ -28,6 +29,8 @@ const GREP_MAX_LINE_CHARS = 500;
 /** Which engine searches: ripgrep at `rgPath`, or the built-in walker when null. */
 export interface SearchOptions {
   workspace: Workspace;
+  /** The spill files, searched when the path is `/toolwire/spill` or one of its files. */
+  spills: SpillFolder;
   /** ripgrep runs in it, with the workspace read-only. */
   jail: Jail;
   rgPath: string | null;
@@ -42,17 +45,25 @@ export async function grep(
   opts: SearchOptions,
   req: GrepRequest & { limit: number },
 ): Promise<GrepResult> {
-  const start = await opts.workspace.resolve(req.path);
   const retainer = new ItemRetainer<GrepMatch>({
     kind: "head",
     maxItems: req.limit,
     stop: "stopWhenFull",
   });
   const push = (match: GrepMatch): boolean => !retainer.push(match).shouldStop;
-  await assertExists(start, req.path);
   const engine: SearchEngine = opts.rgPath ? "ripgrep" : "walker";
-  if (opts.rgPath) await grepWithRipgrep(opts, opts.rgPath, start, req, push);
-  else await grepWithWalker(opts.workspace, start, req, push);
+  const spillName = SpillFolder.nameOf(req.path);
+  let searched: boolean;
+  if (spillName !== null) {
+    searched = await grepSpills(opts, spillName, req, push);
+  } else {
+    const start = await opts.workspace.resolve(req.path);
+    await assertExists(start, req.path);
+    searched = opts.rgPath
+      ? await grepWithRipgrep(opts, opts.rgPath, pathArg(opts.workspace, start), req, push)
+      : await grepWithWalker(opts.workspace, start, req, push);
+  }
+  if (!searched) throw noFilesToSearch(req.path);
   const done = retainer.finish();
   return { matches: done.items, truncated: done.truncated, omitted: done.omitted, engine };
 }
@@ -98,17 +109,53 @@ export async function glob(
   return { paths: done.items, truncated: done.truncated, omitted: done.omitted, engine };
 }
 
+/**
+ * Searches the spill folder (`name` "") or one spill file; the paths in the matches are
+ * the jail's (`/toolwire/spill/<id>.log`). False when there was no file to search.
+ */
+async function grepSpills(
+  opts: SearchOptions,
+  name: string,
+  req: GrepRequest,
+  push: (m: GrepMatch) => boolean,
+): Promise<boolean> {
+  if (name !== "") await (await opts.spills.openRead(name)).close();
+  const target = name === "" ? SPILL_JAIL_PATH : `${SPILL_JAIL_PATH}/${name}`;
+  if (opts.rgPath) return grepWithRipgrep(opts, opts.rgPath, ["--", target], req, push);
+  const regex = compileRegex(req);
+  const globMatches = req.glob ? compileGlob(req.glob) : null;
+  const names = name === "" ? await opts.spills.names() : [name];
+  let searched = false;
+  for (const file of names) {
+    const shown = `${SPILL_JAIL_PATH}/${file}`;
+    if (globMatches && !globMatches(file)) continue;
+    let handle: Awaited<ReturnType<SpillFolder["openRead"]>>;
+    try {
+      handle = await opts.spills.openRead(file);
+    } catch (err) {
+      if (err instanceof SandboxError) continue;
+      throw err;
+    }
+    searched = true;
+    for await (const { line, text } of handleLines(handle)) {
+      if (regex.test(text) && !push({ path: shown, line, text: previewLine(text) })) return true;
+    }
+  }
+  return searched;
+}
+
+/** Runs ripgrep over `paths` (none: the workspace); false when it searched no file. */
 async function grepWithRipgrep(
   { jail, workspace }: SearchOptions,
   rgPath: string,
-  start: string,
+  paths: string[],
   req: GrepRequest,
   push: (m: GrepMatch) => boolean,
-): Promise<void> {
+): Promise<boolean> {
   const args = [...RIPGREP_IGNORE_ARGS, "--json", "--sort", "path"];
   if (req.ignoreCase) args.push("--ignore-case");
   if (req.literal) args.push("--fixed-strings");
-  args.push("--regexp", req.pattern, ...pathArg(workspace, start));
+  args.push("--regexp", req.pattern, ...paths);
   // Filtered here, not with `--glob`: ripgrep's globs override the ignore files.
   const globMatches = req.glob ? compileGlob(req.glob) : null;
   const run = await runRipgrep(jail, rgPath, args, workspace.root, (line) => {
@@ -116,23 +163,43 @@ async function grepWithRipgrep(
     if (!match || (globMatches && !globMatches(match.path))) return true;
     return push(match);
   });
-  if (!run.stopped && run.exitCode === 2) throw ripgrepFailed(run.stderr);
+  if (!run.stopped && run.exitCode === 2) {
+    if (NO_FILES_SEARCHED.test(run.stderr)) return false;
+    throw ripgrepFailed(run.stderr);
+  }
+  return true;
 }
 
+/** False when the walk met no file to search (all hidden, ignored or filtered out). */
 async function grepWithWalker(
   workspace: Workspace,
   start: string,
   req: GrepRequest,
   push: (m: GrepMatch) => boolean,
-): Promise<void> {
+): Promise<boolean> {
   const regex = compileRegex(req);
   const globMatches = req.glob ? compileGlob(req.glob) : null;
+  let searched = false;
   for await (const rel of walkFiles(workspace, start)) {
     if (globMatches && !globMatches(rel)) continue;
+    searched = true;
     for await (const { line, text } of fileLines(workspace, rel)) {
-      if (regex.test(text) && !push({ path: rel, line, text: previewLine(text) })) return;
+      if (regex.test(text) && !push({ path: rel, line, text: previewLine(text) })) return true;
     }
   }
+  return searched;
+}
+
+/** ripgrep's complaint when every file was filtered out (exit 2). */
+const NO_FILES_SEARCHED = /No files were searched/;
+
+function noFilesToSearch(path: string | undefined): SandboxError {
+  const where = path === undefined || path === "" || path === "." ? "the workspace" : `'${path}'`;
+  return new SandboxError(
+    404,
+    "not_found",
+    `no files to search in ${where}: it has no files, or only hidden or ignored ones (.gitignore, .ignore); name a file or a hidden folder as the path to search it`,
+  );
 }
 
 function compileRegex(req: GrepRequest): RegExp {

@@ -1,4 +1,4 @@
-import { opendir, stat } from "node:fs/promises";
+import { type FileHandle, opendir, stat } from "node:fs/promises";
 import path from "node:path";
 import { SandboxError } from "../errors.ts";
 import type { Workspace } from "../workspace.ts";
@@ -69,13 +69,23 @@ export async function* fileLines(
   workspace: Workspace,
   rel: string,
 ): AsyncGenerator<{ line: number; text: string }> {
-  let handle: Awaited<ReturnType<typeof openInside>>;
+  let handle: FileHandle;
   try {
     handle = await openInside(workspace, path.join(workspace.root, rel), rel, "file");
   } catch (err) {
     if (err instanceof SandboxError) return;
     throw err;
   }
+  yield* handleLines(handle);
+}
+
+/**
+ * Lines of the file open at `handle` (checked by whoever opened it), as `fileLines`
+ * yields them; the handle is closed at the end or when iteration stops.
+ */
+export async function* handleLines(
+  handle: FileHandle,
+): AsyncGenerator<{ line: number; text: string }> {
   const decoder = new TextDecoder("utf-8");
   let carry = "";
   let line = 0;

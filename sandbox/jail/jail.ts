@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import { SPILL_JAIL_PATH } from "../spill-folder.ts";
 import { findExecutable } from "./find-executable.ts";
 import { type CommandLimits, hostLimit } from "./limits.ts";
+import type { MemoryCgroup, MemoryCgroups } from "./memory-cgroup.ts";
 import type { PidsCgroup, PidsCgroups } from "./pids-cgroup.ts";
 
 /** How commands are isolated: a bubblewrap jail, or not at all (an explicit operator choice). */
@@ -37,6 +39,10 @@ export interface JailOptions {
   limits: CommandLimits;
   /** Where each command's pids cgroup is made; null: no process limit is possible. */
   cgroups: PidsCgroups | null;
+  /** Where each command's memory cgroup is made; null or absent: memory is capped per process only. */
+  memory?: MemoryCgroups | null;
+  /** Host folder shown read-only in every jail at `/toolwire/spill` (spill-folder.ts); null: none. */
+  spillFolder?: string | null;
 }
 
 /** What to spawn, with its complete environment. */
@@ -48,6 +54,8 @@ export interface JailedCommand {
   statusFd: boolean;
   /** The command's pids cgroup (removed with `release`). */
   cgroup: PidsCgroup | null;
+  /** The command's memory cgroup (removed with `release`): its `oomKills` say whether memory ran out. */
+  memory: MemoryCgroup | null;
   /** Frees what the jail held for the command, once it has exited. */
   release(): void;
 }
@@ -79,9 +87,11 @@ export class Jail {
   readonly limits: CommandLimits;
   readonly #root: string;
   readonly #cgroups: PidsCgroups | null;
+  readonly #memory: MemoryCgroups | null;
   readonly #bwrap: string | null;
   readonly #prlimit: string | null;
   readonly #system: string[];
+  readonly #spillFolder: string | null;
 
   /**
    * Checks that the jail works (a real bubblewrap run) and throws an error that says
@@ -93,9 +103,11 @@ export class Jail {
     this.network = options.network;
     this.limits = options.limits;
     this.#cgroups = options.isolation === "bwrap" ? options.cgroups : null;
+    this.#memory = options.isolation === "bwrap" ? (options.memory ?? null) : null;
     this.#prlimit = findExecutable("prlimit");
     this.#bwrap = options.isolation === "bwrap" ? findExecutable("bwrap") : null;
     this.#system = systemBinds();
+    this.#spillFolder = options.spillFolder ?? null;
     if (options.isolation === "bwrap") this.#probe();
   }
 
@@ -117,6 +129,11 @@ export class Jail {
         "no writable pids cgroup (cgroup v1 'pids' or a v2 subtree with 'pids'): the number of processes per command is not limited; a fork bomb runs until its timeout",
       );
     }
+    if (!this.#memory) {
+      out.push(
+        "no writable memory cgroup (cgroup v1 'memory' or a v2 subtree with 'memory'): memory is limited per process only, not across a command's processes",
+      );
+    }
     if (!this.#prlimit) {
       out.push(
         "'prlimit' (util-linux) not found: file size and memory per command are not limited",
@@ -128,6 +145,7 @@ export class Jail {
   /** Removes what the jail made on the host (the cgroup parent), at shutdown. */
   dispose(): void {
     this.#cgroups?.dispose();
+    this.#memory?.dispose();
   }
 
   /** The spawn plan for one command. */
@@ -136,19 +154,31 @@ export class Jail {
     const cgroup = req.writable
       ? (this.#cgroups?.create(this.limits.maxProcesses + JAIL_OWN_PROCESSES) ?? null)
       : null;
+    const memory = req.writable
+      ? (this.#memory?.create(this.limits.maxCommandMemoryBytes) ?? null)
+      : null;
     const bwrap = [this.#bwrap, ...this.#bwrapArgs(req), "--", ...req.argv];
     const limited = [...this.#prlimitArgs(), ...bwrap];
     const env = { ...cleanEnv(this.#root), ...req.env };
-    const [file, ...args] = cgroup
-      ? ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, ...limited]
-      : limited;
+    // The jail's first process joins its cgroups before it starts anything.
+    const procs = [cgroup?.procsFile, memory?.procsFile].filter((f) => f !== undefined);
+    const join = procs.map((_, i) => `echo $$ > "$${i}"`).join(" && ");
+    const shift = procs.length > 1 ? ` && shift ${procs.length - 1}` : "";
+    const [file, ...args] =
+      procs.length > 0
+        ? ["/bin/sh", "-c", `${join}${shift} && exec "$@"`, ...procs, ...limited]
+        : limited;
     return {
       file: file!,
       args,
       env,
       statusFd: true,
       cgroup,
-      release: () => cgroup?.remove(),
+      memory,
+      release: () => {
+        cgroup?.remove();
+        memory?.remove();
+      },
     };
   }
 
@@ -160,6 +190,7 @@ export class Jail {
       env: { ...cleanEnv(this.#root), PATH: process.env.PATH ?? JAIL_PATH, ...req.env },
       statusFd: false,
       cgroup: null,
+      memory: null,
       release: () => {},
     };
   }
@@ -194,6 +225,8 @@ export class Jail {
     for (const extra of req.readOnly ?? []) args.push("--ro-bind", extra, extra);
     args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
     args.push(req.writable ? "--bind" : "--ro-bind", this.#root, this.#root);
+    // In the jail's own root, not the workspace: nothing a command plants can move it.
+    if (this.#spillFolder) args.push("--ro-bind", this.#spillFolder, SPILL_JAIL_PATH);
     // The jail's own root (where bubblewrap made the mount points) is read-only too.
     args.push("--remount-ro", "/");
     args.push("--unshare-all", "--unshare-user", "--disable-userns");

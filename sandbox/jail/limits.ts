@@ -12,15 +12,24 @@ export interface CommandLimits {
   maxFileBytes: number;
   /** Address space of each process (RLIMIT_AS); an allocation past it fails. */
   maxMemoryBytes: number;
+  /**
+   * Memory of all the command's processes together (a memory cgroup, memory-cgroup.ts);
+   * past it the kernel kills one of them and the exec fails "out of memory".
+   */
+  maxCommandMemoryBytes: number;
 }
 
 const GiB = 1024 * 1024 * 1024;
 
-/** Defaults (README, "Sandbox limits"): 256 processes, 1 GiB per file, 4 GiB of address space. */
+/**
+ * Defaults (README, "Sandbox limits"; docs/sandbox-security.md): 256 processes, 1 GiB per
+ * file, 4 GiB of address space per process, 4 GiB of memory for the whole command.
+ */
 export const DEFAULT_COMMAND_LIMITS: CommandLimits = {
   maxProcesses: 256,
   maxFileBytes: GiB,
   maxMemoryBytes: 4 * GiB,
+  maxCommandMemoryBytes: 4 * GiB,
 };
 
 /** Default cap of the spill file: 1 GiB. Output past it stops the command. */

@@ -20,4 +20,5 @@ export {
   type ShellRunResult,
   type ShellSink,
 } from "./shell-run.ts";
+export { fetchIdempotent } from "./transient-retry.ts";
 export type * from "./types.ts";

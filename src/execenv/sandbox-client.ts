@@ -1,5 +1,6 @@
 import { SandboxHttpError, SandboxStreamError, SandboxUnreachableError } from "./errors.ts";
 import { readNdjson } from "./ndjson.ts";
+import { fetchIdempotent } from "./transient-retry.ts";
 import type {
   ExecRequest,
   GlobRequest,
@@ -81,8 +82,9 @@ export class SandboxClient {
     return this.#json<GlobResult>("POST", "/v1/glob", req, signal);
   }
 
+  /** Reads (read, grep, glob) and kill: idempotent, so a transient failure is retried. */
   async #json<T>(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-    const res = await this.#request(method, path, body, signal);
+    const res = await this.#request(method, path, body, signal, true);
     return (await res.json()) as T;
   }
 
@@ -115,18 +117,22 @@ export class SandboxClient {
     path: string,
     body: unknown,
     signal?: AbortSignal,
+    idempotent = false,
   ): Promise<Response> {
     const url = `${this.baseUrl}${path}`;
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
     if (body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
     try {
-      res = await this.#fetchImpl(url, {
+      const init: RequestInit = {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
-      });
+      };
+      res = idempotent
+        ? await fetchIdempotent(this.#fetchImpl, url, init)
+        : await this.#fetchImpl(url, init);
     } catch (err) {
       if (signal?.aborted) throw err;
       throw new SandboxUnreachableError(this.baseUrl, err);

@@ -45,7 +45,7 @@ export function toolwireServer(options: ToolwireServerOptions, ctx: McpRequestCo
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {}, logging: {} },
     instructions:
-      "Toolwire runs each tool call as a durable invocation: output is bounded at its source, the complete output of bash stays a file in the sandbox that read and grep can open, and every result links to a live viewer.",
+      "Toolwire runs each tool call as a durable invocation: output is bounded at its source, the complete output of bash stays a read-only file in the sandbox that read and grep open by the path its footer names, and every result links to a live viewer.",
   });
   const sessionId = ctx.requestInfo?.headers.get(SESSION_HEADER) ?? undefined;
   const modern = ctx.era === "modern";

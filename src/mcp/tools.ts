@@ -32,7 +32,7 @@ const ANNOTATIONS: Record<string, ToolAnnotations> = {
 
 /** How each built-in's output is bounded, in the words a model should read. */
 const BOUNDS: Record<string, string> = {
-  bash: "the last 2,000 lines or 50 KB; the complete output is saved to a file that read and grep can open (the footer names it)",
+  bash: "the last 2,000 lines or 50 KB; the complete output is saved to a read-only file that read and grep open when given its path (the footer names it)",
   read: "at most 2,000 lines or 50 KB from the offset; the footer gives the offset to continue from",
   grep: "the first limit matches, at most 50 KB; the footer says when it was cut",
   glob: "the first limit paths, at most 50 KB; the footer says when it was cut",

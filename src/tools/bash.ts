@@ -130,7 +130,7 @@ export async function runBash(
 export const bashTool = defineTool({
   name: "bash",
   description:
-    "Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last 2000 lines or 50 KB; the complete output is then saved to a file named in the footer, which read and grep can open. Non-zero exit codes, timeouts and cancels fail the call with the output kept.",
+    "Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last 2000 lines or 50 KB; the complete output is then saved to a read-only file named in the footer (under /toolwire/spill, outside the workspace): pass that path to read or grep (a grep of the workspace does not search it), or cat it in a later command. Non-zero exit codes, timeouts and cancels fail the call with the output kept.",
   params: bashParams,
   output: {
     retain: "tail",

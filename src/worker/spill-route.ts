@@ -7,7 +7,7 @@
  * current size. `?download=1` asks for `Content-Disposition: attachment`.
  */
 import type { Context } from "hono";
-import { execIdFor, resolveSandbox } from "../execenv/index.ts";
+import { execIdFor, fetchIdempotent, resolveSandbox } from "../execenv/index.ts";
 import { errorBodyMessage, type InvocationView, messageOf } from "../protocol/index.ts";
 import { raise } from "./errors.ts";
 import type { Routes } from "./invocation-routes.ts";
@@ -32,21 +32,22 @@ export async function spillRoute(c: Context<Routes>): Promise<Response> {
   if (range !== undefined) forwarded.set("Range", range);
   let host: Response;
   try {
-    host = await fetch(`${target.url}/v1/exec/${encodeURIComponent(execId)}/spill`, {
-      headers: forwarded,
-      signal: c.req.raw.signal,
-    });
+    host = await fetchIdempotent(
+      (input, init) => fetch(input, init),
+      `${target.url}/v1/exec/${encodeURIComponent(execId)}/spill`,
+      { headers: forwarded, signal: c.req.raw.signal },
+    );
   } catch (err) {
     raise(
       "sandbox_unreachable",
-      `sandbox "${view.sandbox}" at ${target.url} did not answer for ${spillPath} (${messageOf(err)}); check that the sandbox host is running`,
+      `sandbox "${view.sandbox}" at ${target.url} did not answer for ${spillPath} after 5 attempts over 1.5 s (${messageOf(err)}); check that the sandbox host is running`,
     );
   }
   if (host.status === 404) {
     await host.body?.cancel();
     raise(
       "not_found",
-      `the sandbox "${view.sandbox}" no longer has ${spillPath} (removed from its workspace); the invocation's own output is all that is kept`,
+      `the sandbox "${view.sandbox}" no longer has ${spillPath} (removed from the sandbox); the invocation's own output is all that is kept`,
     );
   }
   if (host.status === 416) {

@@ -17,7 +17,7 @@ function sha256OfCommand(command: string): string {
 
 function sha256OfSpill(spillPath: string): string {
   return createHash("sha256")
-    .update(readFileSync(path.join(inject("sandboxRoot"), spillPath)))
+    .update(readFileSync(path.join(`${inject("sandboxRoot")}.spill`, path.basename(spillPath))))
     .digest("hex");
 }
 

@@ -2,6 +2,8 @@
 // Durable Object and sandbox host (global-setup.ts): the complete output of a
 // 200,000-line command read by ranges, search past the window, a 1-byte range, and a
 // spill file the sandbox no longer has.
+import { rmSync } from "node:fs";
+import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer } from "../../scripts/build-client.ts";
@@ -69,7 +71,7 @@ describe("viewer: the full output", () => {
 
   it("the banner's path links to the complete output, all 200,000 lines of it", async () => {
     const link = page.locator("#banner a");
-    expect(await link.textContent()).toMatch(/^\.toolwire\/spill\/.+\.log$/);
+    expect(await link.textContent()).toMatch(/^\/toolwire\/spill\/.+\.log$/);
     const href = await link.evaluate((a) => (a as HTMLAnchorElement).href);
     expect(href).toContain(`/v1/invocations/${created.id}/spill?token=`);
     const fetched = await page.evaluate(async (url) => {
@@ -161,11 +163,14 @@ describe("viewer: the full output", () => {
 describe("viewer: a full output the sandbox no longer has", () => {
   it("the pane says so in plain words", async () => {
     const created = await settledBash("seq 1 5000");
-    await settledBash(`rm .toolwire/spill/${created.id}.log`);
+    // No command can remove it (jails see the spill folder read-only): the host's folder.
+    const poll = await api.result(created.id);
+    const spillPath = poll.status === "settled" ? (poll.result.truncation.spillPath ?? "") : "";
+    rmSync(path.join(`${inject("sandboxRoot")}.spill`, path.basename(spillPath)));
     const page = await openViewer(created);
     await openFullOutput(page, "unavailable");
     expect(await page.locator("#full-info").textContent()).toMatch(
-      /^The full output is not available: the sandbox "default" no longer has \.toolwire\/spill\/.+\.log \(removed from its workspace\)/,
+      /^The full output is not available: the sandbox "default" no longer has \/toolwire\/spill\/.+\.log \(removed from the sandbox\)/,
     );
     expect(await page.locator("#full-rows .row").count()).toBe(0);
     await page.context().close();

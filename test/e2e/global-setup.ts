@@ -145,6 +145,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const teardown = async () => {
     await Promise.all([stopGroup(worker), stopGroup(sandbox)]);
     rmSync(sandboxRoot, { recursive: true, force: true });
+    rmSync(`${sandboxRoot}.spill`, { recursive: true, force: true });
     rmSync(state, { recursive: true, force: true });
   };
   try {

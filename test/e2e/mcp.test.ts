@@ -78,7 +78,7 @@ describe.each([
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect([...byName.keys()]).toEqual(["bash", "read", "grep", "glob", "web_fetch"]);
     expect(byName.get("bash")?.description).toContain(
-      "Output bound: the last 2,000 lines or 50 KB; the complete output is saved to a file that read and grep can open",
+      "Output bound: the last 2,000 lines or 50 KB; the complete output is saved to a read-only file that read and grep open when given its path",
     );
     expect(byName.get("bash")?.annotations).toMatchObject({
       destructiveHint: true,

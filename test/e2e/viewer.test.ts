@@ -131,7 +131,7 @@ describe("viewer page", () => {
     const banner = page.locator("#banner");
     await expect.poll(() => banner.isVisible()).toBe(true);
     expect(await banner.textContent()).toMatch(
-      /^Showing the last 2,000 of 5,000 lines \(2,000-line limit\)\. Full output: \.toolwire\/spill\/\S+\.log$/,
+      /^Showing the last 2,000 of 5,000 lines \(2,000-line limit\)\. Full output: \/toolwire\/spill\/\S+\.log$/,
     );
     expect(await output(page)).toContain("\n5000");
     expect(await output(page)).not.toContain("\n2999\n");

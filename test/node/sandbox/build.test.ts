@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSandboxHost } from "../../../sandbox/build.ts";
 import { SandboxClient } from "../../../src/execenv/index.ts";
-import { execId, fold, sha256OfCommand, sha256OfFile } from "./harness.ts";
+import { execId, fold, sha256OfCommand, sha256OfFile, spillOnHost } from "./harness.ts";
 
 describe("the deployment bundle (npm run build:sandbox)", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "toolwire-bundle-"));
@@ -43,8 +43,8 @@ describe("the deployment bundle (npm run build:sandbox)", () => {
     expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
     expect(f.metadata).toMatchObject({ truncated: true, totalLines: 200000, totalBytes: 1288895 });
     expect(f.text.endsWith("199999\n200000\n")).toBe(true);
-    expect(await sha256OfFile(path.join(root, f.metadata!.spillPath!))).toBe(
-      sha256OfCommand("seq 1 200000"),
-    );
+    expect(
+      await sha256OfFile(spillOnHost({ spillDir: `${root}.spill` }, f.metadata!.spillPath!)),
+    ).toBe(sha256OfCommand("seq 1 200000"));
   });
 });

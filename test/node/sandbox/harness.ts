@@ -14,6 +14,8 @@ import type { Truncation } from "../../../src/output/index.ts";
 export interface TestHost {
   url: string;
   root: string;
+  /** The host's spill folder (outside the workspace; jails see it read-only at /toolwire/spill). */
+  spillDir: string;
   token: string;
   client: SandboxClient;
   close(): Promise<void>;
@@ -35,13 +37,23 @@ export async function startTestHost(overrides: Partial<SandboxConfig> = {}): Pro
   return {
     url: host.url,
     root: host.root,
+    spillDir: `${host.root}.spill`,
     token,
     client: new SandboxClient(host.url, token),
     async close() {
       await host.close();
       rmSync(root, { recursive: true, force: true });
+      rmSync(`${root}.spill`, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Host path of a published spill path (`/toolwire/spill/<id>.log`).
+ * @example readFileSync(spillOnHost(host, f.metadata!.spillPath!))
+ */
+export function spillOnHost(host: { spillDir: string }, spillPath: string): string {
+  return path.join(host.spillDir, path.basename(spillPath));
 }
 
 /** What a consumer ends up with after folding every update of one stream. */

@@ -22,7 +22,7 @@ function spill(id: string, headers: Record<string, string> = {}, token = host.to
 async function spilled(command: string): Promise<string> {
   const id = execId();
   const f = await fold(host.client.exec({ execId: id, command }));
-  expect(f.metadata?.spillPath).toBe(`.toolwire/spill/${id}.log`);
+  expect(f.metadata?.spillPath).toBe(`/toolwire/spill/${id}.log`);
   return id;
 }
 
@@ -73,10 +73,10 @@ describe("GET /v1/exec/:execId/spill", () => {
     const none = await spill(small);
     expect(none.status).toBe(404);
     expect(((await none.json()) as { error: { message: string } }).error.message).toMatch(
-      /no spill file \.toolwire\/spill\/.*\.log .*fit in its window, or the file was removed/,
+      /no spill file \/toolwire\/spill\/.*\.log .*fit in its window, or the file was removed/,
     );
     const id = await spilled("seq 1 5000");
-    rmSync(path.join(host.root, `.toolwire/spill/${id}.log`));
+    rmSync(path.join(host.spillDir, `${id}.log`));
     expect((await spill(id)).status).toBe(404);
   });
 
@@ -96,53 +96,35 @@ describe("GET /v1/exec/:execId/spill", () => {
 });
 
 describe("GET /v1/exec/:execId/spill never reads outside its own file", () => {
-  it("a symlink planted at a spill path is not followed", async () => {
+  it("a symlink, hard link, FIFO or folder at a spill name answers 404 without blocking or leaking", async () => {
     const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
     try {
-      writeFileSync(path.join(outside, "secret.txt"), "top secret\n");
-      const dir = path.join(host.root, ".toolwire/spill");
-      mkdirSync(dir, { recursive: true });
-      const id = execId();
-      symlinkSync(path.join(outside, "secret.txt"), path.join(dir, `${id}.log`));
-      const res = await spill(id);
-      expect(res.status).toBe(403);
-      const body = await res.text();
-      expect(body).not.toContain("top secret");
-      expect(body).toContain("is a symbolic link");
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
-  });
-
-  it("a hard link, a FIFO and a directory at a spill path are refused without blocking", async () => {
-    const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
-    try {
-      writeFileSync(path.join(outside, "secret.txt"), "top secret\n");
-      const dir = path.join(host.root, ".toolwire/spill");
-      mkdirSync(dir, { recursive: true });
-      const linked = execId();
-      linkSync(path.join(outside, "secret.txt"), path.join(dir, `${linked}.log`));
-      const fifo = execId();
-      execSync(`mkfifo ${path.join(dir, `${fifo}.log`)}`);
-      const folder = execId();
-      mkdirSync(path.join(dir, `${folder}.log`));
-      for (const [id, words] of [
-        [linked, "hard link (2 names)"],
-        [fifo, "not a regular file"],
-        [folder, "not a regular file"],
-      ] as const) {
-        const res = await spill(id);
-        expect(res.status).toBe(403);
-        const body = await res.text();
-        expect(body).not.toContain("top secret");
-        expect(body).toContain(words);
+      const secret = path.join(outside, "secret.txt");
+      writeFileSync(secret, "top secret\n");
+      // In the workspace, where commands can plant them, and in the host's own folder.
+      for (const dir of [path.join(host.root, ".toolwire/spill"), host.spillDir]) {
+        mkdirSync(dir, { recursive: true });
+        const [link, hard, fifo, folder] = [execId(), execId(), execId(), execId()];
+        symlinkSync(secret, path.join(dir, `${link}.log`));
+        linkSync(secret, path.join(dir, `${hard}.log`));
+        execSync(`mkfifo ${path.join(dir, `${fifo}.log`)}`);
+        mkdirSync(path.join(dir, `${folder}.log`));
+        for (const id of [link, hard, fifo, folder]) {
+          const res = await spill(id);
+          expect(res.status).toBe(404);
+          const body = await res.text();
+          expect(body).not.toContain("top secret");
+          expect(body).toContain(`no spill file /toolwire/spill/${id}.log`);
+          expect(body).not.toContain(host.spillDir);
+          expect(body).not.toContain(host.root);
+        }
       }
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
   });
 
-  it("a spill directory symlinked out of the workspace is refused", async () => {
+  it("a workspace .toolwire symlinked out of the workspace serves nothing from there", async () => {
     const other = await startTestHost();
     const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
     try {
@@ -152,7 +134,7 @@ describe("GET /v1/exec/:execId/spill never reads outside its own file", () => {
       const res = await fetch(`${other.url}/v1/exec/abc/spill`, {
         headers: { Authorization: `Bearer ${other.token}` },
       });
-      expect(res.status).toBe(403);
+      expect(res.status).toBe(404);
       expect(await res.text()).not.toContain("top secret");
     } finally {
       await other.close();

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SpillFolder } from "../../../../sandbox/spill-folder.ts";
 import { SandboxClient, SandboxHttpError } from "../../../../src/execenv/index.ts";
 import { utf8ByteLength } from "../../../../src/retention/index.ts";
 import {
@@ -26,6 +27,7 @@ import {
   markedProcesses,
   sha256OfCommand,
   sha256OfFile,
+  spillOnHost,
   startTestHost,
   type TestHost,
 } from "../harness.ts";
@@ -64,8 +66,8 @@ describe("exec: output bounded at the source", () => {
       lastLinePartial: false,
     });
     expectConsistent(f);
-    const spill = path.join(host.root, f.metadata!.spillPath!);
-    expect(f.metadata!.spillPath).toMatch(/^\.toolwire\/spill\/.+\.log$/);
+    const spill = spillOnHost(host, f.metadata!.spillPath!);
+    expect(f.metadata!.spillPath).toMatch(/^\/toolwire\/spill\/.+\.log$/);
     expect(await sha256OfFile(spill)).toBe(sha256OfCommand("seq 1 200000"));
   });
 
@@ -80,7 +82,7 @@ describe("exec: output bounded at the source", () => {
       truncated: true,
     });
     expectConsistent(f);
-    expect(await sha256OfFile(path.join(host.root, f.metadata!.spillPath!))).toBe(
+    expect(await sha256OfFile(spillOnHost(host, f.metadata!.spillPath!))).toBe(
       sha256OfCommand(command),
     );
   });
@@ -90,14 +92,14 @@ describe("exec: output bounded at the source", () => {
     const f = await fold(host.client.exec({ execId: id, command: "seq 1 2000" }));
     expect(f.metadata).toMatchObject({ truncated: false, totalLines: 2000, outputLines: 2000 });
     expect(f.metadata!.spillPath).toBeUndefined();
-    expect(existsSync(path.join(host.root, ".toolwire/spill", `${id}.log`))).toBe(false);
+    expect(existsSync(path.join(host.spillDir, `${id}.log`))).toBe(false);
   });
 
   it("one line past the line cap truncates and spills the whole stream", async () => {
     const f = await run("seq 1 2001");
     expect(f.text).toBe(`${Array.from({ length: 2000 }, (_, i) => i + 2).join("\n")}\n`);
     expect(f.metadata).toMatchObject({ truncated: true, truncatedBy: "lines", totalLines: 2001 });
-    expect(await sha256OfFile(path.join(host.root, f.metadata!.spillPath!))).toBe(
+    expect(await sha256OfFile(spillOnHost(host, f.metadata!.spillPath!))).toBe(
       sha256OfCommand("seq 1 2001"),
     );
   });
@@ -126,7 +128,7 @@ describe("exec: output bounded at the source", () => {
     const head = await run(command, { limits: { retain: "head" } });
     expect(head.text).toBe("x".repeat(51200));
     expect(head.metadata).toMatchObject({ totalBytes: 200000, firstLineExceedsLimit: true });
-    expect(await sha256OfFile(path.join(host.root, head.metadata!.spillPath!))).toBe(
+    expect(await sha256OfFile(spillOnHost(host, head.metadata!.spillPath!))).toBe(
       sha256OfCommand(command),
     );
   });
@@ -163,10 +165,15 @@ describe("exec: output bounded at the source", () => {
     expect(f.metadata).toMatchObject({ totalBytes: 5, totalLines: 1 });
   });
 
-  it("invalid UTF-8 shows as U+FFFD while totals count the raw bytes", async () => {
+  it("invalid UTF-8 shows as U+FFFD while totals count the raw bytes, and the spill keeps those bytes", async () => {
     const f = await run("printf 'a\\377\\376b\\n'");
     expect(f.text).toBe("a\uFFFD\uFFFDb\n");
     expect(f.metadata).toMatchObject({ totalBytes: 5, totalLines: 1, outputBytes: 9 });
+    expect(f.metadata?.truncated).toBe(false);
+    const raw = readFileSync(spillOnHost(host, f.metadata!.spillPath!));
+    expect(raw.equals(Buffer.from([0x61, 0xff, 0xfe, 0x62, 0x0a]))).toBe(true);
+    const plain = await run("echo plain");
+    expect(plain.metadata?.spillPath).toBeUndefined();
   });
 
   it("the spill file is readable and searchable with read and grep", async () => {
@@ -257,13 +264,12 @@ describe("exec: output goes through a pipe and a copier into the spill file", ()
       import { ExecRun } from ${module("exec/exec-run.ts")};
       import { Jail } from ${module("jail/jail.ts")};
       import { DEFAULT_COMMAND_LIMITS } from ${module("jail/limits.ts")};
-      import { Workspace } from ${module("workspace.ts")};
+      import { SpillFolder } from ${module("spill-folder.ts")};
       const root = ${JSON.stringify(dir)};
-      const workspace = new Workspace(root);
+      const spills = new SpillFolder(root + ".spill", root);
       const jail = new Jail(root, { isolation: "none", network: false, limits: DEFAULT_COMMAND_LIMITS, cgroups: null });
       const run = new ExecRun({ execId: "idle", command: "sleep 0.3; echo done", cwd: root, env: {}, jail,
-        spillAbsPath: root + "/.toolwire/spill/idle.log", spillPath: ".toolwire/spill/idle.log",
-        workspace, killGraceMs: 500, maxSpillBytes: 1 << 20 });
+        spills, killGraceMs: 500, maxSpillBytes: 1 << 20 });
       run.subscribe(() => { if (run.exit) console.log(JSON.stringify({ text: run.text, exit: run.exit })); });
       run.start();
     `;
@@ -289,6 +295,7 @@ describe("exec: output goes through a pipe and a copier into the spill file", ()
       expect(JSON.parse(out)).toEqual({ text: "done\n", exit: { kind: "exit", exitCode: 0 } });
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      rmSync(`${dir}.spill`, { recursive: true, force: true });
     }
   });
 
@@ -296,7 +303,7 @@ describe("exec: output goes through a pipe and a copier into the spill file", ()
     const capped = await startTestHost({ maxSpillBytes: 256 * 1024, killGraceMs: 1500 });
     try {
       const id = execId();
-      const file = path.join(capped.root, `.toolwire/spill/${id}.log`);
+      const file = path.join(capped.spillDir, `${id}.log`);
       // The largest the file gets while the command ignores its stop (the grace before
       // SIGKILL): the copier writes exactly the cap and stops, so the command's writes fail.
       let largest = 0;
@@ -313,7 +320,7 @@ describe("exec: output goes through a pipe and a copier into the spill file", ()
       ).finally(() => clearInterval(sampler));
       expect(largest).toBeLessThanOrEqual(256 * 1024);
       expect(f.exit?.error).toBe(
-        `output reached the 256 KiB limit; the command was stopped; everything up to there is in .toolwire/spill/${id}.log`,
+        `output reached the 256 KiB limit; the command was stopped; everything up to there is in /toolwire/spill/${id}.log`,
       );
       expect(f.metadata?.totalBytes).toBe(256 * 1024);
       const spill = readFileSync(file);
@@ -484,98 +491,78 @@ describe("exec: reattach", () => {
   });
 });
 
-describe("exec: the spill file stays inside the workspace", () => {
-  it("a symlink planted at the spill path is not followed; the command fails and says why", async () => {
-    const id = execId();
+describe("exec: the spill file is out of the command's reach", () => {
+  it("a symlink, hard link, FIFO or folder planted in the workspace's .toolwire/spill changes nothing", async () => {
     const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
     try {
       const victim = path.join(outside, "victim.txt");
       writeFileSync(victim, "keep me\n");
       const dir = path.join(host.root, ".toolwire/spill");
       mkdirSync(dir, { recursive: true });
-      symlinkSync(victim, path.join(dir, `${id}.log`));
-      const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
+      const ids = [execId(), execId(), execId(), execId()];
+      symlinkSync(victim, path.join(dir, `${ids[0]}.log`));
+      linkSync(victim, path.join(dir, `${ids[1]}.log`));
+      execSync(`mkfifo ${path.join(dir, `${ids[2]}.log`)}`);
+      mkdirSync(path.join(dir, `${ids[3]}.log`));
+      for (const id of ids) {
+        const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
+        expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+        expect(f.metadata?.spillPath).toBe(`/toolwire/spill/${id}.log`);
+        expect(await sha256OfFile(spillOnHost(host, f.metadata!.spillPath!))).toBe(
+          sha256OfCommand("seq 1 100000"),
+        );
+      }
       expect(readFileSync(victim, "utf8")).toBe("keep me\n");
-      expect(f.exit?.exitCode).not.toBe(0);
-      expect(f.exit?.error).toMatch(
-        /spill file refused: \.toolwire\/spill\/.*\.log is a symbolic link/,
-      );
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
   });
 
-  it("a hard link planted at the spill path is refused before the file it names is truncated", async () => {
-    const id = execId();
-    const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
-    try {
-      const victim = path.join(outside, "victim.txt");
-      writeFileSync(victim, "keep me\n");
-      const dir = path.join(host.root, ".toolwire/spill");
-      mkdirSync(dir, { recursive: true });
-      linkSync(victim, path.join(dir, `${id}.log`));
-      const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
-      expect(readFileSync(victim, "utf8")).toBe("keep me\n");
-      expect(f.exit?.error).toMatch(/spill file refused: .* is a hard link \(2 names\)/);
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
-  });
-
-  it("a plain file already at the spill path is emptied first: the spill holds the command's output only", async () => {
-    const id = execId();
-    const dir = path.join(host.root, ".toolwire/spill");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, `${id}.log`), "left over from before\n".repeat(5000));
-    const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
-    expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
-    expect(f.metadata).toMatchObject({ totalLines: 100000, totalBytes: 588895 });
-    const spill = path.join(host.root, f.metadata!.spillPath!);
-    expect(await sha256OfFile(spill)).toBe(sha256OfCommand("seq 1 100000"));
-  });
-
-  it("a FIFO planted at the spill path is refused without blocking the host", async () => {
-    const id = execId();
-    const dir = path.join(host.root, ".toolwire/spill");
-    mkdirSync(dir, { recursive: true });
-    execSync(`mkfifo ${path.join(dir, `${id}.log`)}`);
-    const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
-    expect(f.exit?.error).toMatch(/spill file refused: .* is a FIFO/);
-    expect((await fold(host.client.exec({ execId: execId(), command: "echo alive" }))).text).toBe(
-      "alive\n",
-    );
-  });
-
-  it("a spill directory that resolves outside the workspace is refused before anything is created there", async () => {
+  it("a workspace .toolwire symlinked out of the workspace changes nothing", async () => {
     const other = await startTestHost();
     const outside = mkdtempSync(path.join(tmpdir(), "toolwire-outside-"));
     try {
       symlinkSync(outside, path.join(other.root, ".toolwire"));
-      const id = execId();
-      const f = await fold(other.client.exec({ execId: id, command: "seq 1 100000" }));
+      const f = await fold(other.client.exec({ execId: execId(), command: "seq 1 100000" }));
+      expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
       expect(readdirSync(outside)).toEqual([]);
-      expect(f.exit?.exitCode).not.toBe(0);
-      expect(f.exit?.error).toMatch(/spill file refused: .*outside the workspace root/);
     } finally {
       await other.close();
       rmSync(outside, { recursive: true, force: true });
     }
   });
 
-  it("a spill directory symlinked to a place inside the workspace is used", async () => {
-    const other = await startTestHost();
-    try {
-      mkdirSync(path.join(other.root, "kept"));
-      symlinkSync(path.join(other.root, "kept"), path.join(other.root, ".toolwire"));
-      const f = await fold(other.client.exec({ execId: execId(), command: "seq 1 100000" }));
-      expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
-      expect(
-        await sha256OfFile(
-          path.join(other.root, "kept/spill", path.basename(f.metadata!.spillPath!)),
-        ),
-      ).toBe(sha256OfCommand("seq 1 100000"));
-    } finally {
-      await other.close();
+  it("the jail sees the spill read-only at its published path: cat works, writes, appends, renames and removal fail", async () => {
+    const f = await fold(host.client.exec({ execId: execId(), command: "seq 1 100000" }));
+    const spillPath = f.metadata!.spillPath!;
+    const tamper = await fold(
+      host.client.exec({
+        execId: execId(),
+        command: `tail -n 1 ${spillPath}; echo x >> ${spillPath}; echo x > ${spillPath}; mv ${spillPath} /toolwire/spill/moved.log; rm -f ${spillPath}; ln -s /etc/passwd /toolwire/spill/planted.log; ls /toolwire/spill | grep -c planted`,
+      }),
+    );
+    expect(tamper.text).toMatch(/^100000\n/);
+    expect(tamper.text.match(/Read-only file system/g)?.length).toBeGreaterThanOrEqual(5);
+    expect(tamper.text).toMatch(/\n0\n$/);
+    expect(await sha256OfFile(spillOnHost(host, spillPath))).toBe(sha256OfCommand("seq 1 100000"));
+  });
+
+  it("a plain file left at the spill name by an earlier exec of the same id is replaced", async () => {
+    const id = execId();
+    writeFileSync(path.join(host.spillDir, `${id}.log`), "left over from before\n".repeat(5000));
+    const f = await fold(host.client.exec({ execId: id, command: "seq 1 100000" }));
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+    expect(f.metadata).toMatchObject({ totalLines: 100000, totalBytes: 588895 });
+    expect(await sha256OfFile(spillOnHost(host, f.metadata!.spillPath!))).toBe(
+      sha256OfCommand("seq 1 100000"),
+    );
+  });
+
+  it("a spill folder inside the workspace, or holding it, is refused", () => {
+    for (const folder of [path.join(host.root, "spill"), host.root, path.dirname(host.root)]) {
+      expect(() => new SpillFolder(folder, host.root)).toThrow(
+        /SANDBOX_SPILL_DIR .* must lie outside the workspace/,
+      );
     }
   });
 });
@@ -604,13 +591,14 @@ describe("exec: spill failures fail the command", () => {
       const client = new SandboxClient(url, token);
       const f = await fold(client.exec({ execId: execId(), command: "seq 1 10000000" }));
       expect(f.exit?.error).toMatch(
-        /^output reached the 1 MiB limit; the command was stopped; everything up to there is in \.toolwire\/spill\/.+\.log$/,
+        /^output reached the 1 MiB limit; the command was stopped; everything up to there is in \/toolwire\/spill\/.+\.log$/,
       );
       expect(f.metadata?.totalBytes).toBe(1024 * 1024);
       expect(f.exit?.exitCode).not.toBe(0);
     } finally {
       child.kill("SIGTERM");
       rmSync(root, { recursive: true, force: true });
+      rmSync(`${root}.spill`, { recursive: true, force: true });
     }
   });
 });

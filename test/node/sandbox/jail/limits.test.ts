@@ -3,12 +3,20 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_COMMAND_LIMITS, DEFAULT_MAX_SPILL_BYTES } from "../../../../sandbox/index.ts";
-import { execId, fold, markedProcesses, startTestHost, type TestHost } from "../harness.ts";
+import {
+  execId,
+  fold,
+  markedProcesses,
+  spillOnHost,
+  startTestHost,
+  type TestHost,
+} from "../harness.ts";
 
 const MAX_PROCESSES = 8;
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_MEMORY_BYTES = 256 * 1024 * 1024;
 const MAX_SPILL_BYTES = 1024 * 1024;
+const MAX_COMMAND_MEMORY_BYTES = 384 * 1024 * 1024;
 
 let host: TestHost;
 beforeAll(async () => {
@@ -17,6 +25,7 @@ beforeAll(async () => {
       maxProcesses: MAX_PROCESSES,
       maxFileBytes: MAX_FILE_BYTES,
       maxMemoryBytes: MAX_MEMORY_BYTES,
+      maxCommandMemoryBytes: MAX_COMMAND_MEMORY_BYTES,
     },
     maxSpillBytes: MAX_SPILL_BYTES,
   });
@@ -33,11 +42,12 @@ function forks(n: number): string {
 }
 
 describe("limits: processes", () => {
-  it("the defaults are documented: 256 processes, 1 GiB per file, 4 GiB of memory, 1 GiB of output", () => {
+  it("the defaults are documented: 256 processes, 1 GiB per file, 4 GiB of memory per process and per command, 1 GiB of output", () => {
     expect(DEFAULT_COMMAND_LIMITS).toEqual({
       maxProcesses: 256,
       maxFileBytes: 1024 ** 3,
       maxMemoryBytes: 4 * 1024 ** 3,
+      maxCommandMemoryBytes: 4 * 1024 ** 3,
     });
     expect(DEFAULT_MAX_SPILL_BYTES).toBe(1024 ** 3);
   });
@@ -118,7 +128,7 @@ describe("limits: file size", () => {
       );
       expect(printed.exit).toEqual({ kind: "exit", exitCode: 0 });
       expect(printed.metadata).toMatchObject({ totalBytes: 200_000, truncated: true });
-      const spill = readFileSync(path.join(small.root, printed.metadata!.spillPath!));
+      const spill = readFileSync(spillOnHost(small, printed.metadata!.spillPath!));
       expect(spill.equals(Buffer.alloc(200_000, "x"))).toBe(true);
       const written = await fold(
         small.client.exec({
@@ -150,6 +160,26 @@ describe("limits: memory", () => {
   });
 });
 
+describe("limits: memory of all the command's processes together", () => {
+  /** `n` python processes at once, each holding `mib` MiB it has written. */
+  const hogs = (n: number, mib: number) =>
+    `echo start; for i in $(seq ${n}); do python3 -c "import time; b = b'x' * (${mib} << 20); time.sleep(1.5)" & done; wait; echo end`;
+
+  it("processes that fit together run to the end", async () => {
+    const f = await run(hogs(2, 128));
+    expect(f.text).toBe("start\nend\n");
+    expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
+  });
+
+  it("processes each under the per-process limit but together over the command's cap fail as out of memory, output kept", async () => {
+    const f = await run(hogs(3, 160));
+    expect(f.text).toMatch(/^start\n[\s\S]*end\n$/);
+    expect(f.exit?.error).toMatch(
+      /^out of memory: the command's processes together reached the 384 MiB memory limit, and the kernel killed (one|\d+) of them; its output up to there is kept$/,
+    );
+  });
+});
+
 describe("limits: output (the spill cap)", () => {
   const produce = (bytes: number) => `head -c ${bytes} /dev/zero | tr '\\0' 'x'; sleep 1`;
 
@@ -157,7 +187,7 @@ describe("limits: output (the spill cap)", () => {
     const f = await run(produce(MAX_SPILL_BYTES));
     expect(f.exit).toEqual({ kind: "exit", exitCode: 0 });
     expect(f.metadata).toMatchObject({ totalBytes: MAX_SPILL_BYTES, truncated: true });
-    expect(statSync(path.join(host.root, f.metadata!.spillPath!)).size).toBe(MAX_SPILL_BYTES);
+    expect(statSync(spillOnHost(host, f.metadata!.spillPath!)).size).toBe(MAX_SPILL_BYTES);
   });
 
   it("just under the cap likewise", async () => {
@@ -169,7 +199,7 @@ describe("limits: output (the spill cap)", () => {
   it("one byte over: the command is stopped and fails, with the window and totals up to the cap", async () => {
     const id = execId();
     const f = await run("head -c 1048577 /dev/zero | tr '\\0' 'x'; sleep 30", { execId: id });
-    const spillPath = `.toolwire/spill/${id}.log`;
+    const spillPath = `/toolwire/spill/${id}.log`;
     expect(f.exit?.error).toBe(
       `output reached the 1 MiB limit; the command was stopped; everything up to there is in ${spillPath}`,
     );
@@ -177,7 +207,7 @@ describe("limits: output (the spill cap)", () => {
     expect(f.metadata).toMatchObject({ totalBytes: MAX_SPILL_BYTES, spillPath, truncated: true });
     expect(f.text.length).toBe(50 * 1024);
     expect(/^x*$/.test(f.text)).toBe(true);
-    const spill = readFileSync(path.join(host.root, spillPath));
+    const spill = readFileSync(path.join(host.spillDir, path.basename(spillPath)));
     expect(spill.length).toBe(MAX_SPILL_BYTES);
     expect(spill.equals(Buffer.alloc(MAX_SPILL_BYTES, "x"))).toBe(true);
   });
