@@ -1,10 +1,17 @@
 /**
  * What the invocation reads back: its state (the durable state while running, the
- * settled result's after), its view, and `result(waitMs)`, which waits for the settle.
+ * settled result's after), its view, its progress (a few numbers and a line), and
+ * `result(waitMs)`, which waits for the settle.
  */
 
-import type { ToolOutputState } from "../src/output/index.ts";
-import { type InvocationView, type Outcome, ok, type ResultPoll } from "../src/protocol/index.ts";
+import { latestLine, type ToolOutputState } from "../src/output/index.ts";
+import {
+  type InvocationView,
+  type Outcome,
+  ok,
+  type ProgressRead,
+  type ResultPoll,
+} from "../src/protocol/index.ts";
 import type { InvocationOutput } from "./invocation-output.ts";
 import { notFound } from "./outcome.ts";
 import { stateOf } from "./settled-result.ts";
@@ -56,6 +63,18 @@ export class InvocationReads {
   /** The view of the invocation, or `not_found`. */
   view(): Outcome<InvocationView> {
     return this.#stored.record ? ok(this.current()) : notFound();
+  }
+
+  /** Output totals and latest line (MCP progress reads this every second), or `not_found`. */
+  progress(): Outcome<ProgressRead> {
+    if (!this.#stored.record) return notFound();
+    const { truncation, content } = this.state();
+    const first = content[0];
+    return ok({
+      bytes: truncation.totalBytes,
+      lines: truncation.totalLines,
+      lastLine: latestLine(first?.type === "text" ? first.text : ""),
+    });
   }
 
   /** The view of an invocation known to exist. */

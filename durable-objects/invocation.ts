@@ -12,6 +12,7 @@ import {
   type Outcome,
   type ProducerCall,
   type ProducerEnd,
+  type ProgressRead,
   type ResultPoll,
   type StartRequest,
 } from "../src/protocol/index.ts";
@@ -72,6 +73,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
 
   async view(): Promise<Outcome<InvocationView>> {
     return this.#life.reads.view();
+  }
+
+  /** Output totals and latest line: MCP progress, without the whole view. */
+  async progress(): Promise<Outcome<ProgressRead>> {
+    return this.#life.reads.progress();
   }
 
   /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */

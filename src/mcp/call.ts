@@ -81,7 +81,7 @@ export async function runCall(port: InvocationPort, call: ToolCall): Promise<Cal
           `the call was stopped; invocation ${id} ${call.cancelOnAbort() ? "was cancelled" : "goes on"}`,
         );
       if (call.progress !== undefined) {
-        const value = tracker.next(unwrapOutcome(await port.view(id)).state);
+        const value = tracker.next(unwrapOutcome(await port.progress(id)));
         if (value !== null) await call.progress(value);
       }
     }

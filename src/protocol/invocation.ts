@@ -36,6 +36,19 @@ export interface InvocationView {
   settledAt?: number;
 }
 
+/**
+ * A running invocation's progress, small enough to read every second: its output's
+ * totals and latest line (cut to 120 units), not the state that holds up to 50 KB.
+ */
+export interface ProgressRead {
+  /** Output bytes so far (the state's `truncation.totalBytes`). */
+  bytes: number;
+  /** Output lines so far (`truncation.totalLines`). */
+  lines: number;
+  /** The last non-empty line of the retained text, trimmed and cut with "…". */
+  lastLine: string;
+}
+
 export type ResultPoll = { status: "settled"; result: SettledResult } | { status: "running" };
 
 /** Subscription paths of the DO's `fetch`; it answers 404 itself for an unknown invocation. */
@@ -50,6 +63,8 @@ export interface InvocationApi {
   start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>>;
   /** Current view; `not_found` if this DO holds no invocation. */
   view(): Promise<Outcome<InvocationView>>;
+  /** Output totals and latest line; `not_found` if this DO holds no invocation. */
+  progress(): Promise<Outcome<ProgressRead>>;
   /** Waits up to `waitMs` for the invocation to settle. */
   result(waitMs: number): Promise<Outcome<ResultPoll>>;
   /** Aborts a running invocation; `conflict` once settled. */
