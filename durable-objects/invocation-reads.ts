@@ -9,6 +9,7 @@ import {
   type InvocationView,
   type Outcome,
   ok,
+  type ProgressPoll,
   type ProgressRead,
   type ResultPoll,
 } from "../src/protocol/index.ts";
@@ -65,16 +66,28 @@ export class InvocationReads {
     return this.#stored.record ? ok(this.current()) : notFound();
   }
 
-  /** Output totals and latest line (MCP progress reads this every second), or `not_found`. */
-  progress(): Outcome<ProgressRead> {
+  /**
+   * What MCP reads every second: like `result(waitMs)`, but a running invocation answers
+   * its output totals and latest line, and a settled one whether it was cancelled too.
+   */
+  async progress(waitMs: number): Promise<Outcome<ProgressPoll>> {
     if (!this.#stored.record) return notFound();
+    if (this.#stored.record.status !== "settled")
+      await this.#settled.wait(waitMs, MAX_RESULT_WAIT_MS);
+    const result = this.#stored.result();
+    if (result)
+      return ok({ status: "settled", result, cancelled: this.#stored.required().cancelled });
+    return ok({ status: "running", ...this.#progressRead() });
+  }
+
+  #progressRead(): ProgressRead {
     const { truncation, content } = this.state();
     const first = content[0];
-    return ok({
+    return {
       bytes: truncation.totalBytes,
       lines: truncation.totalLines,
       lastLine: latestLine(first?.type === "text" ? first.text : ""),
-    });
+    };
   }
 
   /** The view of an invocation known to exist. */

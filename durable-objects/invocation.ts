@@ -12,7 +12,7 @@ import {
   type Outcome,
   type ProducerCall,
   type ProducerEnd,
-  type ProgressRead,
+  type ProgressPoll,
   type ResultPoll,
   type StartRequest,
 } from "../src/protocol/index.ts";
@@ -75,9 +75,12 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     return this.#life.reads.view();
   }
 
-  /** Output totals and latest line: MCP progress, without the whole view. */
-  async progress(): Promise<Outcome<ProgressRead>> {
-    return this.#life.reads.progress();
+  /**
+   * What a watching MCP call reads every second: waits like `result`, answers the
+   * output's totals and latest line while running (not the view), the result once settled.
+   */
+  progress(waitMs: number): Promise<Outcome<ProgressPoll>> {
+    return this.#life.reads.progress(waitMs);
   }
 
   /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */

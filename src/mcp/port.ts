@@ -7,7 +7,7 @@
 import type {
   InvocationView,
   Outcome,
-  ProgressRead,
+  ProgressPoll,
   ResultPoll,
   StartRequest,
 } from "../protocol/index.ts";
@@ -29,8 +29,11 @@ export interface InvocationPort {
    */
   start(request: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>>;
   view(id: string): Promise<Outcome<InvocationView>>;
-  /** Output totals and latest line of a running call (what progress sends), not its view. */
-  progress(id: string): Promise<Outcome<ProgressRead>>;
+  /**
+   * Waits up to `waitMs` (at most 30 s) for the invocation to settle: running, its output
+   * totals and latest line (what progress sends, not the view); settled, all its answer needs.
+   */
+  progress(id: string, waitMs: number): Promise<Outcome<ProgressPoll>>;
   /** Waits up to `waitMs` (at most 30 s) for the invocation to settle. */
   result(id: string, waitMs: number): Promise<Outcome<ResultPoll>>;
   /** Stops a running invocation; the output it wrote is kept. `conflict` once settled. */

@@ -24,6 +24,7 @@ export type {
   InvocationView,
   ProducerCall,
   ProducerEnd,
+  ProgressPoll,
   ProgressRead,
   ResultPoll,
   StartRequest,

@@ -49,6 +49,14 @@ export interface ProgressRead {
   lastLine: string;
 }
 
+/**
+ * What a watching call reads every second: its progress while running, and once
+ * settled everything its answer needs, so a settled call reads nothing more.
+ */
+export type ProgressPoll =
+  | { status: "settled"; result: SettledResult; cancelled: boolean }
+  | ({ status: "running" } & ProgressRead);
+
 export type ResultPoll = { status: "settled"; result: SettledResult } | { status: "running" };
 
 /** Subscription paths of the DO's `fetch`; it answers 404 itself for an unknown invocation. */
@@ -63,8 +71,11 @@ export interface InvocationApi {
   start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>>;
   /** Current view; `not_found` if this DO holds no invocation. */
   view(): Promise<Outcome<InvocationView>>;
-  /** Output totals and latest line; `not_found` if this DO holds no invocation. */
-  progress(): Promise<Outcome<ProgressRead>>;
+  /**
+   * Waits up to `waitMs` for the invocation to settle, like `result`; running, its output
+   * totals and latest line, settled, its result and whether it was cancelled.
+   */
+  progress(waitMs: number): Promise<Outcome<ProgressPoll>>;
   /** Waits up to `waitMs` for the invocation to settle. */
   result(waitMs: number): Promise<Outcome<ResultPoll>>;
   /** Aborts a running invocation; `conflict` once settled. */
