@@ -5,17 +5,18 @@
  * the request goes away is a choice (`cancelOnAbort`), not an accident.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { JsonValue } from "../chord/types.ts";
 import type { InvocationView, ProgressPoll } from "../protocol/index.ts";
 import { foldResult } from "./fold.ts";
 import { failure, unwrapOutcome } from "./outcome.ts";
 import type { InvocationPort } from "./port.ts";
 import { PROGRESS_INTERVAL_MS, ProgressTracker, type ProgressValue } from "./progress.ts";
+import type { CheckedArgs } from "./tools.ts";
 
 export interface ToolCall {
   invocationId: string;
   tool: string;
-  args: JsonValue;
+  /** Checked and parsed by the tool's schema at the MCP edge (tools.ts). */
+  args: CheckedArgs;
   sandbox: string;
   /** Aborted when the client cancels or its stream goes away. */
   signal: AbortSignal;
@@ -39,7 +40,8 @@ export async function startCall(
   return unwrapOutcome(
     await port.start({
       tool: call.tool,
-      args: call.args,
+      args: call.args.raw,
+      params: call.args.params,
       toolCallId: call.invocationId,
       runId: call.invocationId,
       turnId: call.invocationId,

@@ -12,6 +12,12 @@ export interface StartRequest {
   tool: string;
   /** Already validated against the tool's schema by the Worker. */
   args: JsonValue;
+  /**
+   * What the tool's `parse` made of `args`, from the edge that received them (the HTTP
+   * route, MCP's schema check), so the DO does not parse them again. Without it, the
+   * DO's RPC is the edge and parses `args` itself.
+   */
+  params?: unknown;
   toolCallId: string;
   runId: string;
   turnId: string;

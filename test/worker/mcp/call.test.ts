@@ -1,8 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { JsonValue } from "../../../src/chord/types.ts";
 import { runCall, type ToolCall } from "../../../src/mcp/call.ts";
 import type { InvocationPort } from "../../../src/mcp/port.ts";
 import type { ProgressValue } from "../../../src/mcp/progress.ts";
+import { getTool } from "../../../src/tools/index.ts";
 import { invocationPort } from "../../../src/worker/mcp-route.ts";
 
 /** The Worker's port over the real invocation DOs, recording every method called. */
@@ -21,11 +23,11 @@ function recordingPort(): { port: InvocationPort; calls: string[] } {
   return { port, calls };
 }
 
-function toolCall(id: string, args: ToolCall["args"], progress?: ToolCall["progress"]): ToolCall {
+function toolCall(id: string, args: JsonValue, progress?: ToolCall["progress"]): ToolCall {
   return {
     invocationId: id,
     tool: "steps",
-    args,
+    args: { raw: args, params: getTool("steps")!.parse(args) },
     sandbox: "default",
     signal: new AbortController().signal,
     cancelOnAbort: () => false,
