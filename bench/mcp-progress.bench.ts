@@ -8,15 +8,16 @@
  * spent meanwhile, against the same command created and long-polled through the HTTP
  * API (no progress reads), interleaved, in the same run.
  *
- * BENCH_MCP_RUNS sets the number of runs (default 3). Not part of `npm test`:
+ * BENCH_MCP_RUNS sets the number of runs (default 3). BENCH_BEFORE=<another checkout>
+ * runs the MCP calls against that checkout's stack too, interleaved (before/after). Not
+ * part of `npm test`:
  * `npm run bench -- mcp-progress`.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { TestProject } from "vitest/node";
 import { ToolwireClient } from "../src/client/index.ts";
-import setup from "../test/e2e/global-setup.ts";
-import { groupOf, usageOf } from "./process-group.ts";
+import { usageOf } from "./process-group.ts";
 import { load, median } from "./run-stats.ts";
+import { type Stack, startStack } from "./stack.ts";
 
 const RUNS = Number(process.env.BENCH_MCP_RUNS ?? 3);
 const COMMANDS = {
@@ -65,31 +66,34 @@ async function overApi(api: ToolwireClient, command: string): Promise<number> {
 
 function row(name: string, mcp: Sample[], api: Sample[]): string {
   const m = (xs: Sample[], k: keyof Sample) => median(xs.map((x) => x[k]));
-  return `| \`${name}\` | ${m(mcp, "seconds").toFixed(2)} | ${m(api, "seconds").toFixed(2)} | ${(m(mcp, "seconds") / m(api, "seconds")).toFixed(2)}× | ${m(mcp, "cpu").toFixed(2)} | ${m(api, "cpu").toFixed(2)} | ${m(mcp, "progress")} |`;
+  return `| ${name} | ${m(mcp, "seconds").toFixed(2)} | ${m(api, "seconds").toFixed(2)} | ${(m(mcp, "seconds") / m(api, "seconds")).toFixed(2)}× | ${m(mcp, "cpu").toFixed(2)} | ${m(api, "cpu").toFixed(2)} | ${m(mcp, "progress")} |`;
+}
+
+async function connect(stack: Stack): Promise<{ client: Client; api: ToolwireClient }> {
+  const api = new ToolwireClient({ baseUrl: stack.apiUrl, token: stack.apiToken });
+  const client = new Client(
+    { name: "toolwire-bench", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${stack.apiUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${stack.apiToken}` } },
+    }),
+  );
+  return { client, api };
 }
 
 export default async function bench(): Promise<void> {
-  const provided: Record<string, string> = {};
-  const project = {
-    provide: (key: string, value: string) => {
-      provided[key] = value;
-    },
-  } as unknown as TestProject;
-  const teardown = await setup(project);
+  const stacks: Stack[] = [];
   try {
-    const apiUrl = provided.apiUrl!;
-    const pgid = groupOf(["dev", "--port", new URL(apiUrl).port]);
-    if (pgid === null) throw new Error("cannot find the wrangler dev process group");
-    const api = new ToolwireClient({ baseUrl: apiUrl, token: provided.apiToken! });
-    const client = new Client(
-      { name: "toolwire-bench", version: "1.0.0" },
-      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-    );
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${apiUrl}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${provided.apiToken}` } },
-      }),
-    );
+    const after = await startStack();
+    stacks.push(after);
+    const before = process.env.BENCH_BEFORE ? await startStack(process.env.BENCH_BEFORE) : null;
+    if (before) stacks.push(before);
+    const targets = [
+      ...(before ? [{ label: "before", stack: before, ...(await connect(before)) }] : []),
+      { label: before ? "after" : "", stack: after, ...(await connect(after)) },
+    ];
     console.log(
       `bash through /mcp (sdk 2.x, 2026-07-28, with a progressToken) vs the HTTP API (create + long-poll), medians of ${RUNS} interleaved runs after one warm-up each; CPU is the wrangler dev group's (workerd); load average at start ${load()}`,
     );
@@ -99,20 +103,26 @@ export default async function bench(): Promise<void> {
     );
     console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (const [name, command] of Object.entries(COMMANDS)) {
-      await overMcp(client, command);
-      await overApi(api, command);
-      const mcp: Sample[] = [];
-      const viaApi: Sample[] = [];
-      for (let run = 0; run < RUNS; run++) {
-        mcp.push(await timed(pgid, () => overMcp(client, command)));
-        viaApi.push(await timed(pgid, () => overApi(api, command)));
+      const samples = targets.map(() => ({ mcp: [] as Sample[], api: [] as Sample[] }));
+      for (const t of targets) {
+        await overMcp(t.client, command);
+        await overApi(t.api, command);
       }
-      console.log(row(name, mcp, viaApi));
+      for (let run = 0; run < RUNS; run++) {
+        for (const [i, t] of targets.entries()) {
+          samples[i]!.mcp.push(await timed(t.stack.pgid, () => overMcp(t.client, command)));
+          samples[i]!.api.push(await timed(t.stack.pgid, () => overApi(t.api, command)));
+        }
+      }
+      for (const [i, t] of targets.entries()) {
+        const label = t.label ? `\`${name}\`, ${t.label}` : `\`${name}\``;
+        console.log(row(label, samples[i]!.mcp, samples[i]!.api));
+      }
     }
     console.log("");
     console.log(`Load average at the end ${load()}`);
-    await client.close();
+    for (const t of targets) await t.client.close();
   } finally {
-    await teardown();
+    for (const stack of stacks) await stack.stop();
   }
 }

@@ -15,7 +15,8 @@
  * already open while the rest connect; `later updates` says they kept arriving.
  *
  * Loopback only, bounded: BENCH_SUBSCRIBERS (default 1000) sockets, BENCH_SUBSCRIBER_ROUNDS
- * (default 2) rounds, 60 s per swarm at most. Not part of `npm test`:
+ * (default 2) rounds, 60 s per swarm at most. BENCH_BEFORE=<another checkout> adds that
+ * checkout's stack as one more row, interleaved (before/after). Not part of `npm test`:
  * `npm run bench -- subscribers`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -24,11 +25,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import type { TestProject } from "vitest/node";
 import { ToolwireClient } from "../src/client/index.ts";
-import setup from "../test/e2e/global-setup.ts";
-import { groupOf, largestRssOf, usageOf } from "./process-group.ts";
+import { largestRssOf, usageOf } from "./process-group.ts";
 import { load, median } from "./run-stats.ts";
+import { type Stack, startStack } from "./stack.ts";
 
 const COUNT = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_SUBSCRIBER_ROUNDS ?? 2);
@@ -152,36 +152,41 @@ function line(name: string, rows: Row[], floor: number): string {
   return `| ${name} | ${m((r) => r.swarm.p50Ms).toFixed(0)} | ${p99.toFixed(0)} | ${(p99 / floor).toFixed(2)}× | ${m((r) => r.cpu).toFixed(2)} | ${(m((r) => r.rssPerSubscriber) / 1024).toFixed(1)} | ${got} | ${m((r) => r.laterUpdates)} |`;
 }
 
+/** 1,000 subscribers to a running bash call of `stack`, with the call cancelled after. */
+async function toolwire(stack: Stack): Promise<Row> {
+  const api = new ToolwireClient({ baseUrl: stack.apiUrl, token: stack.apiToken });
+  const call = await api.createInvocation({ tool: "bash", args: { command: RUNNING } });
+  await new Promise((r) => setTimeout(r, 1000));
+  // socketUrl carries the subscribe token already.
+  const row = await swarm(call.socketUrl, "tool_update", stack.pgid);
+  await api.cancel(call.id);
+  return row;
+}
+
 export default async function bench(): Promise<void> {
-  const provided: Record<string, string> = {};
-  const project = {
-    provide: (key: string, value: string) => {
-      provided[key] = value;
-    },
-  } as unknown as TestProject;
-  const teardown = await setup(project);
-  const hello = await startHello().catch(async (err: unknown) => {
-    await teardown();
-    throw err;
-  });
+  const stacks: Stack[] = [];
+  let hello: Awaited<ReturnType<typeof startHello>> | null = null;
   try {
-    const apiUrl = provided.apiUrl!;
-    const pgid = groupOf(["dev", "--port", new URL(apiUrl).port]);
-    if (pgid === null) throw new Error("cannot find the wrangler dev process group");
-    const api = new ToolwireClient({ baseUrl: apiUrl, token: provided.apiToken! });
+    const after = await startStack();
+    stacks.push(after);
+    const before = process.env.BENCH_BEFORE ? await startStack(process.env.BENCH_BEFORE) : null;
+    if (before) stacks.push(before);
+    hello = await startHello();
     const helloWs = hello.url.replace(/^http/, "ws");
-    const rows = { worker: [] as Row[], object: [] as Row[], toolwire: [] as Row[] };
+    const rows = {
+      worker: [] as Row[],
+      object: [] as Row[],
+      toolwire: [] as Row[],
+      before: [] as Row[],
+    };
     console.log(
       `${COUNT} WebSockets opened at once (bench/ws-swarm.ts, own process), ${ROUNDS} interleaved rounds, medians; load average at start ${load()}`,
     );
     for (let round = 0; round < ROUNDS; round++) {
       rows.worker.push(await swarm(helloWs, "any", hello.pgid));
       rows.object.push(await swarm(`${helloWs}/do`, "any", hello.pgid));
-      const call = await api.createInvocation({ tool: "bash", args: { command: RUNNING } });
-      await new Promise((r) => setTimeout(r, 1000));
-      // socketUrl carries the subscribe token already.
-      rows.toolwire.push(await swarm(call.socketUrl, "tool_update", pgid));
-      await api.cancel(call.id);
+      if (before) rows.before.push(await toolwire(before));
+      rows.toolwire.push(await toolwire(after));
     }
     const floor = median(rows.worker.map((r) => r.swarm.p99Ms));
     console.log("");
@@ -191,11 +196,19 @@ export default async function bench(): Promise<void> {
     console.log("| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |");
     console.log(line("hello Worker (the floor)", rows.worker, floor));
     console.log(line("hello Worker → DO (hibernatable)", rows.object, floor));
+    if (before)
+      console.log(
+        line(
+          `Toolwire before (${process.env.BENCH_BEFORE}), running bash call`,
+          rows.before,
+          floor,
+        ),
+      );
     console.log(line("Toolwire, running bash call", rows.toolwire, floor));
     console.log("");
     console.log(`Load average at the end ${load()}`);
   } finally {
-    hello.stop();
-    await teardown();
+    hello?.stop();
+    for (const stack of stacks) await stack.stop();
   }
 }
