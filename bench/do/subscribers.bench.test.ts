@@ -2,7 +2,8 @@
  * DO bench of subscribers at scale (issue 20): what one more WebSocket subscriber costs
  * the real InvocationDO, measured inside the Workers runtime. For N sockets (0, 250,
  * 1,000) on one `external` invocation: the time to accept them (each gets `tool_start`
- * and a base), then 50 publications of 20 lines (about 2 KB) each, timed from the
+ * and a base), then 50 publications of 20 lines (about 2 KB) each (and, for 0 and
+ * 1,000 sockets, of one line: what a send costs whatever it carries), timed from the
  * produce call until its flush has returned, so every send of the publication is in
  * it. The cost per subscriber is the time over that of N = 0, divided by N. The sockets
  * only count what they receive (no folding), so the client side adds little; every
@@ -18,24 +19,30 @@ import {
   waitFor,
 } from "../../test/worker/durable-objects/helpers.ts";
 
-const COUNTS = [0, 250, 1000];
+/** Sockets and lines per publication: 20 lines is about 2 KB, 1 line about 90 bytes. */
+const RUNS = [
+  { count: 0, lines: 20 },
+  { count: 250, lines: 20 },
+  { count: 1000, lines: 20 },
+  { count: 0, lines: 1 },
+  { count: 1000, lines: 1 },
+];
 const PUBLICATIONS = 50;
-const LINES = 20;
 
-function lines(from: number): string {
+function lines(from: number, count: number): string {
   let text = "";
-  for (let i = from; i < from + LINES; i++)
+  for (let i = from; i < from + count; i++)
     text += `[${i}] compiling src/module_${i % 97}.ts ${"=".repeat(60)}\n`;
   return text;
 }
 
-async function run(count: number) {
-  const name = `bench-subscribers-${count}`;
+async function run(count: number, perPublication: number) {
+  const name = `bench-subscribers-${count}-${perPublication}`;
   const stub = stubFor(name);
   value(
     await stub.start(startRequest(name, "external", { name: "bash", input: { command: "make" } })),
   );
-  value(await stub.produce([{ write: lines(0) }]));
+  value(await stub.produce([{ write: lines(0, perPublication) }]));
   await stub.flushOutput();
   const received: number[] = [];
   const acceptStart = performance.now();
@@ -51,7 +58,7 @@ async function run(count: number) {
   const acceptMs = performance.now() - acceptStart;
   const publishStart = performance.now();
   for (let p = 1; p <= PUBLICATIONS; p++) {
-    value(await stub.produce([{ write: lines(p * LINES) }]));
+    value(await stub.produce([{ write: lines(p * perPublication, perPublication) }]));
     await stub.flushOutput();
   }
   const publishMs = performance.now() - publishStart;
@@ -63,14 +70,22 @@ async function run(count: number) {
   );
   for (const socket of sockets) socket.close();
   value(await stub.produce([], { isError: false }));
-  return { count, acceptMs, publishMs, publicationMs: publishMs / PUBLICATIONS };
+  return {
+    count,
+    linesPerPublication: perPublication,
+    acceptMs,
+    publishMs,
+    publicationMs: publishMs / PUBLICATIONS,
+  };
 }
 
 it("cost of one more WebSocket subscriber inside the runtime", async () => {
   const rows = [];
-  for (const count of COUNTS) rows.push(await run(count));
-  const base = rows[0]!;
+  for (const { count, lines } of RUNS) rows.push(await run(count, lines));
   for (const row of rows) {
+    const base = rows.find(
+      (r) => r.count === 0 && r.linesPerPublication === row.linesPerPublication,
+    )!;
     const extra =
       row.count === 0
         ? null
@@ -81,5 +96,5 @@ it("cost of one more WebSocket subscriber inside the runtime", async () => {
           };
     console.log(`DO-SUBSCRIBERS ${JSON.stringify({ ...row, ...extra })}`);
   }
-  expect(rows).toHaveLength(COUNTS.length);
+  expect(rows).toHaveLength(RUNS.length);
 });
