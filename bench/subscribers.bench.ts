@@ -16,7 +16,9 @@
  *
  * Loopback only, bounded: BENCH_SUBSCRIBERS (default 1000) sockets, BENCH_SUBSCRIBER_ROUNDS
  * (default 2) rounds, 60 s per swarm at most. BENCH_BEFORE=<another checkout> adds that
- * checkout's stack as one more row, interleaved (before/after). Not part of `npm test`:
+ * checkout's stack as one more row, interleaved (before/after); BENCH_QUIET=1 a row for a
+ * running call that prints nothing while the sockets connect (no publication fan-out).
+ * Not part of `npm test`:
  * `npm run bench -- subscribers`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -36,6 +38,8 @@ const SWARM_TIMEOUT_MS = 60_000;
 const ROOT = path.resolve(import.meta.dirname, "..");
 const HOST = "127.0.0.1";
 const RUNNING = "for i in $(seq 1 1200); do echo line $i; sleep 0.1; done";
+/** A running call that prints nothing after its first line: no publication reaches open sockets. */
+const QUIET = "echo started; sleep 120";
 
 interface Swarm {
   count: number;
@@ -153,9 +157,9 @@ function line(name: string, rows: Row[], floor: number): string {
 }
 
 /** 1,000 subscribers to a running bash call of `stack`, with the call cancelled after. */
-async function toolwire(stack: Stack): Promise<Row> {
+async function toolwire(stack: Stack, command = RUNNING): Promise<Row> {
   const api = new ToolwireClient({ baseUrl: stack.apiUrl, token: stack.apiToken });
-  const call = await api.createInvocation({ tool: "bash", args: { command: RUNNING } });
+  const call = await api.createInvocation({ tool: "bash", args: { command } });
   await new Promise((r) => setTimeout(r, 1000));
   // socketUrl carries the subscribe token already.
   const row = await swarm(call.socketUrl, "tool_update", stack.pgid);
@@ -178,6 +182,7 @@ export default async function bench(): Promise<void> {
       object: [] as Row[],
       toolwire: [] as Row[],
       before: [] as Row[],
+      quiet: [] as Row[],
     };
     console.log(
       `${COUNT} WebSockets opened at once (bench/ws-swarm.ts, own process), ${ROUNDS} interleaved rounds, medians; load average at start ${load()}`,
@@ -187,6 +192,7 @@ export default async function bench(): Promise<void> {
       rows.object.push(await swarm(`${helloWs}/do`, "any", hello.pgid));
       if (before) rows.before.push(await toolwire(before));
       rows.toolwire.push(await toolwire(after));
+      if (process.env.BENCH_QUIET) rows.quiet.push(await toolwire(after, QUIET));
     }
     const floor = median(rows.worker.map((r) => r.swarm.p99Ms));
     console.log("");
@@ -205,6 +211,9 @@ export default async function bench(): Promise<void> {
         ),
       );
     console.log(line("Toolwire, running bash call", rows.toolwire, floor));
+    if (rows.quiet.length > 0) {
+      console.log(line("Toolwire, running call that prints nothing more", rows.quiet, floor));
+    }
     console.log("");
     console.log(`Load average at the end ${load()}`);
   } finally {
