@@ -1,6 +1,6 @@
 import { upgradeLegacyWire } from "../src/chord/index.ts";
 import type { WireOp } from "../src/chord/types.ts";
-import { fromChunks, toChunks } from "./chunks.ts";
+import { bytesToChunks, fromChunks, toChunks } from "./chunks.ts";
 
 /** `"base"` for a batch whose first op is `r` (a recovery point), `"delta"` otherwise. */
 export type BatchTag = "base" | "delta";
@@ -46,8 +46,19 @@ export class BatchLog {
 
   /** Appends one batch and returns its seq. Call inside the caller's transaction. */
   append(tag: BatchTag, wire: WireOp[]): number {
+    return this.#appendSerialized(tag, toChunks(wire));
+  }
+
+  /**
+   * Appends one batch the caller has serialized already (its `WireOp[]` as UTF-8 JSON),
+   * so it is serialized once; returns its seq. Call inside the caller's transaction.
+   */
+  appendJson(tag: BatchTag, json: Uint8Array): number {
+    return this.#appendSerialized(tag, bytesToChunks(json));
+  }
+
+  #appendSerialized(tag: BatchTag, chunks: ArrayBuffer[]): number {
     const seq = ++this.#lastSeq;
-    const chunks = toChunks(wire);
     chunks.forEach((chunk, part) => {
       this.#bytesAppended += chunk.byteLength;
       this.#sql.exec(

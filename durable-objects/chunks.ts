@@ -17,7 +17,14 @@ const fromUtf8 = new TextDecoder();
  * toChunks({ a: 1 }); // [ArrayBuffer(7)]
  */
 export function toChunks(value: unknown, maxBytes = MAX_ROW_BYTES): ArrayBuffer[] {
-  const bytes = utf8.encode(JSON.stringify(value));
+  return bytesToChunks(utf8.encode(JSON.stringify(value)), maxBytes);
+}
+
+/**
+ * Cuts a value already serialized (UTF-8 JSON) as `toChunks` does.
+ * @example bytesToChunks(new TextEncoder().encode("[1]")); // [ArrayBuffer(3)]
+ */
+export function bytesToChunks(bytes: Uint8Array, maxBytes = MAX_ROW_BYTES): ArrayBuffer[] {
   const chunks: ArrayBuffer[] = [];
   for (let at = 0; at < bytes.length || chunks.length === 0; at += maxBytes) {
     chunks.push(bytes.slice(at, at + maxBytes).buffer);

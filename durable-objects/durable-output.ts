@@ -11,6 +11,21 @@ import type { Subscribers } from "./subscribers.ts";
 /** Every this-many durable batches one is a base, so recovery replays at most this many. */
 export const REBASE_EVERY = 50;
 
+const utf8 = new TextEncoder();
+
+/** One publication, ready to store and send: the log's batch is serialized once, here. */
+interface PreparedBatch {
+  /** The sink's ops: what subscribers receive. */
+  ops: Op[];
+  /** Whether the log stores it as a base. */
+  base: boolean;
+  checkpoint: { memo: { name: string; value: JsonValue } | null } | null;
+  /** The log's batch (`ops`, or a base of the state after them) as UTF-8 JSON. */
+  json: Uint8Array;
+  /** Its size as it travels: the log's bytes when it stores `ops` itself. */
+  bytes: number;
+}
+
 export interface DurableOutputOptions {
   storage: DurableObjectStorage;
   log: BatchLog;
@@ -44,7 +59,7 @@ export interface DurableOutputOptions {
  */
 export class DurableOutput {
   readonly #o: DurableOutputOptions;
-  readonly #publisher: AdaptivePublisher<Op[]>;
+  readonly #publisher: AdaptivePublisher<PreparedBatch>;
   readonly #encoder = encoder();
   #state: ToolOutputState;
   #deltasSinceBase: number;
@@ -57,13 +72,13 @@ export class DurableOutput {
     this.#state = options.state;
     this.#deltasSinceBase = options.deltasSinceBase;
     this.#checkpointSeq = options.checkpointSeq;
-    this.#publisher = new AdaptivePublisher<Op[]>({
+    this.#publisher = new AdaptivePublisher<PreparedBatch>({
       update: () => {
         const ops = this.#o.flush();
-        return ops.length > 0 || this.#pendingCheckpoint ? ops : null;
+        return ops.length > 0 || this.#pendingCheckpoint ? this.#prepare(ops) : null;
       },
-      measure: (ops) => utf8ByteLength(JSON.stringify(ops)),
-      publish: (ops) => this.#persistAndSend(ops),
+      measure: (batch) => batch.bytes,
+      publish: (batch) => this.#persistAndSend(batch),
       onError: options.onError,
     });
   }
@@ -111,16 +126,26 @@ export class DurableOutput {
     this.#publisher.dispose();
   }
 
-  #persistAndSend(ops: Op[]): void {
+  /**
+   * Folds `ops` into the durable state and serializes the log's batch: `ops` itself, or,
+   * every `REBASE_EVERY`th batch and at a checkpoint, a base of the state after them.
+   */
+  #prepare(ops: Op[]): PreparedBatch {
     if (ops.length > 0)
       this.#state = apply(this.#state as unknown as JsonValue, ops) as unknown as ToolOutputState;
     const checkpoint = this.#pendingCheckpoint;
     const base = isBase(ops) || checkpoint !== null || this.#deltasSinceBase >= REBASE_EVERY - 1;
     const stored: Op[] = base && !isBase(ops) ? [["r", this.#state as unknown as JsonValue]] : ops;
-    const wire = this.#encoder.encode(stored);
+    const json = utf8.encode(JSON.stringify(this.#encoder.encode(stored)));
+    // Paced by what travels: the delta, which only a rebase stores differently.
+    const bytes = stored === ops ? json.byteLength : utf8ByteLength(JSON.stringify(ops));
+    return { ops, base, checkpoint, json, bytes };
+  }
+
+  #persistAndSend({ ops, base, checkpoint, json }: PreparedBatch): void {
     const { storage, log, store } = this.#o;
     const seq = storage.transactionSync(() => {
-      const at = log.append(base ? "base" : "delta", wire);
+      const at = log.appendJson(base ? "base" : "delta", json);
       if (checkpoint) {
         if (checkpoint.memo) store.setMemo(checkpoint.memo.name, checkpoint.memo.value);
         store.setCheckpoint(at);

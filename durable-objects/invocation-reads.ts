@@ -1,10 +1,18 @@
 /**
  * What the invocation reads back: its state (the durable state while running, the
- * settled result's after), its view, and `result(waitMs)`, which waits for the settle.
+ * settled result's after), its view, its progress (a few numbers and a line), and
+ * `result(waitMs)`, which waits for the settle.
  */
 
-import type { ToolOutputState } from "../src/output/index.ts";
-import { type InvocationView, type Outcome, ok, type ResultPoll } from "../src/protocol/index.ts";
+import { latestLine, type ToolOutputState } from "../src/output/index.ts";
+import {
+  type InvocationView,
+  type Outcome,
+  ok,
+  type ProgressPoll,
+  type ProgressRead,
+  type ResultPoll,
+} from "../src/protocol/index.ts";
 import type { InvocationOutput } from "./invocation-output.ts";
 import { notFound } from "./outcome.ts";
 import { stateOf } from "./settled-result.ts";
@@ -56,6 +64,30 @@ export class InvocationReads {
   /** The view of the invocation, or `not_found`. */
   view(): Outcome<InvocationView> {
     return this.#stored.record ? ok(this.current()) : notFound();
+  }
+
+  /**
+   * What MCP reads every second: like `result(waitMs)`, but a running invocation answers
+   * its output totals and latest line, and a settled one whether it was cancelled too.
+   */
+  async progress(waitMs: number): Promise<Outcome<ProgressPoll>> {
+    if (!this.#stored.record) return notFound();
+    if (this.#stored.record.status !== "settled")
+      await this.#settled.wait(waitMs, MAX_RESULT_WAIT_MS);
+    const result = this.#stored.result();
+    if (result)
+      return ok({ status: "settled", result, cancelled: this.#stored.required().cancelled });
+    return ok({ status: "running", ...this.#progressRead() });
+  }
+
+  #progressRead(): ProgressRead {
+    const { truncation, content } = this.state();
+    const first = content[0];
+    return {
+      bytes: truncation.totalBytes,
+      lines: truncation.totalLines,
+      lastLine: latestLine(first?.type === "text" ? first.text : ""),
+    };
   }
 
   /** The view of an invocation known to exist. */

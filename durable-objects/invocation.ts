@@ -12,6 +12,7 @@ import {
   type Outcome,
   type ProducerCall,
   type ProducerEnd,
+  type ProgressPoll,
   type ResultPoll,
   type StartRequest,
 } from "../src/protocol/index.ts";
@@ -72,6 +73,14 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
 
   async view(): Promise<Outcome<InvocationView>> {
     return this.#life.reads.view();
+  }
+
+  /**
+   * What a watching MCP call reads every second: waits like `result`, answers the
+   * output's totals and latest line while running (not the view), the result once settled.
+   */
+  progress(waitMs: number): Promise<Outcome<ProgressPoll>> {
+    return this.#life.reads.progress(waitMs);
   }
 
   /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */

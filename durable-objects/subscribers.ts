@@ -4,27 +4,44 @@ import { TOKEN_EXPIRED_CLOSE } from "../src/events/socket-close.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
 import { expired } from "../src/protocol/index.ts";
 import type { ResumedBatch } from "./resume.ts";
+import { SocketAttachments } from "./socket-attachments.ts";
 import { SseStream } from "./sse-stream.ts";
 
-/** Encodes one stream's batches; one per subscriber (path tables are per stream). */
+/** Encodes one stream's batches (path tables are per stream). */
 export interface StreamEncoder {
   encode(ops: Op[]): WireOp[];
 }
 
-/** What a hibernatable socket remembers across wake-ups (`serializeAttachment`). */
-interface SocketAttachment {
-  subscriberId: string;
-  /** When its subscribe token expires (epoch ms); null for the bearer token. */
-  expiresAt?: number | null;
+/**
+ * Sockets whose encoders have seen the same batches since the same base: they share one
+ * encoder, so each publication is encoded and serialized once for all of them.
+ */
+interface EncoderGroup {
+  encoder: StreamEncoder;
+}
+
+/**
+ * The group a base of `state` at `seq` opened, while no publication has followed it: a
+ * socket greeted (or resynced, or woken) now gets the same base message and joins it.
+ * Its members hold the latest state already (their resyncs are ignored, decision 070).
+ */
+interface FreshBase {
+  group: EncoderGroup;
+  state: ToolOutputState;
+  seq: number;
+  /** The base `tool_update` as sent, serialized once. */
+  message: string;
 }
 
 /**
  * The live audience of one invocation: hibernatable WebSockets and SSE streams.
  *
- * Each subscriber has its own encoder, so each stream's first `tool_update` is a
- * base built from the durable state (`["r", state]`) and the rest are deltas encoded
- * against that stream's own path table. Encoders live in memory only: after a wake-up
- * from hibernation a socket has none, and its next update is a fresh base.
+ * Each stream's first `tool_update` is a base built from the durable state
+ * (`["r", state]`) and the rest are deltas encoded against that stream's path table.
+ * Sockets greeted with the same base (no publication between them) share one encoder
+ * and one serialized message per publication (`EncoderGroup`); a resync moves a socket
+ * to a new group. Encoders live in memory only: after a wake-up from hibernation a
+ * socket has none, and its next update is a fresh base (shared by all such sockets).
  *
  * Every send here happens after the batch it carries was written to SQLite in the
  * same synchronous step; the Durable Object output gate holds outgoing messages until
@@ -37,13 +54,14 @@ interface SocketAttachment {
 export class Subscribers {
   readonly #ctx: DurableObjectState;
   readonly #newEncoder: () => StreamEncoder;
-  readonly #socketEncoders = new Map<string, StreamEncoder>();
+  /** Each socket's encoder group, by subscriber id. */
+  readonly #groups = new Map<string, EncoderGroup>();
   /**
-   * Sockets whose last `tool_update` was a base with no publication since: they already
-   * hold the latest state, so a resync from them is ignored (docs/decisions/070).
-   * Memory only: after a wake-up from hibernation one resync per socket is answered again.
+   * The group of the latest base while no publication has followed it. Memory only:
+   * after a wake-up from hibernation one resync per socket is answered again.
    */
-  readonly #holdingLatestBase = new Set<string>();
+  #fresh: FreshBase | null = null;
+  readonly #attachments = new SocketAttachments();
   readonly #streams = new Map<string, SseStream>();
   readonly #sseKeepAliveMs: number | undefined;
 
@@ -98,26 +116,26 @@ export class Subscribers {
     const subscriberId = crypto.randomUUID();
     this.#ctx.acceptWebSocket(server);
     const expiresAt = greeting.expiresAt ?? null;
-    server.serializeAttachment({ subscriberId, expiresAt } satisfies SocketAttachment);
-    const encoder = this.#newEncoder();
+    this.#attachments.write(server, { subscriberId, expiresAt });
     sendSocket(server, start);
-    const batches = greeting.resumed ?? [
-      { seq: greeting.seq, ops: [["r", state as unknown as JsonValue]] },
-    ];
-    for (const batch of batches) {
-      sendSocket(server, {
-        ...eventHeader(start),
-        type: "tool_update",
-        ops: encoder.encode(batch.ops),
-        seq: batch.seq,
-      });
-    }
     if (ended) {
+      const encoder = this.#newEncoder();
+      for (const batch of greeting.resumed ?? [{ seq: greeting.seq, ops: baseOps(state) }]) {
+        sendSocket(server, updateOf(start, encoder.encode(batch.ops), batch.seq));
+      }
       sendSocket(server, { ...eventHeader(start), type: "tool_end", isError: ended.isError });
       server.close(1000, "settled");
+    } else if (greeting.resumed === null) {
+      const fresh = this.#freshBase(start, state, greeting.seq);
+      this.#groups.set(subscriberId, fresh.group);
+      sendText(server, fresh.message);
     } else {
-      this.#socketEncoders.set(subscriberId, encoder);
-      if (greeting.resumed === null) this.#holdingLatestBase.add(subscriberId);
+      // A resumed socket's encoder has seen its own batches: a group of its own.
+      const group: EncoderGroup = { encoder: this.#newEncoder() };
+      for (const batch of greeting.resumed) {
+        sendSocket(server, updateOf(start, group.encoder.encode(batch.ops), batch.seq));
+      }
+      this.#groups.set(subscriberId, group);
     }
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -173,25 +191,29 @@ export class Subscribers {
    * is the durable state after it (used for the base of a subscriber without encoder).
    */
   publish(start: ToolStartEvent, ops: Op[], state: ToolOutputState, seq: number): void {
-    this.#holdingLatestBase.clear();
+    this.#fresh = null;
+    /** This publication as each group's encoder puts it, serialized once per group. */
+    const messages = new Map<EncoderGroup, string>();
+    /** Sockets without an encoder (woken from hibernation) share one base of `state`. */
+    let woken: FreshBase | null = null;
     for (const ws of this.#ctx.getWebSockets()) {
       if (this.#closeIfExpired(ws)) continue;
-      const id = subscriberIdOf(ws);
-      let encoder = this.#socketEncoders.get(id);
-      let batch = ops;
-      if (!encoder) {
-        encoder = this.#newEncoder();
-        this.#socketEncoders.set(id, encoder);
-        batch = [["r", state as unknown as JsonValue]];
-        this.#holdingLatestBase.add(id);
+      const id = this.#subscriberIdOf(ws);
+      const group = this.#groups.get(id);
+      if (!group) {
+        woken ??= this.#baseOf(start, state, seq);
+        this.#groups.set(id, woken.group);
+        sendText(ws, woken.message);
+        continue;
       }
-      sendSocket(ws, {
-        ...eventHeader(start),
-        type: "tool_update",
-        ops: encoder.encode(batch),
-        seq,
-      });
+      let message = messages.get(group);
+      if (message === undefined) {
+        message = JSON.stringify(updateOf(start, group.encoder.encode(ops), seq));
+        messages.set(group, message);
+      }
+      sendText(ws, message);
     }
+    this.#fresh = woken;
     for (const stream of this.#streams.values()) stream.update(ops, state, seq);
   }
 
@@ -203,18 +225,31 @@ export class Subscribers {
    */
   resync(ws: WebSocket, start: ToolStartEvent, state: ToolOutputState, seq: number): boolean {
     if (this.#closeIfExpired(ws)) return false;
-    const id = subscriberIdOf(ws);
-    if (this.#holdingLatestBase.has(id)) return false;
-    const encoder = this.#newEncoder();
-    this.#socketEncoders.set(id, encoder);
-    this.#holdingLatestBase.add(id);
-    sendSocket(ws, {
-      ...eventHeader(start),
-      type: "tool_update",
-      ops: encoder.encode([["r", state as unknown as JsonValue]]),
-      seq,
-    });
+    const id = this.#subscriberIdOf(ws);
+    const group = this.#groups.get(id);
+    if (group !== undefined && group === this.#fresh?.group) return false;
+    const fresh = this.#freshBase(start, state, seq);
+    this.#groups.set(id, fresh.group);
+    sendText(ws, fresh.message);
     return true;
+  }
+
+  /**
+   * The group of the latest base of `state` at `seq`: the one still fresh, or a new one
+   * (which is fresh from now until the next publication).
+   */
+  #freshBase(start: ToolStartEvent, state: ToolOutputState, seq: number): FreshBase {
+    const fresh = this.#fresh;
+    if (fresh !== null && fresh.seq === seq && fresh.state === state) return fresh;
+    this.#fresh = this.#baseOf(start, state, seq);
+    return this.#fresh;
+  }
+
+  /** A new group whose encoder has encoded a base of `state`, and that base as sent. */
+  #baseOf(start: ToolStartEvent, state: ToolOutputState, seq: number): FreshBase {
+    const group: EncoderGroup = { encoder: this.#newEncoder() };
+    const message = JSON.stringify(updateOf(start, group.encoder.encode(baseOps(state)), seq));
+    return { group, state, seq, message };
   }
 
   /** Sends `tool_end` to everyone and closes every stream. */
@@ -225,8 +260,8 @@ export class Subscribers {
       sendSocket(ws, event);
       closeSocket(ws, 1000, "settled");
     }
-    this.#socketEncoders.clear();
-    this.#holdingLatestBase.clear();
+    this.#groups.clear();
+    this.#fresh = null;
     for (const stream of this.#streams.values()) stream.end(isError, seq);
     this.#streams.clear();
   }
@@ -236,7 +271,7 @@ export class Subscribers {
    * `TOKEN_EXPIRED_CLOSE` at the first event after its expiry (docs/decisions/112).
    */
   #closeIfExpired(ws: WebSocket): boolean {
-    const attachment = ws.deserializeAttachment() as SocketAttachment | null;
+    const attachment = this.#attachments.read(ws);
     if (!expired(attachment?.expiresAt ?? null, Date.now())) return false;
     this.drop(ws);
     closeSocket(ws, TOKEN_EXPIRED_CLOSE.code, TOKEN_EXPIRED_CLOSE.reason);
@@ -245,20 +280,29 @@ export class Subscribers {
 
   /** Forgets a socket that closed or failed. */
   drop(ws: WebSocket): void {
-    const id = subscriberIdOf(ws);
-    this.#socketEncoders.delete(id);
-    this.#holdingLatestBase.delete(id);
+    this.#groups.delete(this.#subscriberIdOf(ws));
+  }
+
+  #subscriberIdOf(ws: WebSocket): string {
+    return this.#attachments.read(ws)?.subscriberId ?? "";
   }
 }
 
-function subscriberIdOf(ws: WebSocket): string {
-  const attachment = ws.deserializeAttachment() as SocketAttachment | null;
-  return attachment?.subscriberId ?? "";
+function baseOps(state: ToolOutputState): Op[] {
+  return [["r", state as unknown as JsonValue]];
+}
+
+function updateOf(start: ToolStartEvent, ops: WireOp[], seq: number): HarnessEvent {
+  return { ...eventHeader(start), type: "tool_update", ops, seq };
 }
 
 function sendSocket(ws: WebSocket, event: HarnessEvent): void {
+  sendText(ws, JSON.stringify(event));
+}
+
+function sendText(ws: WebSocket, text: string): void {
   try {
-    ws.send(JSON.stringify(event));
+    ws.send(text);
   } catch {
     // The socket is closing; its close handler forgets it.
   }

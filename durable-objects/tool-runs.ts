@@ -146,16 +146,18 @@ export function toolContext(
 }
 
 /**
- * The registered tool a start request names, with its parsed params, or a 400 that says
- * what is wrong (the Worker validated the args already; the DO checks again).
+ * The registered tool a start request names, with its params: those the Worker parsed
+ * (`req.params`), or, from a caller that sent none, `args` parsed here, or a 400 that
+ * says what is wrong.
  * @example toolToStart({ tool: "steps", args: { steps: 3 }, ...ids })
  */
 export function toolToStart(
-  req: Pick<InvocationRecord, "tool" | "args">,
+  req: Pick<InvocationRecord, "tool" | "args"> & { params?: unknown },
 ): Outcome<{ def: AnyTool; params: unknown }> {
   const def = getTool(req.tool);
   if (!def)
     return refusal("bad_request", `Unknown tool "${req.tool}". GET /v1/tools lists the tools.`);
+  if ("params" in req) return ok({ def, params: req.params });
   try {
     return ok({ def, params: def.parse(req.args) });
   } catch (error) {

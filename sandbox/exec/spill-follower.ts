@@ -93,7 +93,7 @@ export class SpillFollower {
         this.#skipTo(totals);
         break;
       }
-      this.#readSome(totals.bytes - this.#bytesSeen);
+      this.#readSome(totals);
     }
     if (grew) {
       this.#pauseMs = 1;
@@ -128,11 +128,14 @@ export class SpillFollower {
   }
 
   /** A view that is not full yet: the next bytes, all of them, up to the scratch buffer's size. */
-  #readSome(available: number): void {
+  #readSome(totals: CopyTotals): void {
+    const available = totals.bytes - this.#bytesSeen;
     const length = Math.min(available, this.#scratch.length);
     const n = this.#read(this.#bytesSeen, length);
     if (n === 0) return;
-    const newlines = this.#counter.count(0, n);
+    // A read up to the copier's totals takes its count; only a partial read counts here.
+    const newlines =
+      n === available ? totals.newlines - this.#newlinesSeen : this.#counter.count(0, n);
     this.#take(n, newlines);
     // Decoded or dropped during the push (the view cuts a chunk larger than its window).
     this.view.push(0, this.#scratch.subarray(0, n), newlines);
@@ -151,17 +154,19 @@ export class SpillFollower {
     const lead = Math.min(front, 3);
     const n = this.#read(totals.bytes - lead - back, lead + back);
     const bytes = this.#scratch.subarray(0, n);
-    const backNewlines = this.#counter.count(lead, n - lead);
+    // The copier counted the range, and the view only sums counts: with the whole range
+    // read, its count goes with the front (or the back when nothing is skipped) and
+    // nothing is counted again. Only a short read is counted here.
+    const counted = n === lead + back ? null : this.#counter.count(lead, n - lead);
     if (front > 0) {
-      this.view.skipFull(
-        0,
-        front,
-        Math.max(0, addedNewlines - backNewlines),
-        bytes.subarray(0, lead),
-      );
+      const frontNewlines = counted === null ? addedNewlines : addedNewlines - counted;
+      this.view.skipFull(0, front, Math.max(0, frontNewlines), bytes.subarray(0, lead));
     }
-    if (back > 0) this.view.push(0, Buffer.from(bytes.subarray(lead)), backNewlines);
-    this.#take(front + (n - lead), front > 0 ? addedNewlines : backNewlines);
+    if (back > 0) {
+      const backNewlines = counted ?? (front > 0 ? 0 : addedNewlines);
+      this.view.push(0, Buffer.from(bytes.subarray(lead)), backNewlines);
+    }
+    this.#take(front + (n - lead), front > 0 ? addedNewlines : (counted ?? addedNewlines));
   }
 
   #take(bytes: number, newlines: number): void {

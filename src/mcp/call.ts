@@ -5,17 +5,18 @@
  * the request goes away is a choice (`cancelOnAbort`), not an accident.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { JsonValue } from "../chord/types.ts";
-import type { InvocationView } from "../protocol/index.ts";
+import type { InvocationView, ProgressPoll } from "../protocol/index.ts";
 import { foldResult } from "./fold.ts";
 import { failure, unwrapOutcome } from "./outcome.ts";
 import type { InvocationPort } from "./port.ts";
 import { PROGRESS_INTERVAL_MS, ProgressTracker, type ProgressValue } from "./progress.ts";
+import type { CheckedArgs } from "./tools.ts";
 
 export interface ToolCall {
   invocationId: string;
   tool: string;
-  args: JsonValue;
+  /** Checked and parsed by the tool's schema at the MCP edge (tools.ts). */
+  args: CheckedArgs;
   sandbox: string;
   /** Aborted when the client cancels or its stream goes away. */
   signal: AbortSignal;
@@ -39,7 +40,8 @@ export async function startCall(
   return unwrapOutcome(
     await port.start({
       tool: call.tool,
-      args: call.args,
+      args: call.args.raw,
+      params: call.args.params,
       toolCallId: call.invocationId,
       runId: call.invocationId,
       turnId: call.invocationId,
@@ -49,19 +51,27 @@ export async function startCall(
 }
 
 /**
- * The result of a settled invocation, folded for MCP.
+ * The result of a settled invocation, folded for MCP: one read of the DO.
  * @example await settledResult(port, "call_1")
  */
 export async function settledResult(port: InvocationPort, id: string): Promise<CallToolResult> {
-  const poll = unwrapOutcome(await port.result(id, 0));
+  const poll = unwrapOutcome(await port.progress(id, 0));
   if (poll.status !== "settled") throw failure(`invocation ${id} has not settled yet`);
-  const view = unwrapOutcome(await port.view(id));
-  return foldResult(id, poll.result, view.cancelled === true, await port.links(id));
+  return foldSettled(port, id, poll);
+}
+
+async function foldSettled(
+  port: InvocationPort,
+  id: string,
+  poll: Extract<ProgressPoll, { status: "settled" }>,
+): Promise<CallToolResult> {
+  return foldResult(id, poll.result, poll.cancelled, await port.links(id));
 }
 
 /**
  * Runs `call` to its settled result. Progress is read from the DO once a second at
- * most (each read long-polls the result, so a settle is seen at once).
+ * most; each read long-polls for the settle, so a settle is seen at once, and it
+ * carries the result: a settled call reads the DO no more.
  */
 export async function runCall(port: InvocationPort, call: ToolCall): Promise<CallToolResult> {
   await startCall(port, call);
@@ -74,19 +84,18 @@ export async function runCall(port: InvocationPort, call: ToolCall): Promise<Cal
   try {
     const tracker = new ProgressTracker();
     for (;;) {
-      const poll = unwrapOutcome(await port.result(id, PROGRESS_INTERVAL_MS));
-      if (poll.status === "settled") break;
+      const poll = unwrapOutcome(await port.progress(id, PROGRESS_INTERVAL_MS));
+      if (poll.status === "settled") return await foldSettled(port, id, poll);
       if (call.signal.aborted)
         throw failure(
           `the call was stopped; invocation ${id} ${call.cancelOnAbort() ? "was cancelled" : "goes on"}`,
         );
       if (call.progress !== undefined) {
-        const value = tracker.next(unwrapOutcome(await port.view(id)).state);
+        const value = tracker.next(poll);
         if (value !== null) await call.progress(value);
       }
     }
   } finally {
     call.signal.removeEventListener("abort", onAbort);
   }
-  return settledResult(port, id);
 }

@@ -8,8 +8,10 @@
  */
 import {
   createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
   isInitializeRequest,
   isLegacyRequest,
+  readRequestBody,
 } from "@modelcontextprotocol/server";
 import { rebindingRefusal } from "./rebinding.ts";
 import { serveResumable } from "./resumable.ts";
@@ -52,18 +54,20 @@ function withStreamHeaders(res: Response, extra: Record<string, string> = {}): R
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
-/** The JSON body of a POST, read from a clone; undefined when there is none or it is not JSON. */
+/**
+ * The JSON body of a POST, read from a clone under the SDK's bound and parsed once for
+ * every step after (routing, the SDK's classification and its handler); undefined when
+ * there is none, it is over the bound or it is not JSON (the SDK then reads the request
+ * itself and answers as it does).
+ */
 async function bodyOf(req: Request): Promise<unknown> {
   if (req.method !== "POST") return undefined;
   try {
-    return await req.clone().json();
+    const read = await readRequestBody(req.clone(), DEFAULT_MAX_REQUEST_BODY_SIZE);
+    return read.tooLarge ? undefined : JSON.parse(read.text);
   } catch {
     return undefined;
   }
-}
-
-async function isInitialize(req: Request): Promise<boolean> {
-  return isInitializeRequest(await bodyOf(req));
 }
 
 function callsToolwireTool(body: unknown, tools: ToolwireServerOptions["tools"]): boolean {
@@ -107,11 +111,13 @@ export async function handleMcpRequest(
     responseMode: callsToolwireTool(body, options.tools) ? "sse" : "auto",
     keepAliveMs: options.keepAliveMs,
   });
-  if (!(await isLegacyRequest(req))) return withStreamHeaders(await handler.fetch(req));
+  const parsed = body === undefined ? {} : { parsedBody: body };
+  if (!(await isLegacyRequest(req, body)))
+    return withStreamHeaders(await handler.fetch(req, parsed));
 
   // 2025-11-25: the handshake mints a session id; later requests must bring a live one.
-  if (await isInitialize(req)) {
-    const res = await handler.fetch(req);
+  if (isInitializeRequest(body)) {
+    const res = await handler.fetch(req, parsed);
     if (!res.ok) return withStreamHeaders(res);
     return withStreamHeaders(res, { "Mcp-Session-Id": await mintSessionId(options.sessionSecret) });
   }
@@ -128,8 +134,8 @@ export async function handleMcpRequest(
     // A session's POSTs stream with event ids, and a GET with Last-Event-ID resumes one
     // (decision 107); a GET without it stays 405 (no server-initiated stream).
     if (req.method === "POST" || (req.method === "GET" && req.headers.has("last-event-id"))) {
-      return withStreamHeaders(await serveResumable(req, options, sessionId));
+      return withStreamHeaders(await serveResumable(req, options, sessionId, body));
     }
   }
-  return withStreamHeaders(await handler.fetch(req));
+  return withStreamHeaders(await handler.fetch(req, parsed));
 }

@@ -1,10 +1,16 @@
 /**
  * What the MCP adapter needs from the rest of Toolwire, as one interface the Worker
- * implements over the invocation DO's RPC surface (start, view, result, cancel) and its
+ * implements over the invocation DO's RPC surface (start, view, progress, result, cancel) and its
  * link minting. The adapter never reaches a DO, a secret or a route by itself, so it
  * stays one more client of the same invocation engine as the HTTP API.
  */
-import type { InvocationView, Outcome, ResultPoll, StartRequest } from "../protocol/index.ts";
+import type {
+  InvocationView,
+  Outcome,
+  ProgressPoll,
+  ResultPoll,
+  StartRequest,
+} from "../protocol/index.ts";
 
 /** Where a person follows an invocation live, and the token that grants it. */
 export interface InvocationLinks {
@@ -23,6 +29,11 @@ export interface InvocationPort {
    */
   start(request: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>>;
   view(id: string): Promise<Outcome<InvocationView>>;
+  /**
+   * Waits up to `waitMs` (at most 30 s) for the invocation to settle: running, its output
+   * totals and latest line (what progress sends, not the view); settled, all its answer needs.
+   */
+  progress(id: string, waitMs: number): Promise<Outcome<ProgressPoll>>;
   /** Waits up to `waitMs` (at most 30 s) for the invocation to settle. */
   result(id: string, waitMs: number): Promise<Outcome<ResultPoll>>;
   /** Stops a running invocation; the output it wrote is kept. `conflict` once settled. */

@@ -19,13 +19,15 @@ function isEventStream(res: Response): boolean {
 }
 
 /**
- * Serves `req` (a POST, or a GET with `Last-Event-ID`) of 2025-11-25 session `sessionId`.
- * @example await serveResumable(req, options, sessionId)
+ * Serves `req` (a POST, or a GET with `Last-Event-ID`) of 2025-11-25 session `sessionId`;
+ * `parsedBody` is the POST's JSON as the endpoint parsed it (undefined: the transport reads it).
+ * @example await serveResumable(req, options, sessionId, parsedBody)
  */
 export async function serveResumable(
   req: Request,
   options: ToolwireServerOptions & { keepAliveMs: number },
   sessionId: string,
+  parsedBody?: unknown,
 ): Promise<Response> {
   const store = sessionEventStore(options.sessions, sessionId);
   const server = toolwireServer(options, { era: "legacy", requestInfo: req });
@@ -40,7 +42,7 @@ export async function serveResumable(
     transport.close().catch(() => {});
     server.close().catch(() => {});
   };
-  const res = await transport.handleRequest(req);
+  const res = await transport.handleRequest(req, parsedBody === undefined ? {} : { parsedBody });
   if (res.body === null || !isEventStream(res)) {
     teardown();
     return res;

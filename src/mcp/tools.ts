@@ -51,8 +51,18 @@ export function outputBound(tool: AnyTool): string {
   return `Output bound: ${bound}. Each call is a Toolwire invocation with a live viewer (link in the result).`;
 }
 
-/** A Standard Schema whose validation is the tool's own `parse`, and whose JSON Schema is the tool's. */
-function argsSchema(tool: AnyTool): StandardSchemaWithJSON<JsonValue, JsonValue> {
+/** A call's arguments as received, and what the tool's `parse` made of them (parsed once, here). */
+export interface CheckedArgs {
+  raw: JsonValue;
+  params: unknown;
+}
+
+/**
+ * A Standard Schema whose validation is the tool's own `parse`, and whose JSON Schema is
+ * the tool's. Its output keeps the parse's result beside the raw arguments, so the
+ * invocation's DO is handed them parsed.
+ */
+function argsSchema(tool: AnyTool): StandardSchemaWithJSON<JsonValue, CheckedArgs> {
   const schema = tool.parameters as Record<string, unknown>;
   return {
     "~standard": {
@@ -60,8 +70,8 @@ function argsSchema(tool: AnyTool): StandardSchemaWithJSON<JsonValue, JsonValue>
       vendor: "toolwire",
       validate(value: unknown) {
         try {
-          tool.parse(value);
-          return { value: value as JsonValue };
+          const params = tool.parse(value);
+          return { value: { raw: value as JsonValue, params } };
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
           return {
@@ -74,10 +84,10 @@ function argsSchema(tool: AnyTool): StandardSchemaWithJSON<JsonValue, JsonValue>
   };
 }
 
-/** Runs one call of `tool` with its (already validated) raw arguments. */
+/** Runs one call of `tool` with its (already validated) arguments. */
 export type ToolCallHandler = (
   tool: AnyTool,
-  args: JsonValue,
+  args: CheckedArgs,
   ctx: ServerContext,
 ) => Promise<CallToolResult>;
 

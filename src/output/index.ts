@@ -1,4 +1,5 @@
 export { type FooterOptions, formatCount, formatSize, formatTruncationFooter } from "./footer.ts";
+export { LATEST_LINE_MAX, latestLine } from "./latest-line.ts";
 /** The sink's bounds and the checks at them, every one of them public. */
 export * from "./limits.ts";
 export { messageOf } from "./message-of.ts";

@@ -24,6 +24,8 @@ export type {
   InvocationView,
   ProducerCall,
   ProducerEnd,
+  ProgressPoll,
+  ProgressRead,
   ResultPoll,
   StartRequest,
   SubscriptionPath,

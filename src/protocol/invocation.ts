@@ -12,6 +12,12 @@ export interface StartRequest {
   tool: string;
   /** Already validated against the tool's schema by the Worker. */
   args: JsonValue;
+  /**
+   * What the tool's `parse` made of `args`, from the edge that received them (the HTTP
+   * route, MCP's schema check), so the DO does not parse them again. Without it, the
+   * DO's RPC is the edge and parses `args` itself.
+   */
+  params?: unknown;
   toolCallId: string;
   runId: string;
   turnId: string;
@@ -36,6 +42,27 @@ export interface InvocationView {
   settledAt?: number;
 }
 
+/**
+ * A running invocation's progress, small enough to read every second: its output's
+ * totals and latest line (cut to 120 units), not the state that holds up to 50 KB.
+ */
+export interface ProgressRead {
+  /** Output bytes so far (the state's `truncation.totalBytes`). */
+  bytes: number;
+  /** Output lines so far (`truncation.totalLines`). */
+  lines: number;
+  /** The last non-empty line of the retained text, trimmed and cut with "…". */
+  lastLine: string;
+}
+
+/**
+ * What a watching call reads every second: its progress while running, and once
+ * settled everything its answer needs, so a settled call reads nothing more.
+ */
+export type ProgressPoll =
+  | { status: "settled"; result: SettledResult; cancelled: boolean }
+  | ({ status: "running" } & ProgressRead);
+
 export type ResultPoll = { status: "settled"; result: SettledResult } | { status: "running" };
 
 /** Subscription paths of the DO's `fetch`; it answers 404 itself for an unknown invocation. */
@@ -50,6 +77,11 @@ export interface InvocationApi {
   start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>>;
   /** Current view; `not_found` if this DO holds no invocation. */
   view(): Promise<Outcome<InvocationView>>;
+  /**
+   * Waits up to `waitMs` for the invocation to settle, like `result`; running, its output
+   * totals and latest line, settled, its result and whether it was cancelled.
+   */
+  progress(waitMs: number): Promise<Outcome<ProgressPoll>>;
   /** Waits up to `waitMs` for the invocation to settle. */
   result(waitMs: number): Promise<Outcome<ResultPoll>>;
   /** Aborts a running invocation; `conflict` once settled. */

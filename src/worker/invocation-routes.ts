@@ -79,8 +79,9 @@ invocationRoutes.post("/", agentOnly, async (c) => {
     raise("bad_request", `body.tool: unknown tool "${body.tool}" (known: ${known})`);
   }
   const args = (body.args ?? {}) as JsonValue;
+  let params: unknown;
   try {
-    tool.parse(args);
+    params = tool.parse(args);
   } catch (err) {
     // `parse` throws only for bad input (ToolDefinition's contract), whoever wrote the tool.
     const message = messageOf(err);
@@ -97,6 +98,7 @@ invocationRoutes.post("/", agentOnly, async (c) => {
   const request: StartRequest = {
     tool: tool.name,
     args,
+    params,
     toolCallId,
     runId: body.runId ?? toolCallId,
     turnId: body.turnId ?? toolCallId,

@@ -44,6 +44,7 @@ export function invocationPort(req: Request, env: Env): InvocationPort {
       return started;
     },
     view: (id): Promise<Outcome<InvocationView>> => invocationStub(env, id).view(),
+    progress: (id, waitMs) => invocationStub(env, id).progress(waitMs),
     result: (id, waitMs) => invocationStub(env, id).result(waitMs),
     cancel: (id) => invocationStub(env, id).cancel(),
     async links(id) {

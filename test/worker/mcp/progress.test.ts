@@ -1,26 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { latestLine, PROGRESS_MESSAGE_MAX, ProgressTracker } from "../../../src/mcp/progress.ts";
-import type { ToolOutputState } from "../../../src/output/types.ts";
+import type { ProgressRead } from "../../../src/protocol/index.ts";
 
-function state(text: string, totalBytes: number): ToolOutputState {
-  return {
-    content: [{ type: "text", text }],
-    details: {},
-    terminate: false,
-    truncation: {
-      truncated: false,
-      truncatedBy: null,
-      totalLines: 0,
-      totalBytes,
-      outputLines: 0,
-      outputBytes: 0,
-      maxLines: 2000,
-      maxBytes: 51200,
-      lastLinePartial: false,
-      firstLineExceedsLimit: false,
-    },
-  };
+function read(lastLine: string, bytes: number): ProgressRead {
+  return { bytes, lines: 0, lastLine };
 }
 
 describe("latestLine", () => {
@@ -63,13 +47,13 @@ describe("latestLine", () => {
 });
 
 describe("ProgressTracker", () => {
-  it("sends only views that brought new bytes, so progress strictly increases", () => {
+  it("sends only reads that brought new bytes, so progress strictly increases", () => {
     fc.assert(
       fc.property(fc.array(fc.nat({ max: 1000 }), { maxLength: 50 }), (totals) => {
         const tracker = new ProgressTracker();
         const sent: number[] = [];
         for (const total of totals) {
-          const value = tracker.next(state("line", total));
+          const value = tracker.next(read("line", total));
           if (value !== null) sent.push(value.progress);
         }
         for (let i = 1; i < sent.length; i++) expect(sent[i]!).toBeGreaterThan(sent[i - 1]!);
@@ -80,12 +64,12 @@ describe("ProgressTracker", () => {
     );
   });
 
-  it("carries the latest line as the message, and nothing for a silent view", () => {
+  it("carries the latest line as the message, and nothing for a read without new bytes", () => {
     const tracker = new ProgressTracker();
-    expect(tracker.next(state("", 0))).toBeNull();
-    expect(tracker.next(state("tick 1\n", 7))).toEqual({ progress: 7, message: "tick 1" });
-    expect(tracker.next(state("tick 1\n", 7))).toBeNull();
-    expect(tracker.next(state("tick 1\ntick 2\n", 14))).toEqual({
+    expect(tracker.next(read("", 0))).toBeNull();
+    expect(tracker.next(read("tick 1", 7))).toEqual({ progress: 7, message: "tick 1" });
+    expect(tracker.next(read("tick 1", 7))).toBeNull();
+    expect(tracker.next(read("tick 2", 14))).toEqual({
       progress: 14,
       message: "tick 2",
     });

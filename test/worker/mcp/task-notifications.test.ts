@@ -128,6 +128,7 @@ function runningTask(failing?: Outcome<ResultPoll>) {
     cancel: refuse,
     links: refuse,
     view: async () => ({ ok: true, value: view }),
+    progress: refuse,
     result: async () => {
       waits.count++;
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -1,0 +1,40 @@
+/**
+ * The local stack the whole-stack benches run against: a sandbox host and `wrangler dev`
+ * started exactly as the e2e tests start them (test/e2e/global-setup.ts), from this
+ * checkout or, for a before/after in the same run, from another one (`BENCH_BEFORE`).
+ */
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { groupOf } from "./process-group.ts";
+
+export interface Stack {
+  apiUrl: string;
+  apiToken: string;
+  /** The process group of its `wrangler dev` (workerd is in it). */
+  pgid: number;
+  stop(): Promise<void>;
+}
+
+type Setup = (project: TestProject) => Promise<() => Promise<void>>;
+
+/**
+ * Starts the stack of the checkout at `root` (default: this one).
+ * @example const before = await startStack(process.env.BENCH_BEFORE)
+ */
+export async function startStack(root = path.resolve(import.meta.dirname, "..")): Promise<Stack> {
+  const setup = (await import(path.join(root, "test/e2e/global-setup.ts"))).default as Setup;
+  const provided: Record<string, string> = {};
+  const project = {
+    provide: (key: string, value: string) => {
+      provided[key] = value;
+    },
+  } as unknown as TestProject;
+  const stop = await setup(project);
+  const apiUrl = provided.apiUrl!;
+  const pgid = groupOf(["dev", "--port", new URL(apiUrl).port]);
+  if (pgid === null) {
+    await stop();
+    throw new Error("cannot find the wrangler dev process group");
+  }
+  return { apiUrl, apiToken: provided.apiToken!, pgid, stop };
+}
