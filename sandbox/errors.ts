@@ -9,9 +9,11 @@ export type SandboxErrorCode =
   | "not_found"
   | "conflict"
   | "too_large"
+  | "too_many_requests"
+  | "insufficient_storage"
   | "internal";
 
-export type SandboxErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 500;
+export type SandboxErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 507;
 
 /**
  * A refusal with its HTTP status.
