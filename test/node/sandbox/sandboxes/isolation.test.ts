@@ -29,7 +29,9 @@ describe("two sandboxes on one host", () => {
   it("A cannot list B's workspace, nor the directory that holds every sandbox", async () => {
     // Inside A's jail the path down to its workspace exists (bubblewrap made it, empty,
     // read-only); nothing beside it does.
-    const ran = await a.run(`ls ${b.workspace}; ls -A ${host.dir}; ls -A ${path.dirname(a.workspace)}`);
+    const ran = await a.run(
+      `ls ${b.workspace}; ls -A ${host.dir}; ls -A ${path.dirname(a.workspace)}`,
+    );
     expect(ran.text).toContain(`cannot access '${b.workspace}': No such file or directory`);
     expect(ran.text).toContain(`${a.id}\nworkspace\n`);
     expect(ran.text).not.toContain("secret.txt");

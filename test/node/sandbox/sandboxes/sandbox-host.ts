@@ -2,7 +2,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "../../../../sandbox/sandboxes/config.ts";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxLimits,
+} from "../../../../sandbox/sandboxes/config.ts";
 import { SandboxClient } from "../../../../src/execenv/index.ts";
 import { execId, type Folded, fold, startTestHost, type TestHost } from "../harness.ts";
 
