@@ -62,7 +62,10 @@ export class SandboxDisk {
   /** Unmounts (lazily when something still holds a file open) and deletes everything. */
   async remove(): Promise<void> {
     if (this.#mounted) {
-      await run("umount", [this.mountPoint]).catch(() => run("umount", ["-l", this.mountPoint]));
+      // Lazily when something still holds a file open; not at all when it is gone already.
+      await run("umount", [this.mountPoint])
+        .catch(() => run("umount", ["-l", this.mountPoint]))
+        .catch(() => {});
       this.#mounted = false;
     }
     await rm(this.mountPoint, { recursive: true, force: true });

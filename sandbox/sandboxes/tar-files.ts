@@ -56,7 +56,7 @@ export async function uploadTar(
       await file.close();
     }
     place.workspace.makeDirectorySync(abs);
-    await jailedTar(place.jail, ["-x", "--no-same-owner", "-f", archive, "-C", abs], abs, archive);
+    await jailedTar(place.jail, ["-x", "--no-same-owner", "-f", "-", "-C", abs], abs, archive);
     return { path: place.workspace.relative(abs), entries: check.entries, bytes };
   } catch (err) {
     throw uploadError(err);
@@ -102,16 +102,14 @@ function tarPath(): string {
 }
 
 async function jailedTar(jail: Jail, args: string[], cwd: string, archive: string): Promise<void> {
-  const plan = jail.wrap({
-    argv: [tarPath(), ...args],
-    cwd,
-    writable: true,
-    readOnly: [archive],
-  });
+  const plan = jail.wrap({ argv: [tarPath(), ...args], cwd, writable: true });
+  // The archive reaches tar as its stdin: nothing outside the workspace is mounted in.
+  const input = await open(archive, "r");
   const child = spawn(plan.file, plan.args, {
     env: plan.env,
-    stdio: ["ignore", "ignore", "pipe", plan.statusFd ? "pipe" : "ignore"],
+    stdio: [input.fd, "ignore", "pipe", plan.statusFd ? "pipe" : "ignore"],
   });
+  void input.close();
   (child.stdio[3] as Readable | null)?.resume();
   let stderr = "";
   child.stderr!.setEncoding("utf8");
