@@ -54,6 +54,35 @@ describe("created sandboxes through the Worker", () => {
     await call(`/v1/sandboxes/${b.id}`, { method: "DELETE" });
   }, 60_000);
 
+  it("the call's stream and its run's row name the sandbox (what the viewer and run page show)", async () => {
+    const sbx = await createSandbox();
+    const runId = freshId("run");
+    const created = await create({
+      tool: "bash",
+      args: { command: "echo hi" },
+      sandbox: sbx.id,
+      runId,
+      toolCallId: freshId("sbx-view"),
+    });
+    await call(`/v1/invocations/${created.id}/result?wait=20`);
+    const events = await (await call(`/v1/invocations/${created.id}/events`)).text();
+    expect(events).toContain(`"sandbox":"${sbx.id}"`);
+    const run = (await (await call(`/v1/runs/${runId}`)).json()) as {
+      calls: { summary: string }[];
+    };
+    expect(run.calls[0]?.summary).toBe(`[${sbx.id}] echo hi`);
+    const inDefault = await create({
+      tool: "bash",
+      args: { command: "true" },
+      toolCallId: freshId("dflt"),
+    });
+    await call(`/v1/invocations/${inDefault.id}/result?wait=20`);
+    expect(await (await call(`/v1/invocations/${inDefault.id}/events`)).text()).not.toContain(
+      '"sandbox"',
+    );
+    await call(`/v1/sandboxes/${sbx.id}`, { method: "DELETE" });
+  }, 60_000);
+
   it("files go in and out as tar through the Worker", async () => {
     const sbx = await createSandbox();
     await bash(sbx.id, "mkdir -p src && echo hello > src/a.txt");
