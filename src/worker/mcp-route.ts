@@ -144,7 +144,10 @@ export function mcpRoute(extend?: McpEndpointOptions["extend"], tools: () => Any
       if (placementOf(sandbox) === null) {
         raise("bad_request", `path: '${sandbox}' is not a sandbox id (sbx_<host>_<20 hex>)`);
       }
-      unwrap(await sandboxStub(c.env, sandbox).view());
+      const view = unwrap(await sandboxStub(c.env, sandbox).view());
+      if (view.status !== "active") {
+        raise("gone", `sandbox ${sandbox} is ${view.status}: ${view.endReason}; create a new one`);
+      }
     }
     return handleMcpRequest(c.req.raw, {
       ...mcpOptions(c.req.raw, c.env, tools(), sandbox),

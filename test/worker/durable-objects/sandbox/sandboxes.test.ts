@@ -2,6 +2,8 @@
 // (test/worker/durable-objects/sandbox/sandbox-host.global-setup.ts): create, use,
 // isolate, keep alive, expire by alarm, delete with a call running, lose.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import type { SandboxView } from "../../../../src/protocol/index.ts";
 import { call, create, expectError, freshId, postJson } from "../../worker/helpers.ts";
@@ -81,6 +83,45 @@ describe("created sandboxes through the Worker", () => {
       '"sandbox"',
     );
     await call(`/v1/sandboxes/${sbx.id}`, { method: "DELETE" });
+  }, 60_000);
+
+  it("an MCP client configured with /mcp/sandboxes/<id> runs its calls in that sandbox", async () => {
+    const sbx = await createSandbox();
+    await bash(sbx.id, "echo mcp-side > marker.txt");
+    const client = new Client({ name: "toolwire-sandbox-mcp", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(
+      new URL(`http://127.0.0.1/mcp/sandboxes/${sbx.id}`),
+      {
+        fetch: (input, init) => {
+          const req = new Request(input, init);
+          req.headers.set("Host", "127.0.0.1");
+          req.headers.set("Authorization", "Bearer test-api-token");
+          return exports.default.fetch(req);
+        },
+      },
+    );
+    await client.connect(transport);
+    const result = (await client.callTool({
+      name: "bash",
+      arguments: { command: "cat marker.txt" },
+    })) as {
+      content: { text?: string }[];
+    };
+    expect(result.content.map((c) => c.text ?? "").join("")).toContain("mcp-side");
+    await client.close();
+    await call(`/v1/sandboxes/${sbx.id}`, { method: "DELETE" });
+    const gone = await exports.default.fetch(
+      new Request(`http://127.0.0.1/mcp/sandboxes/${sbx.id}`, {
+        method: "POST",
+        headers: {
+          Host: "127.0.0.1",
+          Authorization: "Bearer test-api-token",
+          "content-type": "application/json",
+        },
+        body: "{}",
+      }),
+    );
+    expect(gone.status).toBe(410);
   }, 60_000);
 
   it("files go in and out as tar through the Worker", async () => {
