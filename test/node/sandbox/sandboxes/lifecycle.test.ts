@@ -36,6 +36,24 @@ describe("a sandbox's life on its host", () => {
     await host.request("DELETE", `/v1/sandboxes/${id}`);
   });
 
+  it("every sandbox route but healthz needs the host's token", async () => {
+    const sbx = await host.create();
+    for (const [method, route] of [
+      ["POST", "/v1/sandboxes"],
+      ["GET", "/v1/sandboxes"],
+      ["GET", `/v1/sandboxes/${sbx.id}`],
+      ["DELETE", `/v1/sandboxes/${sbx.id}`],
+      ["POST", `/sandboxes/${sbx.id}/v1/exec`],
+      ["PUT", `/sandboxes/${sbx.id}/v1/files`],
+      ["GET", `/sandboxes/${sbx.id}/v1/files`],
+    ] as const) {
+      const res = await fetch(`${host.url}${route}`, { method });
+      expect(res.status, `${method} ${route}`).toBe(401);
+    }
+    expect((await host.request("GET", `/v1/sandboxes/${sbx.id}`)).status).toBe(200);
+    await host.request("DELETE", `/v1/sandboxes/${sbx.id}`);
+  });
+
   it("bad ids, unknown fields of limits and a second create of one id are refused", async () => {
     const bad = await host.request("POST", "/v1/sandboxes", JSON.stringify({ id: "../x" }));
     expect(bad.status).toBe(400);
