@@ -40,6 +40,8 @@ export async function startTestHost(overrides: Partial<SandboxConfig> = {}): Pro
     async close() {
       await host.close();
       rmSync(root, { recursive: true, force: true });
+      // Where created sandboxes go by default (sandbox/sandboxes/config.ts), empty by now.
+      rmSync(`${root}-sandboxes`, { recursive: true, force: true });
     },
   };
 }

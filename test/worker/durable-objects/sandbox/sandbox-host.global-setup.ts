@@ -52,7 +52,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   return async () => {
     if (mortal.exitCode === null && mortal.signalCode === null) mortal.kill("SIGKILL");
     await host.close();
-    rmSync(root, { recursive: true, force: true });
-    rmSync(mortalRoot, { recursive: true, force: true });
+    for (const dir of [root, mortalRoot]) {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(`${dir}-sandboxes`, { recursive: true, force: true });
+    }
   };
 }
