@@ -7,6 +7,14 @@ interface Env {
   ASSETS: Fetcher;
   /** One object per terminated MCP 2025-11-25 session (src/mcp, docs/decisions/101). */
   MCP_SESSIONS: DurableObjectNamespace<import("./durable-objects/mcp-session.ts").McpSessionDO>;
+  /** One Sandbox DO per created sandbox id: its record, idle alarm and calls (docs/sandboxes.md). */
+  SANDBOX_RECORDS: DurableObjectNamespace<import("./durable-objects/sandbox.ts").SandboxDO>;
+  /** The list of created sandboxes (one object, "all"). */
+  SANDBOX_DIRECTORY: DurableObjectNamespace<
+    import("./durable-objects/sandbox-directory.ts").SandboxDirectoryDO
+  >;
+  /** Seconds a created sandbox may idle before its alarm ends it, unless the create names its own (default 600). */
+  SANDBOX_IDLE_TIMEOUT_SECONDS?: string;
   /** Comma-separated hostnames `/mcp` answers for besides loopback (DNS-rebinding protection). */
   MCP_ALLOWED_HOSTS?: string;
   /** Seconds of silence on an `/mcp` SSE stream before a `: keepalive` comment (default 15). */
@@ -36,7 +44,12 @@ interface Env {
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("./src/index.ts");
-    durableNamespaces: "InvocationDO" | "RunDO" | "McpSessionDO";
+    durableNamespaces:
+      | "InvocationDO"
+      | "RunDO"
+      | "McpSessionDO"
+      | "SandboxDO"
+      | "SandboxDirectoryDO";
   }
   interface Env extends globalThis.Env {}
 }

@@ -22,6 +22,8 @@ export interface RunMember {
   tool: string;
   args: JsonValue;
   createdAt: number;
+  /** The sandbox it runs in; a created one (`sbx_…`) is named in the row's summary. */
+  sandbox?: string;
 }
 
 /** True when the call belongs to a run index (it was given a runId of its own). */
@@ -55,7 +57,7 @@ export function runCall(
     toolCallId: member.toolCallId,
     turnId: member.turnId,
     tool: member.tool,
-    summary: summarizeArgs(member.tool, member.args),
+    summary: `${member.sandbox?.startsWith("sbx_") ? `[${member.sandbox}] ` : ""}${summarizeArgs(member.tool, member.args)}`,
     status:
       ending === null
         ? "running"

@@ -36,6 +36,7 @@ export function startEventOf(r: InvocationRecord): ToolStartEvent {
     toolCallId: r.toolCallId,
     toolName: r.tool,
     args: r.args,
+    ...(r.sandbox.startsWith("sbx_") ? { sandbox: r.sandbox } : {}),
   };
 }
 

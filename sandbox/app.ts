@@ -55,7 +55,11 @@ export interface SandboxApp {
  * `/v1/exec/:execId/kill`, `/v1/read`, `/v1/grep`, `/v1/glob`.
  * @example const { app } = createSandboxApp(configFromEnv(process.env));
  */
-export function createSandboxApp(config: SandboxConfig): SandboxApp {
+export function createSandboxApp(
+  config: SandboxConfig,
+  /** Where its commands' pids cgroups go (a created sandbox's own); default: a new parent. */
+  cgroups: () => PidsCgroups | null = PidsCgroups.find,
+): SandboxApp {
   const workspace = new Workspace(config.root);
   const spills = new SpillFolder(config.spillDir ?? `${workspace.root}.spill`, workspace.root);
   const jail = new Jail(workspace.root, {
@@ -63,7 +67,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
     isolation: config.isolation,
     network: config.network,
     limits: config.limits,
-    cgroups: config.isolation === "bwrap" ? PidsCgroups.find() : null,
+    cgroups: config.isolation === "bwrap" ? cgroups() : null,
     memory: config.isolation === "bwrap" ? MemoryCgroups.find() : null,
   });
   const registry = new ExecRegistry(config.keepFinishedMs);

@@ -6,6 +6,7 @@ import {
   DEFAULT_COMMAND_LIMITS,
   DEFAULT_MAX_SPILL_BYTES,
 } from "./jail/limits.ts";
+import { type SandboxesConfig, sandboxesConfigFromEnv } from "./sandboxes/config.ts";
 
 /** Everything the host needs to run, resolved from the environment once at start. */
 export interface SandboxConfig {
@@ -37,6 +38,8 @@ export interface SandboxConfig {
   /** Commands running at once; past it a new exec waits `execQueueMs`, then gets a 503 `busy` (decision 162). */
   maxRunningExecs: number;
   execQueueMs: number;
+  /** Created sandboxes (sandbox/sandboxes/config.ts); unset: their defaults beside `root`. */
+  sandboxes?: SandboxesConfig;
 }
 
 /** Defaults: loopback, port 8788, `./workspace`, ripgrep when on PATH. */
@@ -77,30 +80,32 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`PORT must be an integer from 0 to 65535, got '${env.PORT}'`);
   }
+  const root = path.resolve(env.SANDBOX_ROOT ?? DEFAULT_SANDBOX_CONFIG.root);
+  const limits = {
+    maxProcesses: positiveInt(env, "SANDBOX_MAX_PROCESSES", DEFAULT_COMMAND_LIMITS.maxProcesses),
+    maxFileBytes: positiveInt(env, "SANDBOX_MAX_FILE_BYTES", DEFAULT_COMMAND_LIMITS.maxFileBytes),
+    maxMemoryBytes: positiveInt(
+      env,
+      "SANDBOX_MAX_MEMORY_BYTES",
+      DEFAULT_COMMAND_LIMITS.maxMemoryBytes,
+    ),
+    maxCommandMemoryBytes: positiveInt(
+      env,
+      "SANDBOX_MAX_COMMAND_MEMORY_BYTES",
+      DEFAULT_COMMAND_LIMITS.maxCommandMemoryBytes,
+    ),
+  };
   return {
     ...DEFAULT_SANDBOX_CONFIG,
     token,
     host: env.HOST ?? DEFAULT_SANDBOX_CONFIG.host,
     port,
-    root: path.resolve(env.SANDBOX_ROOT ?? DEFAULT_SANDBOX_CONFIG.root),
+    root,
     spillDir: env.SANDBOX_SPILL_DIR ? path.resolve(env.SANDBOX_SPILL_DIR) : null,
     rgPath: searchEngine(env.SANDBOX_SEARCH, env.PATH),
     isolation: choice(env, "SANDBOX_ISOLATION", ["bwrap", "none"], "bwrap"),
     network: choice(env, "SANDBOX_NETWORK", ["off", "on"], "off") === "on",
-    limits: {
-      maxProcesses: positiveInt(env, "SANDBOX_MAX_PROCESSES", DEFAULT_COMMAND_LIMITS.maxProcesses),
-      maxFileBytes: positiveInt(env, "SANDBOX_MAX_FILE_BYTES", DEFAULT_COMMAND_LIMITS.maxFileBytes),
-      maxMemoryBytes: positiveInt(
-        env,
-        "SANDBOX_MAX_MEMORY_BYTES",
-        DEFAULT_COMMAND_LIMITS.maxMemoryBytes,
-      ),
-      maxCommandMemoryBytes: positiveInt(
-        env,
-        "SANDBOX_MAX_COMMAND_MEMORY_BYTES",
-        DEFAULT_COMMAND_LIMITS.maxCommandMemoryBytes,
-      ),
-    },
+    limits,
     maxSpillBytes: positiveInt(env, "SANDBOX_MAX_SPILL_BYTES", DEFAULT_MAX_SPILL_BYTES),
     maxRunningExecs: positiveInt(
       env,
@@ -108,6 +113,7 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
       DEFAULT_SANDBOX_CONFIG.maxRunningExecs,
     ),
     execQueueMs: positiveInt(env, "SANDBOX_EXEC_QUEUE_MS", DEFAULT_SANDBOX_CONFIG.execQueueMs),
+    sandboxes: sandboxesConfigFromEnv(env, root, limits),
   };
 }
 

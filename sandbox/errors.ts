@@ -9,10 +9,12 @@ export type SandboxErrorCode =
   | "not_found"
   | "conflict"
   | "too_large"
+  | "too_many_requests"
+  | "insufficient_storage"
   | "busy"
   | "internal";
 
-export type SandboxErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503;
+export type SandboxErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503 | 507;
 
 /**
  * A refusal with its HTTP status.

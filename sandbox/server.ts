@@ -1,7 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { Hono } from "hono";
 import { createSandboxApp } from "./app.ts";
 import type { SandboxConfig } from "./config.ts";
+import { sandboxesConfigFromEnv } from "./sandboxes/config.ts";
+import { sandboxRoutes } from "./sandboxes/routes.ts";
+import { SandboxSet } from "./sandboxes/sandbox-set.ts";
 
 /** A listening sandbox host. */
 export interface SandboxHost {
@@ -11,7 +15,9 @@ export interface SandboxHost {
   root: string;
   /** What an operator should know about the isolation (none, or no process limit). */
   warnings: string[];
-  /** Kills running execs and stops listening. */
+  /** The created sandboxes it holds. */
+  sandboxes: SandboxSet;
+  /** Kills running execs, removes every created sandboxes and stops listening. */
   close(): Promise<void>;
 }
 
@@ -19,19 +25,28 @@ export interface SandboxHost {
  * Starts the sandbox host on `config.host:config.port` (port 0 picks a free one).
  * @example const host = await startSandboxHost({ ...config, port: 0 });
  */
-export function startSandboxHost(config: SandboxConfig): Promise<SandboxHost> {
+export async function startSandboxHost(config: SandboxConfig): Promise<SandboxHost> {
   const { app, registry, workspace, spills, jail } = createSandboxApp(config);
+  const sandboxes = await SandboxSet.open(
+    config,
+    config.sandboxes ?? sandboxesConfigFromEnv({}, workspace.root, config.limits),
+  );
+  // Created sandboxes first (their own prefixes), then the default workspace's routes.
+  const host = new Hono();
+  host.route("/", sandboxRoutes(sandboxes, config.token));
+  host.all("*", (c) => app.fetch(c.req.raw));
   return new Promise((resolve, reject) => {
     const server = serve(
-      { fetch: app.fetch, hostname: config.host, port: config.port },
+      { fetch: host.fetch, hostname: config.host, port: config.port },
       (info: AddressInfo) => {
         const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
         resolve({
           url: `http://${host}:${info.port}`,
           root: workspace.root,
-          warnings: jail.warnings(),
+          warnings: [...jail.warnings(), ...sandboxes.warnings()],
+          sandboxes,
           close: async () => {
-            await registry.killAll(config.killGraceMs + 1000);
+            await Promise.all([registry.killAll(config.killGraceMs + 1000), sandboxes.closeAll()]);
             jail.dispose();
             spills.close();
             await new Promise<void>((done) => {

@@ -45,6 +45,36 @@ export class Workspace {
     return candidate;
   }
 
+  /**
+   * Creates directory `abs` and its missing parents one level at a time, each level's
+   * real path checked to lie inside the root before the next is created under it, so
+   * that nothing is made through a symlink leading out. Returns the real path of `abs`.
+   * @example ws.makeDirectorySync(path.join(ws.root, "src/lib")) // "/abs/workspace/src/lib"
+   */
+  makeDirectorySync(abs: string): string {
+    if (!this.contains(abs)) {
+      throw new SandboxError(403, "forbidden", "that path is not inside the workspace root");
+    }
+    let real = this.root;
+    for (const part of this.relative(abs).split("/").filter(Boolean)) {
+      const next = path.join(real, part);
+      try {
+        mkdirSync(next);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
+      real = realpathSync(next);
+      if (!this.contains(real)) {
+        throw new SandboxError(
+          403,
+          "forbidden",
+          `'${this.relative(next)}' resolves (through a symlink) outside the workspace root`,
+        );
+      }
+    }
+    return real;
+  }
+
   /** Path relative to the root, with forward slashes ("" for the root itself). */
   relative(abs: string): string {
     return path.relative(this.root, abs).split(path.sep).join("/");

@@ -4,5 +4,7 @@ import { app } from "./worker/index.ts";
 export { InvocationDO } from "../durable-objects/invocation.ts";
 export { McpSessionDO } from "../durable-objects/mcp-session.ts";
 export { RunDO } from "../durable-objects/run.ts";
+export { SandboxDO } from "../durable-objects/sandbox.ts";
+export { SandboxDirectoryDO } from "../durable-objects/sandbox-directory.ts";
 
 export default app;

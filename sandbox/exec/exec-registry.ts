@@ -18,6 +18,13 @@ export class ExecRegistry {
     return this.runs.get(execId);
   }
 
+  /** How many of its runs have not exited yet. */
+  runningCount(): number {
+    let n = 0;
+    for (const run of this.runs.values()) if (!run.exit) n++;
+    return n;
+  }
+
   /** Creates, registers and starts a run; the caller checked that the id is free. */
   start(options: ExecRunOptions): ExecRun {
     const run = new ExecRun(options);

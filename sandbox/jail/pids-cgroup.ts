@@ -60,6 +60,17 @@ export class PidsCgroups {
     return new PidsCgroup(dir);
   }
 
+  /**
+   * A parent of its own under this one whose `pids.max` bounds everything created in it
+   * together (a sandbox's commands; the v1 and v2 pids controllers are hierarchical).
+   */
+  child(name: string, maxProcesses: number): PidsCgroups {
+    const dir = path.join(this.parent, name);
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, "pids.max"), String(maxProcesses));
+    return new PidsCgroups(dir);
+  }
+
   /** Removes the parent (at host shutdown, once every command's cgroup is gone). */
   dispose(): void {
     try {

@@ -9,6 +9,8 @@ export interface ToolStartEvent {
   toolCallId: string;
   toolName: string;
   args: JsonValue;
+  /** The created sandbox the call runs in (`sbx_…`); absent for the `default` and named hosts. */
+  sandbox?: string;
 }
 /** Ops encoded for one stream; the first of every stream is a base batch. */
 export interface ToolUpdateEvent {

@@ -3,8 +3,10 @@ export { execIdFor } from "./exec-id.ts";
 export { MAX_NDJSON_LINE_BYTES, readNdjson } from "./ndjson.ts";
 export { type KillResult, SandboxClient } from "./sandbox-client.ts";
 export {
+  CREATED_SANDBOX_ID,
   checkSandboxName,
   DEFAULT_SANDBOX,
+  placementOf,
   probeSandbox,
   resolveSandbox,
   SANDBOX_PROBE_TIMEOUT_MS,

@@ -68,14 +68,31 @@ export function sandboxTokenName(name: string): `SANDBOX_TOKEN_${string}` {
 }
 
 /**
+ * A created sandbox's id: `sbx_<host>_<20 hex>`, the host it was placed on named inside
+ * so that routing needs no lookup (docs/decisions/140).
+ */
+export const CREATED_SANDBOX_ID = /^sbx_([a-z0-9-]{1,32})_[0-9a-f]{20}$/;
+
+/** The sandbox host a created sandbox lives on, or null when `name` is not one's id. */
+export function placementOf(name: string): string | null {
+  return CREATED_SANDBOX_ID.exec(name)?.[1] ?? null;
+}
+
+/**
  * Checks that `name` is a configured sandbox, without needing its token (the Worker
  * does this before starting any tool; a 400 for an unknown name, 503 for bad config).
+ * A created sandbox's id routes to `<its host>/sandboxes/<id>`.
  * @example checkSandboxName(env, "default") // { ok: true, value: "http://127.0.0.1:8788" }
  */
 export function checkSandboxName(
   env: Pick<SandboxSettings, "SANDBOXES">,
   name: string,
 ): Outcome<string> {
+  const placement = placementOf(name);
+  if (placement !== null) {
+    const host = checkSandboxName(env, placement);
+    return host.ok ? ok(`${host.value}/sandboxes/${name}`) : host;
+  }
   const table = sandboxTable(env);
   if (!table.ok) return table;
   // Own names only: "toString", "constructor" and "__proto__" are not sandboxes.
@@ -97,10 +114,11 @@ export function checkSandboxName(
 export function resolveSandbox(env: SandboxSettings, name: string): Outcome<SandboxTarget> {
   const url = checkSandboxName(env, name);
   if (!url.ok) return url;
-  const tokenName = sandboxTokenName(name);
+  const host = placementOf(name) ?? name;
+  const tokenName = sandboxTokenName(host);
   const token = env[tokenName] || env.SANDBOX_TOKEN;
   if (!token) {
-    return notConfigured(`no token for sandbox "${name}": set ${tokenName} or SANDBOX_TOKEN`);
+    return notConfigured(`no token for sandbox "${host}": set ${tokenName} or SANDBOX_TOKEN`);
   }
   return ok({ name, url: url.value, token });
 }

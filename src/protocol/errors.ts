@@ -12,7 +12,10 @@ export type ErrorCode =
   | "not_found"
   | "method_not_allowed"
   | "conflict"
+  | "gone"
   | "too_large"
+  | "too_many_requests"
+  | "insufficient_storage"
   | "range_not_satisfiable"
   | "upgrade_required"
   | "internal"
@@ -26,7 +29,10 @@ const STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  gone: 410,
   too_large: 413,
+  too_many_requests: 429,
+  insufficient_storage: 507,
   range_not_satisfiable: 416,
   upgrade_required: 426,
   internal: 500,

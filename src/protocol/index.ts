@@ -32,6 +32,14 @@ export type {
 } from "./invocation.ts";
 export { type Outcome, ok, refusal } from "./outcome.ts";
 export type { RunApi, RunNote } from "./run.ts";
+export type {
+  SandboxApi,
+  SandboxBackend,
+  SandboxCreate,
+  SandboxLimits,
+  SandboxStatus,
+  SandboxView,
+} from "./sandbox.ts";
 export {
   EXEC_ID_PATTERN,
   type ExecLimits,

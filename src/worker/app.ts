@@ -13,6 +13,7 @@ import { invocationRoutes } from "./invocation-routes.ts";
 import { mcpRoute } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
+import { sandboxRoutes } from "./sandbox-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
 
 /** Path of the viewer page among the static assets (written to public/ by the client). */
@@ -54,9 +55,12 @@ app.get("/v1/tools", agentOnly, async (c) => {
 
 app.route("/v1/invocations", invocationRoutes);
 app.route("/v1/runs", runRoutes);
+app.route("/v1/sandboxes", sandboxRoutes);
 app.get("/run/:runId", runPage);
 
 app.route("/mcp", mcpRoute());
+// MCP in one created sandbox: every call of the session runs there (docs/sandboxes.md).
+app.route("/mcp/sandboxes/:sandbox", mcpRoute());
 
 app.get("/view/:id", async (c) => {
   const id = parseWith(invocationIdParam, c.req.param("id"), "path.id");

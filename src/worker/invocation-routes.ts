@@ -23,6 +23,7 @@ import { noStore } from "./no-store.ts";
 import { parseProducerBody } from "./producer-calls.ts";
 import { runLinks } from "./run-routes.ts";
 import { sameJson } from "./same-json.ts";
+import { useSandbox } from "./sandbox-routes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
 import { spillRoute } from "./spill-route.ts";
 
@@ -95,6 +96,7 @@ invocationRoutes.post("/", agentOnly, async (c) => {
   subscribeSecret(c.env);
 
   const toolCallId = body.toolCallId ?? `call_${crypto.randomUUID().replaceAll("-", "")}`;
+  if (tool.sandbox) await useSandbox(c.env, sandbox, toolCallId);
   const request: StartRequest = {
     tool: tool.name,
     args,

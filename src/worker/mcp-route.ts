@@ -5,7 +5,7 @@
  * links for the viewer, and the session-termination objects.
  */
 import { Hono } from "hono";
-import { checkSandboxName, DEFAULT_SANDBOX } from "../execenv/index.ts";
+import { checkSandboxName, DEFAULT_SANDBOX, placementOf } from "../execenv/index.ts";
 import {
   allowedHostnames,
   handleMcpRequest,
@@ -22,9 +22,10 @@ import {
 } from "../protocol/index.ts";
 import { type AnyTool, getTool } from "../tools/index.ts";
 import { authorizeAgent, subscribeSecret } from "./auth.ts";
-import { ApiException } from "./errors.ts";
+import { ApiException, raise } from "./errors.ts";
 import { refuseOtherCall } from "./invocation-routes.ts";
-import { invocationStub } from "./invocation-stub.ts";
+import { invocationStub, unwrap } from "./invocation-stub.ts";
+import { sandboxStub } from "./sandbox-routes.ts";
 import { mintSubscribeToken } from "./subscribe-token.ts";
 
 /** The engine behind `/mcp`: the invocation DOs, checked like the HTTP API checks. */
@@ -33,6 +34,10 @@ export function invocationPort(req: Request, env: Env): InvocationPort {
     async start(request: StartRequest) {
       const sandbox = checkSandboxName(env, request.sandbox);
       if (!sandbox.ok) return sandbox;
+      if (getTool(request.tool)?.sandbox && placementOf(request.sandbox) !== null) {
+        const used = await sandboxStub(env, request.sandbox).use(request.toolCallId);
+        if (!used.ok) return used;
+      }
       const started = await invocationStub(env, request.toolCallId).start(request);
       if (!started.ok || started.value.created) return started;
       try {
@@ -102,11 +107,16 @@ export function taskTtlMs(env: Pick<Env, "SETTLED_RETENTION_DAYS">): number | nu
 }
 
 /** Everything `/mcp` needs for one request, from the Worker's environment. */
-export function mcpOptions(req: Request, env: Env, tools: readonly AnyTool[]): McpEndpointOptions {
+export function mcpOptions(
+  req: Request,
+  env: Env,
+  tools: readonly AnyTool[],
+  sandbox: string = DEFAULT_SANDBOX,
+): McpEndpointOptions {
   return {
     port: invocationPort(req, env),
     tools,
-    sandbox: DEFAULT_SANDBOX,
+    sandbox,
     // Session ids are signed with a key derived from SUBSCRIBE_SECRET (domain-separated in the MAC).
     sessionSecret: subscribeSecret(env),
     sessions: sessionStore(env),
@@ -129,8 +139,19 @@ export function mcpRoute(extend?: McpEndpointOptions["extend"], tools: () => Any
   const route = new Hono<{ Bindings: Env }>();
   route.all("/", async (c) => {
     await authorizeAgent(c.req.raw, c.env);
+    // Mounted at /mcp/sandboxes/:sandbox too: that session's calls run in that sandbox.
+    const sandbox = c.req.param("sandbox" as never) as string | undefined;
+    if (sandbox !== undefined) {
+      if (placementOf(sandbox) === null) {
+        raise("bad_request", `path: '${sandbox}' is not a sandbox id (sbx_<host>_<20 hex>)`);
+      }
+      const view = unwrap(await sandboxStub(c.env, sandbox).view());
+      if (view.status !== "active") {
+        raise("gone", `sandbox ${sandbox} is ${view.status}: ${view.endReason}; create a new one`);
+      }
+    }
     return handleMcpRequest(c.req.raw, {
-      ...mcpOptions(c.req.raw, c.env, tools()),
+      ...mcpOptions(c.req.raw, c.env, tools(), sandbox),
       extend,
       requestSignal: c.req.raw.signal,
       waitUntil: (work) => c.executionCtx.waitUntil(work),

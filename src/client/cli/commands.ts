@@ -1,5 +1,6 @@
 import { ToolwireError } from "../errors.ts";
 import { type ToolInfo, ToolwireClient } from "../http-client.ts";
+import { SandboxesClient } from "../sandboxes.ts";
 import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
 import { describeTruncation, formatBytes } from "../truncation-notice.ts";
 import { helpText } from "./help.ts";
@@ -11,6 +12,7 @@ import {
   type RunCommand,
   UsageError,
 } from "./parse-args.ts";
+import { runSandbox } from "./sandbox-command.ts";
 import { toolArgs } from "./tool-args.ts";
 import { watchRun } from "./watch-run.ts";
 
@@ -80,6 +82,11 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
         return await result(client, command.id, command.waitSeconds, command.json, proc);
       case "tools":
         return await tools(client, command.json, proc);
+      case "sandbox": {
+        const token = connection.token ?? proc.env.TOOLWIRE_TOKEN ?? "";
+        const sandboxes = new SandboxesClient({ baseUrl: client.baseUrl, token });
+        return await runSandbox(sandboxes, command.sandbox, proc);
+      }
     }
   } catch (error) {
     if (error instanceof UsageError) return usage(proc, error);

@@ -18,6 +18,7 @@ Commands:
   watch --run <runId>            follow every call of a run as it starts and settles
   result <id>                    print an invocation's result (waits for it)
   tools                          list the tools the Worker offers
+  sandbox create|list|rm|upload|download   created sandboxes (docs/sandboxes.md)
 
 Run "toolwire <command> --help" for a command's options.
 
@@ -64,6 +65,20 @@ whole result: { content, details, usage, addedTools, terminate, isError, truncat
 
   --wait SECONDS   give up after this long (exit 4); default: wait until it settles
   --json           print the result as JSON
+
+${CONNECTION}
+
+${EXIT}`,
+  sandbox: `Usage: toolwire sandbox create [--name NAME] [--idle SECONDS] [--json]
+       toolwire sandbox list [--json]
+       toolwire sandbox rm <id>...
+       toolwire sandbox upload <id> <dir-or-tar> [--path PATH]
+       toolwire sandbox download <id> [PATH] [--out FILE]
+
+create prints the new sandbox's id (run a tool in it with run --sandbox <id>); list
+shows id, status, name and when it idles out; rm deletes (its running calls end as
+cancelled, output kept); upload packs a directory with tar (or sends a .tar file) into
+PATH of its workspace; download writes PATH as a tar archive to FILE or stdout.
 
 ${CONNECTION}
 

@@ -7,9 +7,10 @@
  */
 import { parseArgs as tokenize } from "node:util";
 import type { StreamKind } from "../endpoints.ts";
+import { parseSandboxArgs, type SandboxAction } from "./sandbox-command.ts";
 
-export type CommandName = "run" | "watch" | "result" | "tools";
-export const COMMANDS: readonly CommandName[] = ["run", "watch", "result", "tools"];
+export type CommandName = "run" | "watch" | "result" | "tools" | "sandbox";
+export const COMMANDS: readonly CommandName[] = ["run", "watch", "result", "tools", "sandbox"];
 
 /** A tool argument as typed: a string, or `true` for a bare flag. */
 export type RawArg = string | true;
@@ -35,7 +36,8 @@ export type CliCommand =
   | { kind: "watch"; id: string; transport: StreamKind }
   | { kind: "watchRun"; runId: string }
   | { kind: "result"; id: string; waitSeconds?: number; json: boolean }
-  | { kind: "tools"; json: boolean };
+  | { kind: "tools"; json: boolean }
+  | { kind: "sandbox"; sandbox: SandboxAction };
 
 export type RunCommand = Extract<CliCommand, { kind: "run" }>;
 
@@ -103,6 +105,12 @@ export function parseArgs(argv: readonly string[]): ParsedCommandLine {
   }
   if (global.values.has("help")) return { connection, command: { kind: "help", topic: name } };
   if (name === "run") return { connection, command: parseRun(rest, connection) };
+  if (name === "sandbox") {
+    if (rest.includes("--help") || rest.includes("-h")) {
+      return { connection, command: { kind: "help", topic: name } };
+    }
+    return { connection, command: { kind: "sandbox", sandbox: parseSandboxArgs(rest) } };
+  }
   const { values, positionals } = readOptions(rest, OPTIONS[name], name, false);
   if (values.has("help")) return { connection, command: { kind: "help", topic: name } };
   applyConnection(connection, values);
@@ -110,7 +118,7 @@ export function parseArgs(argv: readonly string[]): ParsedCommandLine {
 }
 
 function parseCommand(
-  name: Exclude<CommandName, "run">,
+  name: Exclude<CommandName, "run" | "sandbox">,
   options: OptionValues,
   positional: string[],
 ): CliCommand {

@@ -111,7 +111,9 @@ function render(): void {
 
 function renderHeader(s: Subscription): void {
   if (s.start) {
-    page.tool.textContent = s.start.toolName;
+    page.tool.textContent = s.start.sandbox
+      ? `${s.start.toolName} in ${s.start.sandbox}`
+      : s.start.toolName;
     page.args.textContent = describeArgs(s.start.args);
   }
   const status = s.end ? (cancelled ? "cancelled" : s.end.isError ? "error" : "done") : "running";

@@ -44,6 +44,9 @@ export async function startTestHost(overrides: Partial<SandboxConfig> = {}): Pro
       await host.close();
       rmSync(root, { recursive: true, force: true });
       rmSync(`${root}.spill`, { recursive: true, force: true });
+
+      // Where created sandboxes go by default (sandbox/sandboxes/config.ts), empty by now.
+      rmSync(`${root}-sandboxes`, { recursive: true, force: true });
     },
   };
 }

@@ -55,6 +55,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     for (const dir of [root, mortalRoot]) {
       rmSync(dir, { recursive: true, force: true });
       rmSync(`${dir}.spill`, { recursive: true, force: true });
+
+      rmSync(`${dir}-sandboxes`, { recursive: true, force: true });
     }
   };
 }

@@ -1,0 +1,99 @@
+import path from "node:path";
+import { DEFAULT_COMMAND_LIMITS } from "../jail/limits.ts";
+
+/** How a sandbox's disk is bounded: its own loop-mounted ext4 image, or a plain directory (no quota). */
+export type DiskMode = "loop" | "none";
+
+/**
+ * What one sandbox may use. The host's configured values are both the defaults and the
+ * most a create request may ask for (a request may only lower them).
+ */
+export interface SandboxLimits {
+  /** Size of the sandbox's file system: workspace, spills and uploads together. */
+  diskBytes: number;
+  /** Commands running at once; one more is a 429. */
+  maxExecs: number;
+  /** Processes and threads of all its commands together. */
+  maxProcesses: number;
+  /** Address space of each process (RLIMIT_AS). */
+  maxMemoryBytes: number;
+  /** Largest file one command may write (RLIMIT_FSIZE). */
+  maxFileBytes: number;
+}
+
+/** The host's settings for created sandboxes (the `default` workspace is configured as before). */
+export interface SandboxesConfig {
+  /** Where each sandbox's directory (and disk image) is made; never inside the default workspace. */
+  dir: string;
+  disk: DiskMode;
+  /** Sandboxes this host holds at once; one more is a 429. */
+  maxSandboxes: number;
+  limits: SandboxLimits;
+}
+
+const MiB = 1024 * 1024;
+
+/** Defaults (docs/sandboxes.md): 1 GiB disk, 4 execs, 256 processes, 4 GiB per process, 64 sandboxes. */
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
+  diskBytes: 1024 * MiB,
+  maxExecs: 4,
+  maxProcesses: DEFAULT_COMMAND_LIMITS.maxProcesses,
+  maxMemoryBytes: DEFAULT_COMMAND_LIMITS.maxMemoryBytes,
+  maxFileBytes: DEFAULT_COMMAND_LIMITS.maxFileBytes,
+};
+
+/** The smallest disk a sandbox may have: ext4 needs room for its own metadata. */
+export const MIN_DISK_BYTES = 8 * MiB;
+
+/**
+ * The sandboxes' settings for a host whose default workspace is `root`, from
+ * `SANDBOXES_DIR` (default `<root>-sandboxes`), `SANDBOX_DISK` (`loop` | `none`; default
+ * `loop` when the host runs as root, which mounting needs), `SANDBOX_MAX_SANDBOXES`,
+ * `SANDBOX_DISK_BYTES`, `SANDBOX_MAX_EXECS`. Processes, memory and file size per sandbox
+ * follow the host's command limits.
+ * @example const sandboxes = sandboxesConfigFromEnv(process.env, "/srv/workspace", limits);
+ */
+export function sandboxesConfigFromEnv(
+  env: Record<string, string | undefined>,
+  root: string,
+  commandLimits: Pick<SandboxLimits, "maxProcesses" | "maxMemoryBytes" | "maxFileBytes">,
+): SandboxesConfig {
+  const disk = env.SANDBOX_DISK || (process.getuid?.() === 0 ? "loop" : "none");
+  if (disk !== "loop" && disk !== "none") {
+    throw new Error(`SANDBOX_DISK must be loop or none, got '${disk}'`);
+  }
+  const dir = path.resolve(env.SANDBOXES_DIR || `${root}-sandboxes`);
+  if (
+    dir === root ||
+    dir.startsWith(`${root}${path.sep}`) ||
+    root.startsWith(`${dir}${path.sep}`)
+  ) {
+    throw new Error(
+      `SANDBOXES_DIR (${dir}) must lie outside the default workspace (${root}) and not contain it: its commands would see every sandbox`,
+    );
+  }
+  const diskBytes = whole(env, "SANDBOX_DISK_BYTES", DEFAULT_SANDBOX_LIMITS.diskBytes);
+  if (diskBytes < MIN_DISK_BYTES) {
+    throw new Error(`SANDBOX_DISK_BYTES must be at least ${MIN_DISK_BYTES}, got ${diskBytes}`);
+  }
+  return {
+    dir,
+    disk,
+    maxSandboxes: whole(env, "SANDBOX_MAX_SANDBOXES", 64),
+    limits: {
+      diskBytes,
+      maxExecs: whole(env, "SANDBOX_MAX_EXECS", DEFAULT_SANDBOX_LIMITS.maxExecs),
+      ...commandLimits,
+    },
+  };
+}
+
+function whole(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new Error(`${name} must be a positive whole number, got '${raw}'`);
+  }
+  return value;
+}

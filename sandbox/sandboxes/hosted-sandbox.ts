@@ -1,0 +1,156 @@
+import { existsSync } from "node:fs";
+import { mkdir, statfs } from "node:fs/promises";
+import path from "node:path";
+import { createSandboxApp, type SandboxApp } from "../app.ts";
+import type { SandboxConfig } from "../config.ts";
+import { SandboxError } from "../errors.ts";
+import type { PidsCgroups } from "../jail/pids-cgroup.ts";
+import type { SandboxLimits } from "./config.ts";
+import { SandboxDisk } from "./disk.ts";
+
+/** What `GET /v1/sandboxes/:id` answers. */
+export interface SandboxInfo {
+  id: string;
+  createdAt: string;
+  limits: SandboxLimits;
+  runningExecs: number;
+  disk: { mode: "loop" | "none"; totalBytes: number; usedBytes: number; freeBytes: number };
+}
+
+/** Jail processes per command besides the command's own (bubblewrap outside and inside). */
+const JAIL_PROCESSES_PER_EXEC = 2;
+
+/**
+ * One created sandbox on this host: its own file system (`<dir>/<id>`, holding
+ * `workspace/` and `spill/` side by side), its own jail bound to that workspace only,
+ * its own exec registry and its own pids cgroup under which every command's is made.
+ */
+export class HostedSandbox {
+  readonly id: string;
+  readonly limits: SandboxLimits;
+  readonly createdAt = new Date();
+  readonly parts: SandboxApp;
+  /** Directory of its spill files, beside (never inside) the workspace. */
+  readonly spillDir: string;
+  readonly #disk: SandboxDisk;
+  readonly #cgroups: PidsCgroups | null;
+  /** Execs admitted whose request has not reached the registry yet. */
+  #admitting = 0;
+
+  private constructor(
+    id: string,
+    limits: SandboxLimits,
+    disk: SandboxDisk,
+    parts: SandboxApp,
+    cgroups: PidsCgroups | null,
+  ) {
+    this.id = id;
+    this.limits = limits;
+    this.#disk = disk;
+    this.parts = parts;
+    this.#cgroups = cgroups;
+    this.spillDir = path.join(disk.mountPoint, "spill");
+  }
+
+  /**
+   * Makes the disk, the workspace and spill folders, the jail and the cgroup.
+   * @example const sbx = await HostedSandbox.create(config, "/srv/sbx", "sbx_default_…", limits, cgroups);
+   */
+  static async create(
+    config: SandboxConfig,
+    mode: "loop" | "none",
+    mountPoint: string,
+    id: string,
+    limits: SandboxLimits,
+    parent: PidsCgroups | null,
+  ): Promise<HostedSandbox> {
+    const disk = await SandboxDisk.create(mountPoint, mode, limits.diskBytes);
+    let cgroups: PidsCgroups | null = null;
+    try {
+      await mkdir(path.join(mountPoint, "workspace"));
+      await mkdir(path.join(mountPoint, "spill"));
+      cgroups =
+        parent?.child(id, limits.maxProcesses + JAIL_PROCESSES_PER_EXEC * limits.maxExecs) ?? null;
+      const parts = createSandboxApp(
+        {
+          ...config,
+          root: path.join(mountPoint, "workspace"),
+          // Its spills on its own disk, beside its workspace, outside the jail's reach.
+          spillDir: path.join(mountPoint, "spill"),
+          limits: {
+            maxProcesses: limits.maxProcesses,
+            maxMemoryBytes: limits.maxMemoryBytes,
+            maxFileBytes: limits.maxFileBytes,
+            maxCommandMemoryBytes: Math.min(
+              config.limits.maxCommandMemoryBytes,
+              limits.maxMemoryBytes,
+            ),
+          },
+        },
+        () => cgroups,
+      );
+      return new HostedSandbox(id, limits, disk, parts, cgroups);
+    } catch (err) {
+      cgroups?.dispose();
+      await disk.remove();
+      throw err;
+    }
+  }
+
+  runningExecs(): number {
+    return this.parts.registry.runningCount() + this.#admitting;
+  }
+
+  /**
+   * Admits one more exec, or throws 429 when `maxExecs` are running; the returned
+   * function ends the admission once the exec is in the registry (or was refused).
+   */
+  admitExec(): () => void {
+    if (this.runningExecs() >= this.limits.maxExecs) {
+      throw new SandboxError(
+        429,
+        "too_many_requests",
+        `sandbox ${this.id} already runs ${this.limits.maxExecs} commands (its maxExecs); wait for one to end or cancel one`,
+      );
+    }
+    this.#admitting++;
+    return () => {
+      this.#admitting--;
+    };
+  }
+
+  async info(): Promise<SandboxInfo> {
+    const fs = await statfs(this.#disk.mountPoint);
+    const total = fs.blocks * fs.bsize;
+    const free = fs.bavail * fs.bsize;
+    return {
+      id: this.id,
+      createdAt: this.createdAt.toISOString(),
+      limits: this.limits,
+      runningExecs: this.runningExecs(),
+      disk: {
+        mode: this.#disk.mode,
+        totalBytes: this.#disk.mode === "loop" ? total : this.limits.diskBytes,
+        usedBytes: (fs.blocks - fs.bfree) * fs.bsize,
+        freeBytes: free,
+      },
+    };
+  }
+
+  /** Kills its commands (SIGTERM, then SIGKILL after the grace), then removes everything it had. */
+  async remove(killGraceMs: number): Promise<void> {
+    await this.parts.registry.killAll(killGraceMs + 1000);
+    this.parts.jail.dispose();
+    await this.#disk.remove();
+    // Each command's cgroup goes a moment after its last process (pids-cgroup.ts); the
+    // sandbox's own then follows.
+    for (
+      let attempt = 0;
+      attempt < 20 && this.#cgroups && existsSync(this.#cgroups.parent);
+      attempt++
+    ) {
+      this.#cgroups.dispose();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import path from "node:path";
+import type { SandboxConfig } from "../config.ts";
+import { SandboxError } from "../errors.ts";
+import { PidsCgroups } from "../jail/pids-cgroup.ts";
+import type { SandboxesConfig, SandboxLimits } from "./config.ts";
+import { removeStaleSandboxes } from "./disk.ts";
+import { HostedSandbox } from "./hosted-sandbox.ts";
+
+/**
+ * A sandbox id as the Worker makes it: `sbx_<host>_<20 hex>` (the host it was placed
+ * on, then its own random part; docs/decisions/140).
+ */
+export const SANDBOX_ID_PATTERN = /^sbx_[a-z0-9-]{1,32}_[0-9a-f]{20}$/;
+
+/**
+ * Every sandbox this host holds, by id. The host keeps them in memory only: a host
+ * that restarts removes what the last one left (its commands are gone with it), and
+ * the Worker then finds the sandbox missing and marks it lost.
+ */
+export class SandboxSet {
+  readonly config: SandboxesConfig;
+  readonly #host: SandboxConfig;
+  readonly #cgroups: PidsCgroups | null;
+  readonly #sandboxes = new Map<string, HostedSandbox>();
+  readonly #creating = new Set<string>();
+
+  private constructor(host: SandboxConfig, config: SandboxesConfig) {
+    this.#host = host;
+    this.config = config;
+    this.#cgroups = host.isolation === "bwrap" ? PidsCgroups.find() : null;
+  }
+
+  /**
+   * Opens the set for a host, removing sandboxes a previous host left in `config.dir`.
+   * @example const set = await SandboxSet.open(config, config.sandboxes);
+   */
+  static async open(host: SandboxConfig, config: SandboxesConfig): Promise<SandboxSet> {
+    await removeStaleSandboxes(config.dir);
+    return new SandboxSet(host, config);
+  }
+
+  /** What an operator should be told at start. */
+  warnings(): string[] {
+    return this.config.disk === "none"
+      ? [
+          "SANDBOX_DISK=none: created sandboxes are plain directories and nothing bounds what their commands write (run the host as root for loop-mounted disks)",
+        ]
+      : [];
+  }
+
+  get(id: string): HostedSandbox | undefined {
+    return this.#sandboxes.get(id);
+  }
+
+  /** The sandbox named `id`, or a 404 saying it is not on this host. */
+  find(id: string): HostedSandbox {
+    const sandbox = SANDBOX_ID_PATTERN.test(id) ? this.#sandboxes.get(id) : undefined;
+    if (!sandbox) {
+      throw new SandboxError(
+        404,
+        "not_found",
+        `no sandbox '${id}' on this host (never created here, deleted, or lost when the host restarted)`,
+      );
+    }
+    return sandbox;
+  }
+
+  list(): HostedSandbox[] {
+    return [...this.#sandboxes.values()];
+  }
+
+  /**
+   * Creates sandbox `id` with the host's limits, lowered where `requested` asks; a
+   * request above the host's limit is a 400 that names it.
+   */
+  async create(id: string, requested: Partial<SandboxLimits> = {}): Promise<HostedSandbox> {
+    if (this.#sandboxes.has(id) || this.#creating.has(id)) {
+      throw new SandboxError(409, "conflict", `sandbox '${id}' already exists on this host`);
+    }
+    if (this.#sandboxes.size + this.#creating.size >= this.config.maxSandboxes) {
+      throw new SandboxError(
+        429,
+        "too_many_requests",
+        `this host holds ${this.config.maxSandboxes} sandboxes (SANDBOX_MAX_SANDBOXES); delete one or place the sandbox on another host`,
+      );
+    }
+    const limits = this.#limitsFor(requested);
+    this.#creating.add(id);
+    try {
+      const sandbox = await HostedSandbox.create(
+        this.#host,
+        this.config.disk,
+        path.join(this.config.dir, id),
+        id,
+        limits,
+        this.#cgroups,
+      );
+      this.#sandboxes.set(id, sandbox);
+      return sandbox;
+    } finally {
+      this.#creating.delete(id);
+    }
+  }
+
+  /** Stops the sandbox's commands and removes its workspace, spills and disk. */
+  async remove(id: string): Promise<void> {
+    const sandbox = this.find(id);
+    this.#sandboxes.delete(id);
+    await sandbox.remove(this.#host.killGraceMs);
+  }
+
+  /** Removes every sandbox (host shutdown). */
+  async closeAll(): Promise<void> {
+    const all = this.list();
+    this.#sandboxes.clear();
+    await Promise.all(all.map((s) => s.remove(this.#host.killGraceMs)));
+    this.#cgroups?.dispose();
+  }
+
+  #limitsFor(requested: Partial<SandboxLimits>): SandboxLimits {
+    const limits = { ...this.config.limits };
+    for (const key of Object.keys(limits) as (keyof SandboxLimits)[]) {
+      const ask = requested[key];
+      if (ask === undefined) continue;
+      if (ask > limits[key]) {
+        throw new SandboxError(
+          400,
+          "bad_request",
+          `limits.${key}: ${ask} is above this host's ${limits[key]}; ask for at most that (the operator raises it)`,
+        );
+      }
+      limits[key] = ask;
+    }
+    return limits;
+  }
+}

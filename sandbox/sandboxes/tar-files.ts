@@ -1,0 +1,158 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdir, open, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { SandboxError } from "../errors.ts";
+import { findExecutable } from "../jail/find-executable.ts";
+import type { Jail } from "../jail/jail.ts";
+import type { Workspace } from "../workspace.ts";
+import { TarCheck, TarRefusal } from "./tar-check.ts";
+
+/** What the file routes of one sandbox need. */
+export interface TarPlace {
+  workspace: Workspace;
+  jail: Jail;
+  /** A directory on the sandbox's own disk, outside its workspace, for the archive in transit. */
+  incomingDir: string;
+}
+
+/** What an upload did. */
+export interface UploadResult {
+  path: string;
+  entries: number;
+  bytes: number;
+}
+
+/**
+ * Extracts the tar archive `body` into workspace directory `target` (made if missing).
+ * The archive is checked as it arrives (tar-check.ts) and written to the sandbox's own
+ * disk, outside the workspace, so it counts against the quota; only a complete archive
+ * whose every entry stays inside is then extracted, by `tar` in the sandbox's jail,
+ * where nothing but the workspace is writable. A refused archive changes nothing.
+ * @example await uploadTar(place, "src", request.body);
+ */
+export async function uploadTar(
+  place: TarPlace,
+  target: string,
+  body: ReadableStream<Uint8Array> | null,
+): Promise<UploadResult> {
+  if (!body) throw new SandboxError(400, "bad_request", "send the tar archive as the request body");
+  const abs = await place.workspace.resolve(target);
+  const check = new TarCheck(place.workspace.relative(abs));
+  await mkdir(place.incomingDir, { recursive: true });
+  const archive = path.join(place.incomingDir, `${randomBytes(8).toString("hex")}.tar`);
+  let bytes = 0;
+  try {
+    const file = await open(archive, "wx");
+    try {
+      for await (const chunk of Readable.fromWeb(body as never) as AsyncIterable<Uint8Array>) {
+        check.push(chunk);
+        bytes += chunk.length;
+        await file.write(chunk);
+      }
+      check.end();
+    } finally {
+      await file.close();
+    }
+    place.workspace.makeDirectorySync(abs);
+    await jailedTar(place.jail, ["-x", "--no-same-owner", "-f", "-", "-C", abs], abs, archive);
+    return { path: place.workspace.relative(abs), entries: check.entries, bytes };
+  } catch (err) {
+    throw uploadError(err);
+  } finally {
+    await rm(archive, { force: true });
+  }
+}
+
+/**
+ * Streams workspace path `rel` (a file or a directory, with everything under it) as a
+ * tar archive, made by `tar` in the jail with the workspace read-only; symlinks are
+ * archived as links, never followed.
+ * @example return new Response(await downloadTar(place, "src"));
+ */
+export async function downloadTar(
+  place: TarPlace,
+  rel: string,
+): Promise<ReadableStream<Uint8Array>> {
+  const abs = await place.workspace.resolve(rel);
+  await stat(abs).catch(() => {
+    throw new SandboxError(404, "not_found", `no '${rel}' in the workspace`);
+  });
+  const name = place.workspace.relative(abs) || ".";
+  const root = place.workspace.root;
+  const plan = place.jail.wrap({
+    argv: [tarPath(), "-c", "-f", "-", "-C", root, "--", name],
+    cwd: root,
+    writable: false,
+  });
+  const child = spawn(plan.file, plan.args, {
+    env: plan.env,
+    stdio: ["ignore", "pipe", "ignore", plan.statusFd ? "pipe" : "ignore"],
+  });
+  (child.stdio[3] as Readable | null)?.resume();
+  child.once("exit", () => plan.release());
+  return Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>;
+}
+
+function tarPath(): string {
+  const tar = findExecutable("tar");
+  if (!tar) throw new SandboxError(500, "internal", "'tar' is not installed on the sandbox host");
+  return tar;
+}
+
+async function jailedTar(jail: Jail, args: string[], cwd: string, archive: string): Promise<void> {
+  const plan = jail.wrap({ argv: [tarPath(), ...args], cwd, writable: true });
+  // The archive reaches tar as its stdin: nothing outside the workspace is mounted in.
+  const input = await open(archive, "r");
+  const child = spawn(plan.file, plan.args, {
+    env: plan.env,
+    stdio: [input.fd, "ignore", "pipe", plan.statusFd ? "pipe" : "ignore"],
+  });
+  void input.close();
+  (child.stdio[3] as Readable | null)?.resume();
+  let stderr = "";
+  child.stderr!.setEncoding("utf8");
+  child.stderr!.on("data", (text: string) => {
+    if (stderr.length < 4096) stderr += text;
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", resolve);
+  });
+  plan.release();
+  if (code !== 0) throw new ExtractError(stderr.trim() || `tar exited with ${code}`);
+}
+
+class ExtractError extends Error {}
+
+function uploadError(err: unknown): unknown {
+  if (err instanceof SandboxError) return err;
+  if (err instanceof TarRefusal) {
+    return new SandboxError(
+      400,
+      "bad_request",
+      `upload refused, nothing was written: ${err.message}`,
+    );
+  }
+  const message = (err as Error).message ?? String(err);
+  if ((err as NodeJS.ErrnoException).code === "ENOSPC" || /No space left|quota/i.test(message)) {
+    return new SandboxError(
+      507,
+      "insufficient_storage",
+      `upload does not fit the sandbox's disk quota (${firstLine(message)}); make room or create the sandbox with a larger limits.diskBytes`,
+    );
+  }
+  if (err instanceof ExtractError) {
+    return new SandboxError(
+      400,
+      "bad_request",
+      `tar could not extract the archive: ${firstLine(message)}`,
+    );
+  }
+  return err;
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0] ?? text;
+}

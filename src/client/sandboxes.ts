@@ -1,0 +1,112 @@
+/**
+ * Created sandboxes from a client: create, list, read, delete, keep alive, and files in
+ * and out as tar streams (docs/sandboxes.md). Runs wherever `fetch` does.
+ */
+import type { SandboxView } from "../protocol/index.ts";
+import { errorFromResponse, unreachable } from "./errors.ts";
+
+export type { SandboxView };
+
+/** What `POST /v1/sandboxes` takes. */
+export interface CreateSandboxRequest {
+  name?: string;
+  host?: string;
+  idleTimeoutSeconds?: number;
+  limits?: Partial<SandboxView["limits"]>;
+}
+
+/**
+ * @example
+ * const sandboxes = new SandboxesClient({ baseUrl: "http://127.0.0.1:8787", token });
+ * const { id } = await sandboxes.create({ idleTimeoutSeconds: 900 });
+ */
+export class SandboxesClient {
+  readonly baseUrl: string;
+  readonly #token: string;
+
+  constructor(options: { baseUrl: string; token: string }) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.#token = options.token;
+  }
+
+  async create(request: CreateSandboxRequest = {}): Promise<SandboxView> {
+    return (await this.#json("POST", "", request, "create sandbox")) as SandboxView;
+  }
+
+  async list(): Promise<SandboxView[]> {
+    return (
+      (await this.#json("GET", "", undefined, "list sandboxes")) as { sandboxes: SandboxView[] }
+    ).sandboxes;
+  }
+
+  async get(id: string): Promise<SandboxView> {
+    return (await this.#json("GET", `/${enc(id)}`, undefined, `sandbox ${id}`)) as SandboxView;
+  }
+
+  async remove(id: string): Promise<SandboxView> {
+    return (await this.#json(
+      "DELETE",
+      `/${enc(id)}`,
+      undefined,
+      `delete sandbox ${id}`,
+    )) as SandboxView;
+  }
+
+  async keepAlive(id: string): Promise<SandboxView> {
+    return (await this.#json(
+      "POST",
+      `/${enc(id)}/keepalive`,
+      {},
+      `keep ${id} alive`,
+    )) as SandboxView;
+  }
+
+  /** Extracts a tar archive (a stream or bytes) into workspace directory `path`. */
+  async upload(
+    id: string,
+    path: string,
+    tar: ReadableStream<Uint8Array> | Uint8Array,
+  ): Promise<{ path: string; entries: number; bytes: number }> {
+    const res = await this.#fetch("PUT", `/${enc(id)}/files?path=${enc(path)}`, {
+      body: tar,
+      headers: { "content-type": "application/x-tar" },
+      duplex: "half",
+    } as RequestInit);
+    if (!res.ok) throw await errorFromResponse(res, `upload to ${id}`);
+    return (await res.json()) as { path: string; entries: number; bytes: number };
+  }
+
+  /** Workspace path `path` of sandbox `id` as a tar stream. */
+  async download(id: string, path: string): Promise<ReadableStream<Uint8Array>> {
+    const res = await this.#fetch("GET", `/${enc(id)}/files?path=${enc(path)}`, {});
+    if (!res.ok || !res.body) throw await errorFromResponse(res, `download from ${id}`);
+    return res.body;
+  }
+
+  async #json(method: string, route: string, body: unknown, what: string): Promise<unknown> {
+    const init: RequestInit = {};
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers = { "content-type": "application/json" };
+    }
+    const res = await this.#fetch(method, route, init);
+    if (!res.ok) throw await errorFromResponse(res, what);
+    return res.json();
+  }
+
+  async #fetch(method: string, route: string, init: RequestInit): Promise<Response> {
+    const headers = {
+      ...(init.headers as Record<string, string>),
+      authorization: `Bearer ${this.#token}`,
+    };
+    try {
+      return await fetch(`${this.baseUrl}/v1/sandboxes${route}`, { ...init, method, headers });
+    } catch (error) {
+      throw unreachable(this.baseUrl, error);
+    }
+  }
+}
+
+function enc(s: string): string {
+  return encodeURIComponent(s);
+}

@@ -1,0 +1,110 @@
+/**
+ * The sandbox host's own API for created sandboxes (sandbox/sandboxes/routes.ts), as the
+ * Worker's Sandbox DO speaks it: create, read and delete one, and stream its files as
+ * tar. Every answer is an `Outcome`: an unreachable host is `sandbox_unreachable`
+ * within `SANDBOX_PROBE_TIMEOUT_MS`, never a hang.
+ */
+import { type ErrorCode, messageOf, type Outcome, ok, refusal } from "../protocol/index.ts";
+import {
+  resolveSandbox,
+  SANDBOX_PROBE_TIMEOUT_MS,
+  type SandboxSettings,
+} from "./sandbox-routing.ts";
+
+/** What a create may ask for; the host grants its own limits where a field is left out. */
+export interface SandboxLimitsRequest {
+  diskBytes?: number;
+  maxExecs?: number;
+  maxProcesses?: number;
+  maxMemoryBytes?: number;
+  maxFileBytes?: number;
+}
+
+/** The host's account of one sandbox. */
+export interface HostSandboxInfo {
+  id: string;
+  createdAt: string;
+  limits: Required<SandboxLimitsRequest>;
+  runningExecs: number;
+  disk: { mode: "loop" | "none"; totalBytes: number; usedBytes: number; freeBytes: number };
+}
+
+/**
+ * Calls host `host` at `path` with its token; JSON answers parsed, errors as refusals
+ * carrying the host's own code and message.
+ * @example await hostCall<HostSandboxInfo>(env, "default", "GET", "/v1/sandboxes/sbx_default_…")
+ */
+export async function hostCall<T>(
+  env: SandboxSettings,
+  host: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Outcome<T>> {
+  const res = await hostFetch(env, host, method, path, {
+    body: body === undefined ? undefined : JSON.stringify(body),
+    type: "application/json",
+  });
+  if (!res.ok) return res;
+  return ok((await res.value.json()) as T);
+}
+
+/**
+ * A raw request to host `host` (the tar routes stream through it). Non-2xx answers
+ * become refusals; a host that does not answer within the probe timeout is a 502.
+ */
+export async function hostFetch(
+  env: SandboxSettings,
+  host: string,
+  method: string,
+  path: string,
+  init: { body?: BodyInit; type?: string; stream?: boolean } = {},
+): Promise<Outcome<Response>> {
+  const target = resolveSandbox(env, host);
+  if (!target.ok) return target;
+  const headers: Record<string, string> = { authorization: `Bearer ${target.value.token}` };
+  if (init.type) headers["content-type"] = init.type;
+  // Only the wait for the answer's headers is bounded: a streamed body may take longer.
+  const abort = new AbortController();
+  const timer = init.stream ? null : setTimeout(() => abort.abort(), SANDBOX_PROBE_TIMEOUT_MS);
+  let res: Response;
+  try {
+    res = await fetch(`${target.value.url}${path}`, {
+      method,
+      headers,
+      body: init.body,
+      signal: init.stream ? undefined : abort.signal,
+    });
+  } catch (err) {
+    const why = abort.signal.aborted
+      ? `no answer within ${SANDBOX_PROBE_TIMEOUT_MS / 1000} s`
+      : messageOf(err);
+    return refusal(
+      "sandbox_unreachable",
+      `sandbox host "${host}" at ${target.value.url} is unreachable (${why}); check that it is running`,
+    );
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+  if (res.ok) return ok(res);
+  const text = await res.text().catch(() => "");
+  let code: ErrorCode = res.status >= 500 ? "sandbox_unreachable" : "bad_request";
+  let message = text.slice(0, 300) || res.statusText;
+  try {
+    const parsed = JSON.parse(text) as { error?: { code?: string; message?: string } };
+    if (typeof parsed.error?.message === "string") message = parsed.error.message;
+    code = HOST_CODES[res.status] ?? code;
+  } catch {}
+  return refusal(code, message);
+}
+
+/** How the host's statuses read in the Worker's vocabulary. */
+const HOST_CODES: Record<number, ErrorCode> = {
+  400: "bad_request",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "too_large",
+  429: "too_many_requests",
+  507: "insufficient_storage",
+};

@@ -1,0 +1,60 @@
+/**
+ * Created sandboxes on the wire: what `POST /v1/sandboxes` takes and what every
+ * sandbox route answers, and the Sandbox DO's RPC contract (docs/sandboxes.md).
+ */
+import type { Outcome } from "./outcome.ts";
+
+/** Where a sandbox's commands run: a sandbox host the operator runs (the one backend today). */
+export type SandboxBackend = "host";
+
+/** `active` until it is deleted, idles past its timeout (`expired`) or its host loses it (`lost`). */
+export type SandboxStatus = "active" | "deleted" | "expired" | "lost";
+
+/** What one sandbox may use (docs/sandboxes.md, "Limits"). */
+export interface SandboxLimits {
+  diskBytes: number;
+  maxExecs: number;
+  maxProcesses: number;
+  maxMemoryBytes: number;
+  maxFileBytes: number;
+}
+
+/** `GET /v1/sandboxes/:id` */
+export interface SandboxView {
+  id: string;
+  name: string | null;
+  status: SandboxStatus;
+  backend: SandboxBackend;
+  /** The sandbox host it lives on (a name of `SANDBOXES`). */
+  placement: string;
+  limits: SandboxLimits;
+  idleTimeoutSeconds: number;
+  createdAt: string;
+  lastUsedAt: string;
+  /** When the idle alarm ends it unless it is used or kept alive first; null once ended. */
+  expiresAt: string | null;
+  endedAt: string | null;
+  /** Why it ended, in a sentence. */
+  endReason: string | null;
+}
+
+/** What the Worker hands the Sandbox DO to create one. */
+export interface SandboxCreate {
+  id: string;
+  name: string | null;
+  placement: string;
+  idleTimeoutSeconds: number;
+  limits: Partial<SandboxLimits>;
+  /** Days an ended sandbox's record answers 410 before it is forgotten (then 404). */
+  retentionDays: number;
+}
+
+/** The Sandbox DO's RPC methods. */
+export interface SandboxApi {
+  create(input: SandboxCreate): Promise<Outcome<SandboxView>>;
+  view(): Promise<Outcome<SandboxView>>;
+  /** Checks it is active and on its host, counts a use, and remembers the call (ended with it). */
+  use(toolCallId: string | null): Promise<Outcome<SandboxView>>;
+  /** Cancels its running calls, then removes it from its host. */
+  remove(): Promise<Outcome<SandboxView>>;
+}

@@ -1,0 +1,156 @@
+/**
+ * The `/v1/sandboxes` routes: create, list, read, keep alive and delete created
+ * sandboxes, and their files in and out as tar (docs/sandboxes.md). Each sandbox's
+ * record is its Sandbox DO; its files stream straight between the caller and its host.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { CREATED_SANDBOX_ID, checkSandboxName, placementOf } from "../execenv/index.ts";
+import { hostFetch } from "../execenv/sandbox-host-api.ts";
+import { durationMs, type SandboxApi } from "../protocol/index.ts";
+import { agentOnly } from "./auth.ts";
+import { readJsonBody } from "./body.ts";
+import { raise } from "./errors.ts";
+import { unwrap } from "./invocation-stub.ts";
+import { noStore } from "./no-store.ts";
+import { parseWith } from "./schemas.ts";
+
+/** Default seconds a sandbox may idle (`SANDBOX_IDLE_TIMEOUT_SECONDS`): 10 minutes, as the Sandbox SDK's. */
+export const DEFAULT_SANDBOX_IDLE_SECONDS = 600;
+
+/** Longest idle timeout a create may ask for: 7 days. */
+export const MAX_SANDBOX_IDLE_SECONDS = 7 * 86_400;
+
+/**
+ * The Sandbox DO of `id`.
+ * @example await sandboxStub(env, "sbx_default_…").view()
+ */
+export function sandboxStub(env: Env, id: string): SandboxApi {
+  return env.SANDBOX_RECORDS.getByName(id) as unknown as SandboxApi;
+}
+
+/**
+ * Counts one call against a created sandbox before it starts: a 404 for an unknown id,
+ * a 410 saying how an ended one ended (deleted, expired, lost), a 502 for a host that
+ * does not answer. The default and the `SANDBOXES` names pass through.
+ * @example await useSandbox(env, body.sandbox, toolCallId);
+ */
+export async function useSandbox(env: Env, sandbox: string, toolCallId: string): Promise<void> {
+  if (placementOf(sandbox) === null) return;
+  unwrap(await sandboxStub(env, sandbox).use(toolCallId));
+}
+
+const positive = z.number().int().positive();
+
+const createSandboxBody = z.strictObject({
+  name: z.string().min(1).max(128).optional(),
+  host: z
+    .string()
+    .regex(/^[a-z0-9-]{1,32}$/, "must be a SANDBOXES name of 1-32 lowercase letters, digits or '-'")
+    .optional(),
+  backend: z.literal("host").optional(),
+  idleTimeoutSeconds: z.number().int().min(1).max(MAX_SANDBOX_IDLE_SECONDS).optional(),
+  limits: z
+    .strictObject({
+      diskBytes: positive.optional(),
+      maxExecs: positive.optional(),
+      maxProcesses: positive.optional(),
+      maxMemoryBytes: positive.optional(),
+      maxFileBytes: positive.optional(),
+    })
+    .optional(),
+});
+
+const sandboxIdParam = z
+  .string()
+  .regex(CREATED_SANDBOX_ID, "must be a sandbox id, sbx_<host>_<20 hex digits>");
+
+export const sandboxRoutes = new Hono<{ Bindings: Env; Variables: { id: string } }>();
+sandboxRoutes.use("*", noStore, agentOnly);
+sandboxRoutes.use("/:id/*", async (c, next) => {
+  c.set("id", parseWith(sandboxIdParam, c.req.param("id"), "path.id"));
+  await next();
+});
+sandboxRoutes.use("/:id", async (c, next) => {
+  c.set("id", parseWith(sandboxIdParam, c.req.param("id"), "path.id"));
+  await next();
+});
+
+sandboxRoutes.post("/", async (c) => {
+  const body = parseWith(createSandboxBody, await readJsonBody(c.req.raw), "body");
+  const placement = body.host ?? "default";
+  unwrap(checkSandboxName(c.env, placement));
+  const hex = [...crypto.getRandomValues(new Uint8Array(10))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  const id = `sbx_${placement}_${hex}`;
+  const view = unwrap(
+    await sandboxStub(c.env, id).create({
+      id,
+      name: body.name ?? null,
+      placement,
+      idleTimeoutSeconds: body.idleTimeoutSeconds ?? idleSeconds(c.env),
+      limits: body.limits ?? {},
+      retentionDays:
+        durationMs(c.env.SETTLED_RETENTION_DAYS, 7, { unitMs: 86_400_000 }) / 86_400_000,
+    }),
+  );
+  return c.json(view, 201);
+});
+
+sandboxRoutes.get("/", async (c) => {
+  const sandboxes = await c.env.SANDBOX_DIRECTORY.getByName("all").list();
+  return c.json({ sandboxes });
+});
+
+sandboxRoutes.get("/:id", async (c) =>
+  c.json(unwrap(await sandboxStub(c.env, c.get("id")).view())),
+);
+
+sandboxRoutes.delete("/:id", async (c) =>
+  c.json(unwrap(await sandboxStub(c.env, c.get("id")).remove())),
+);
+
+/** Counts as use: the idle timeout starts again from now. */
+sandboxRoutes.post("/:id/keepalive", async (c) =>
+  c.json(unwrap(await sandboxStub(c.env, c.get("id")).use(null))),
+);
+
+sandboxRoutes.put("/:id/files", async (c) => {
+  const id = c.get("id");
+  unwrap(await sandboxStub(c.env, id).use(null));
+  if (!c.req.raw.body) raise("bad_request", "send a tar archive as the request body");
+  const res = unwrap(
+    await hostFetch(c.env, placementOf(id)!, "PUT", filesPath(id, c.req.query("path")), {
+      body: c.req.raw.body,
+      type: "application/x-tar",
+      stream: true,
+    }),
+  );
+  return new Response(res.body, { headers: { "content-type": "application/json" } });
+});
+
+sandboxRoutes.get("/:id/files", async (c) => {
+  const id = c.get("id");
+  unwrap(await sandboxStub(c.env, id).use(null));
+  const res = unwrap(
+    await hostFetch(c.env, placementOf(id)!, "GET", filesPath(id, c.req.query("path")), {
+      stream: true,
+    }),
+  );
+  const name = (c.req.query("path") || id).replace(/[^A-Za-z0-9._-]+/g, "_");
+  return new Response(res.body, {
+    headers: {
+      "content-type": "application/x-tar",
+      "content-disposition": `attachment; filename="${name}.tar"`,
+    },
+  });
+});
+
+function filesPath(id: string, path: string | undefined): string {
+  return `/sandboxes/${id}/v1/files?path=${encodeURIComponent(path ?? "")}`;
+}
+
+function idleSeconds(env: Env): number {
+  return durationMs(env.SANDBOX_IDLE_TIMEOUT_SECONDS, DEFAULT_SANDBOX_IDLE_SECONDS) / 1000;
+}
