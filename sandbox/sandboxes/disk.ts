@@ -35,20 +35,25 @@ export class SandboxDisk {
     try {
       await writeFile(disk.#image, "", { flag: "wx" });
       await truncate(disk.#image, bytes);
-      // No journal and no reserved blocks: a sandbox is thrown away, never recovered, and
-      // every byte of the quota is the sandbox's. lazy_itable_init keeps mkfs at ~20 ms.
+      // No journal: a sandbox is thrown away, never recovered. lazy_itable_init keeps mkfs
+      // at ~20 ms. 5% of the blocks are reserved for the host: spills share the quota, and
+      // when a command fills the disk the host must still be able to write the output that
+      // says so (decision 141). The reserve belongs to an id no process of the host runs
+      // as (the mount's resuid/resgid), so only CAP_SYS_RESOURCE, which the host has and
+      // no jailed command does, can write into it.
       await run("mkfs.ext4", [
         "-q",
         "-F",
         "-m",
-        "0",
+        String(RESERVED_PERCENT),
         "-O",
         "^has_journal",
         "-E",
         "lazy_itable_init=1,root_owner=0:0",
         disk.#image,
       ]);
-      await run("mount", ["-o", "loop,nosuid,nodev", disk.#image, mountPoint]);
+      const reserve = `resuid=${RESERVE_OWNER},resgid=${RESERVE_OWNER}`;
+      await run("mount", ["-o", `loop,nosuid,nodev,${reserve}`, disk.#image, mountPoint]);
       disk.#mounted = true;
       // ext4's own lost+found is no business of the sandbox's.
       await rm(`${mountPoint}/lost+found`, { recursive: true, force: true });
@@ -89,6 +94,12 @@ export async function removeStaleSandboxes(dir: string): Promise<void> {
     if (STALE.test(name)) await rm(`${dir}/${name}`, { recursive: true, force: true });
   }
 }
+
+/** Share of a sandbox disk only the host may write (its spills once a command filled the rest). */
+const RESERVED_PERCENT = 5;
+
+/** Owner of the reserve: an id no process runs as (the jail's files are written as root). */
+const RESERVE_OWNER = 65534;
 
 const STALE = /^sbx_[a-z0-9_-]+(\.img)?$/;
 
