@@ -4,7 +4,7 @@ import type { ToolOutputState } from "../src/output/types.ts";
 import { expired } from "../src/protocol/index.ts";
 import { DEFAULT_SSE_KEEPALIVE_SECONDS, SSE_KEEPALIVE_COMMENT } from "./keep-alive.ts";
 import type { ResumedBatch } from "./resume.ts";
-import type { StreamEncoder } from "./subscribers.ts";
+import type { StreamEncoder } from "./stream-encoder.ts";
 
 /**
  * Most bytes one SSE subscriber may have queued in the Durable Object before it counts

@@ -6,11 +6,7 @@ import { expired } from "../src/protocol/index.ts";
 import type { ResumedBatch } from "./resume.ts";
 import { SocketAttachments } from "./socket-attachments.ts";
 import { SseStream } from "./sse-stream.ts";
-
-/** Encodes one stream's batches (path tables are per stream). */
-export interface StreamEncoder {
-  encode(ops: Op[]): WireOp[];
-}
+import type { StreamEncoder } from "./stream-encoder.ts";
 
 /**
  * Sockets whose encoders have seen the same batches since the same base: they share one

@@ -2,7 +2,7 @@ import { mkdirSync, realpathSync } from "node:fs";
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import { SandboxError } from "./errors.ts";
-import { pathError } from "./files/open-inside.ts";
+import { pathError } from "./files/path-error.ts";
 
 /**
  * The directory tree commands and file tools may touch. Every path a caller names is
