@@ -66,6 +66,25 @@ export class SandboxClient {
     );
   }
 
+  /**
+   * The first `bytes` bytes of an exec's spill file (its complete output), or fewer when
+   * the output is shorter; empty when the exec kept no spill.
+   */
+  async spillHead(execId: string, bytes: number, signal?: AbortSignal): Promise<Uint8Array> {
+    const path = `/v1/exec/${encodeURIComponent(execId)}/spill`;
+    let res: Response;
+    try {
+      res = await this.#request("GET", path, undefined, signal, { range: `bytes=0-${bytes - 1}` });
+    } catch (err) {
+      if (err instanceof SandboxHttpError && (err.status === 404 || err.status === 416)) {
+        return new Uint8Array(0);
+      }
+      throw err;
+    }
+    const all = new Uint8Array(await res.arrayBuffer());
+    return all.length > bytes ? all.subarray(0, bytes) : all;
+  }
+
   /** A window of lines of a workspace file. */
   read(req: ReadRequest, signal?: AbortSignal): Promise<ReadResult> {
     return this.#json<ReadResult>("POST", "/v1/read", req, signal);
@@ -115,9 +134,13 @@ export class SandboxClient {
     path: string,
     body: unknown,
     signal?: AbortSignal,
+    extraHeaders: Record<string, string> = {},
   ): Promise<Response> {
     const url = `${this.baseUrl}${path}`;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
+    const headers: Record<string, string> = {
+      ...extraHeaders,
+      authorization: `Bearer ${this.#token}`,
+    };
     if (body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
     try {

@@ -117,7 +117,8 @@ describe.each([
     expect(structured.exit).toEqual({ status: "completed", exitCode: 0 });
     const kept = `${Array.from({ length: 2000 }, (_, i) => 98_001 + i).join("\n")}\n`;
     expect(text(result)).toBe(
-      `${kept}\n[Showing lines 98,001–100,000 of 100,000. Full output: ${structured.truncation.spillPath}]`,
+      `${kept}\n[Showing lines 98,001–100,000 of 100,000. Full output: ${structured.truncation.spillPath}]` +
+        `\n[To see lines 1–98,000: read {"path":"${structured.truncation.spillPath}","offset":1,"limit":2000}, then continue from the offset its footer gives]`,
     );
     // One text block, then the link a person follows to the live view.
     expect(result.content.map((c) => c.type)).toEqual(["text", "resource_link"]);
