@@ -107,6 +107,7 @@ export function createSandboxApp(config: SandboxConfig): SandboxApp {
       env: req.env ?? {},
       jail,
       timeoutSec: req.timeoutSec,
+      idleTimeoutSec: req.idleTimeoutSec,
       limits: req.limits,
       spillAbsPath: `${workspace.root}/${spillPath}`,
       spillPath,

@@ -83,7 +83,17 @@ export const bashParams = z
       .positive()
       .max(MAX_BASH_TIMEOUT_SECONDS)
       .optional()
-      .describe("Seconds before the whole process group is killed"),
+      .describe(
+        "Hard limit: seconds before the whole process group is killed, however much it prints (output kept)",
+      ),
+    idleTimeout: z
+      .number()
+      .positive()
+      .max(MAX_BASH_TIMEOUT_SECONDS)
+      .optional()
+      .describe(
+        "Seconds without output before the process group is killed: a command that keeps printing runs on (output kept)",
+      ),
     cwd: z
       .string()
       .max(4096)
@@ -148,7 +158,14 @@ export async function runBash(
   const limits: ExecLimits = sourceLimits(plan);
   const result = await runShell(
     client,
-    { execId, command: params.command, cwd: params.cwd, timeoutSec: params.timeout, limits },
+    {
+      execId,
+      command: params.command,
+      cwd: params.cwd,
+      timeoutSec: params.timeout,
+      idleTimeoutSec: params.idleTimeout,
+      limits,
+    },
     shellSink(out),
     signal,
     {
@@ -163,6 +180,8 @@ export async function runBash(
   if (typeof details === "object" && details !== null && !Array.isArray(details)) {
     details.exitCode = result.exit.exitCode;
     if (result.exit.signal) details.signal = result.exit.signal;
+    // Which limit ended it, as data: "timeout" (the wall clock) or "idleTimeout".
+    if (result.exit.stoppedBy) details.stoppedBy = result.exit.stoppedBy;
   }
   const middle =
     plan.kind === "headTail" ? await foldHead(client, execId, plan, out, result, signal) : null;

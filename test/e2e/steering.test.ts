@@ -1,6 +1,8 @@
 // Issue 21 end to end through MCP (an official SDK client) against the real Worker
 // (wrangler dev), its DOs and a real sandbox host: per-call windows, idle timeouts and
 // background jobs. docs/steering.md describes what is tested here.
+import { spawn } from "node:child_process";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { connectV2, type McpTestClient, type ToolResult } from "./mcp/clients.ts";
 
@@ -83,5 +85,96 @@ describe("per-call windows", () => {
     const result = await client.call("bash", { command: "true", head: 6000, tail: 5000 });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("head + tail must be at most 10000 lines");
+  });
+});
+
+describe("timeouts that follow output", () => {
+  it("a command printing every second for 10 s under idleTimeout 3 runs to its end", async () => {
+    const result = await client.call("bash", {
+      command: "for i in $(seq 1 10); do echo $i; sleep 1; done",
+      idleTimeout: 3,
+    });
+    expect(result.isError).toBe(false);
+    expect(structured(result).exit).toEqual({ status: "completed", exitCode: 0 });
+    expect(text(result)).toBe(numbered(1, 10));
+  });
+
+  it("a command silent for 5 s under idleTimeout 3 is stopped by idleTimeout, its output kept", async () => {
+    const result = await client.call("bash", {
+      command: "echo start; sleep 5; echo never",
+      idleTimeout: 3,
+      timeout: 60,
+    });
+    expect(structured(result).exit).toMatchObject({ status: "timeout", limit: "idleTimeout" });
+    expect(text(result)).toMatch(
+      /^start\nstopped after 3 s without output \(idleTimeout\); the process group was killed; its output is kept/,
+    );
+    // Stopped before the command's own end.
+    expect(text(result)).not.toContain("never");
+  });
+
+  it("the wall-clock timeout is the hard limit, and reads as timeout, not failed", async () => {
+    const result = await client.call("bash", {
+      command: "while :; do echo tick; sleep 0.2; done",
+      idleTimeout: 30,
+      timeout: 1,
+    });
+    expect(structured(result).exit).toMatchObject({ status: "timeout", limit: "timeout" });
+    expect(text(result)).toContain("timed out after 1 s (timeout)");
+    expect(text(result).startsWith("tick\n")).toBe(true);
+  });
+});
+
+/** The real `toolwire` CLI; resolves with its exit code and output. */
+function toolwire(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const bin = path.resolve(import.meta.dirname, "../../bin/toolwire");
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, {
+      env: {
+        PATH: process.env.PATH ?? "",
+        TOOLWIRE_URL: inject("apiUrl"),
+        TOOLWIRE_TOKEN: token,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("the CLI", () => {
+  it("takes --head/--tail/--max-bytes and --idle-timeout, and exits 124 when a limit stopped the command", async () => {
+    const windowed = await toolwire([
+      "run",
+      "bash",
+      "--command",
+      "seq 1 50",
+      "--head",
+      "2",
+      "--tail",
+      "1",
+    ]);
+    expect(windowed.code).toBe(0);
+    expect(windowed.stdout.startsWith("1\n2\n[… 47 lines omitted (3–49) …]\n50\n")).toBe(true);
+    const idle = await toolwire([
+      "run",
+      "bash",
+      "--command",
+      "echo a; sleep 30",
+      "--idle-timeout",
+      "1",
+    ]);
+    expect(idle.code).toBe(124);
+    expect(idle.stdout).toContain("stopped after 1 s without output (idleTimeout)");
   });
 });
