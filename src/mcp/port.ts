@@ -4,7 +4,13 @@
  * link minting. The adapter never reaches a DO, a secret or a route by itself, so it
  * stays one more client of the same invocation engine as the HTTP API.
  */
-import type { InvocationView, Outcome, ResultPoll, StartRequest } from "../protocol/index.ts";
+import type {
+  InvocationView,
+  Outcome,
+  ReadRange,
+  ResultPoll,
+  StartRequest,
+} from "../protocol/index.ts";
 
 /** Where a person follows an invocation live, and the token that grants it. */
 export interface InvocationLinks {
@@ -28,6 +34,8 @@ export interface InvocationPort {
   /** Stops a running invocation; the output it wrote is kept. `conflict` once settled. */
   cancel(id: string): Promise<Outcome<InvocationView>>;
   links(id: string): Promise<InvocationLinks>;
+  /** Counts lines of `id` as given to `reader` (a background call's first moment). */
+  commitRead(id: string, reader: string, range: ReadRange): Promise<Outcome<ReadRange>>;
 }
 
 /**

@@ -24,6 +24,8 @@ export type {
   InvocationView,
   ProducerCall,
   ProducerEnd,
+  ReadCursor,
+  ReadRange,
   ResultPoll,
   StartRequest,
   SubscriptionPath,

@@ -99,6 +99,12 @@ export const bashParams = z
       .max(4096)
       .optional()
       .describe("Working directory, relative to the workspace root"),
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        "Answer at once with the invocation id and the first second of output; the command runs on, surviving restarts. Read it with job_output, stop it with kill, list with jobs",
+      ),
     head: z
       .int()
       .min(1)
@@ -244,7 +250,7 @@ async function finishedText(
 export const bashTool = defineTool({
   name: "bash",
   description:
-    "Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last 2000 lines or 50 KB; the complete output is then saved to a file named in the footer, which read and grep can open. Non-zero exit codes, timeouts and cancels fail the call with the output kept.",
+    "Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last 2000 lines or 50 KB, or to the window head/tail/maxBytes ask for; the complete output is then saved to a file named in the footer, with the read call that shows the rest. timeout is the hard limit, idleTimeout stops a command that prints nothing for that long; either keeps the output and says which limit ended it. background: true answers at once and lets the command run on (job_output, kill, jobs): the way to run long commands when the client cannot wait. Non-zero exit codes, timeouts and cancels fail the call with the output kept.",
   params: bashParams,
   output: sinkPolicy(windowPlan({}), BASH_ENDING_ROOM),
   outputFor: (params) => sinkPolicy(windowPlan(params), BASH_ENDING_ROOM),

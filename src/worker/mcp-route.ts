@@ -46,6 +46,7 @@ export function invocationPort(req: Request, env: Env): InvocationPort {
     view: (id): Promise<Outcome<InvocationView>> => invocationStub(env, id).view(),
     result: (id, waitMs) => invocationStub(env, id).result(waitMs),
     cancel: (id) => invocationStub(env, id).cancel(),
+    commitRead: (id, reader, range) => invocationStub(env, id).commitRead(reader, range),
     async links(id) {
       const subscribeToken = await mintSubscribeToken(subscribeSecret(env), id, Date.now());
       const origin = new URL(req.url).origin;

@@ -76,15 +76,24 @@ describe.each([
   it("lists the tools with their output bounds and hints", async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect([...byName.keys()]).toEqual(["bash", "read", "grep", "glob", "web_fetch"]);
+    expect([...byName.keys()]).toEqual([
+      "bash",
+      "read",
+      "grep",
+      "glob",
+      "web_fetch",
+      "jobs",
+      "job_output",
+      "kill",
+    ]);
     expect(byName.get("bash")?.description).toContain(
-      "Output bound: the last 2,000 lines or 50 KB; the complete output is saved to a file that read and grep can open",
+      "Output bound: the last 2,000 lines or 50 KB unless head, tail or maxBytes choose another window; the complete output is saved to a file",
     );
     expect(byName.get("bash")?.annotations).toMatchObject({
       destructiveHint: true,
       readOnlyHint: false,
     });
-    for (const name of ["read", "grep", "glob", "web_fetch"]) {
+    for (const name of ["read", "grep", "glob", "web_fetch", "jobs", "job_output"]) {
       expect(byName.get(name)?.annotations?.readOnlyHint).toBe(true);
     }
     expect(byName.get("web_fetch")?.annotations?.openWorldHint).toBe(true);

@@ -21,6 +21,40 @@ function structured(result: ToolResult) {
   };
 }
 
+const unique = () => `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+
+/** A call named by its own id (`_meta` io.toolwire/callId), so a retry is the same call. */
+const named = (id: string) => ({ meta: { "io.toolwire/callId": id } });
+
+interface JobAnswer {
+  lines: string[];
+  footer: string;
+  details?: { to: number; from: number };
+}
+
+/** A job_output answer split into its output lines and its footer line. */
+function jobAnswer(result: ToolResult): JobAnswer {
+  const all = text(result).split("\n");
+  const footer = all.pop() ?? "";
+  return { lines: all, footer };
+}
+
+/**
+ * Follows a background job with job_output (waiting up to 5 s each) to its end; the
+ * lines of every answer, in order.
+ */
+async function follow(c: McpTestClient, id: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    const answer = jobAnswer(
+      await c.call("job_output", { id, wait: 5 }, named(`read-${unique()}`)),
+    );
+    lines.push(...answer.lines);
+    if (answer.footer.includes("that is all of its output")) return lines;
+  }
+  throw new Error(`job ${id} did not end`);
+}
+
 const numbered = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => `${from + i}\n`).join("");
 
@@ -176,5 +210,79 @@ describe("the CLI", () => {
     ]);
     expect(idle.code).toBe(124);
     expect(idle.stdout).toContain("stopped after 1 s without output (idleTimeout)");
+  });
+});
+
+describe("background jobs", () => {
+  it("bash background answers at once with the id and its first second; job_output gives every line once", async () => {
+    const id = `bg-${unique()}`;
+    const started = await client.call(
+      "bash",
+      { command: "for i in $(seq 1 12); do echo $i; sleep 0.5; done", background: true },
+      named(id),
+    );
+    expect(structured(started).exit).toEqual({ status: "running" });
+    const first = text(started).split("\n");
+    const note = first.pop()!;
+    expect(note).toMatch(new RegExp(`^\\[Running in the background as ${id} · `));
+    expect(note).toContain(`job_output {"id":"${id}"} gives the lines after these`);
+    // It printed in its first second, and answered long before its 6 s were up.
+    expect(first.length).toBeGreaterThan(0);
+    expect(first.length).toBeLessThan(12);
+    // A reader that retries (same toolCallId) is answered the same lines, not the next.
+    const readId = `read-${unique()}`;
+    const a = await client.call("job_output", { id, wait: 2 }, named(readId));
+    const again = await client.call("job_output", { id, wait: 2 }, named(readId));
+    expect(text(again)).toBe(text(a));
+    const rest = await follow(client, id);
+    expect([...first, ...jobAnswer(a).lines, ...rest]).toEqual(
+      Array.from({ length: 12 }, (_, i) => String(i + 1)),
+    );
+    // jobs lists it, ended.
+    const jobs = text(await client.call("jobs", {}));
+    expect(jobs).toMatch(new RegExp(`^${id}  done  12 lines`, "m"));
+  });
+
+  it("a job survives the client leaving: a new client reads it on", async () => {
+    const id = `bg-${unique()}`;
+    const leaving = await connectV2(mcpUrl, token);
+    await leaving.call(
+      "bash",
+      { command: "for i in $(seq 1 6); do echo $i; sleep 0.5; done", background: true },
+      named(id),
+    );
+    await leaving.close();
+    const other = await connectV2(mcpUrl, token);
+    try {
+      // Nothing was read yet but the first moment's lines: the rest follow exactly.
+      const lines = await follow(other, id);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.at(-1)).toBe("6");
+      expect(Number(lines[0])).toBeGreaterThan(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("kill stops a job and keeps its output; job_output then says it was killed", async () => {
+    const id = `bg-${unique()}`;
+    await client.call(
+      "bash",
+      { command: "echo one; echo two; sleep 100", background: true },
+      named(id),
+    );
+    const killed = await client.call("kill", { id });
+    expect(text(killed)).toMatch(/^one\ntwo\n/);
+    expect(text(killed)).toContain(`[job ${id} killed; its output is kept]`);
+    const after = jobAnswer(await client.call("job_output", { id }));
+    expect(after.footer).toContain("· killed ·");
+    const twice = await client.call("kill", { id });
+    expect(text(twice)).toContain(`[job ${id} had already ended (killed); its output is kept]`);
+  });
+
+  it("job_output of an unknown id says so", async () => {
+    const result = await client.call("job_output", { id: `nope-${unique()}` });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("No invocation");
   });
 });
