@@ -4,8 +4,9 @@
  * again (a retry of the same toolCallId, or its re-execution after a restart) gets the
  * range it was given, so no line is given twice and none is skipped.
  */
-import { type Outcome, ok, refusal } from "../src/protocol/index.ts";
+
 import type { ReadCursor, ReadRange } from "../src/protocol/index.ts";
+import { type Outcome, ok, refusal } from "../src/protocol/index.ts";
 
 export class ReadCursors {
   readonly #sql: SqlStorage;
@@ -23,9 +24,8 @@ export class ReadCursors {
       )
       .toArray()[0];
     const next =
-      this.#sql
-        .exec<{ last: number | null }>("SELECT MAX(to_line) AS last FROM read_cursors")
-        .one().last ?? 0;
+      this.#sql.exec<{ last: number | null }>("SELECT MAX(to_line) AS last FROM read_cursors").one()
+        .last ?? 0;
     return {
       next: next + 1,
       ...(given ? { given: { from: given.from_line, to: given.to_line } } : {}),
