@@ -242,6 +242,9 @@ export class InvocationLifecycle {
     if (live) await noteProgress(this.#env, record, live.state);
     if (due.kind === "heartbeat") return this.#alarms.heartbeat();
     if (due.kind === "endIdle") return this.#settle({ kind: "idle", timeoutMs: due.timeoutMs });
+    // A cancel (or a run) that began while the totals were noted owns the work now: a
+    // stretch started here would read the kill and settle the call as failed first.
+    if (this.#cancelling !== null || this.#runs.live) return this.#alarms.heartbeat();
     await this.#resume(record);
   }
 

@@ -306,7 +306,12 @@ export const killTool = defineTool({
         out.write(block.text.endsWith("\n") ? block.text : `${block.text}\n`);
       }
     }
-    const was = cancelled.ok ? "killed" : `had already ended (${jobStatus(view)})`;
+    const status = jobStatus(view);
+    const was = !cancelled.ok
+      ? `had already ended (${status})`
+      : status === "killed"
+        ? "killed"
+        : `was stopped (${status})`;
     out.write(`[job ${params.id} ${was}; its output is kept]`);
     Object.assign(out.details as Record<string, unknown>, {
       job: params.id,
