@@ -13,12 +13,15 @@ import {
   type ProducerCall,
   type ProducerEnd,
   type ProgressPoll,
+  type ReadCursor,
+  type ReadRange,
   type ResultPoll,
   type StartRequest,
 } from "../src/protocol/index.ts";
 import { PING_MESSAGE, PONG_MESSAGE, sseKeepAliveMs } from "./keep-alive.ts";
 import { InvocationLifecycle } from "./lifecycle.ts";
-import { NO_INVOCATION } from "./outcome.ts";
+import { NO_INVOCATION, notFound } from "./outcome.ts";
+import { ReadCursors } from "./read-cursors.ts";
 import type { StorageStats } from "./store.ts";
 import { StoredInvocation } from "./stored-invocation.ts";
 import { closeSocket, Subscribers } from "./subscribers.ts";
@@ -29,12 +32,14 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   readonly #stored: StoredInvocation;
   readonly #subscribers: Subscribers;
   readonly #life: InvocationLifecycle;
+  readonly #cursors: ReadCursors;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // The lifecycle loads with synchronous SQL: the constructor finishes before any
     // event is delivered, so nothing can observe a half-loaded object.
     this.#stored = new StoredInvocation(ctx.storage);
+    this.#cursors = new ReadCursors(ctx.storage.sql);
     this.#subscribers = new Subscribers(ctx, encoder, { sseKeepAliveMs: sseKeepAliveMs(env) });
     const parts = { stored: this.#stored, subscribers: this.#subscribers };
     this.#life = new InvocationLifecycle(ctx, env, parts, {
@@ -86,6 +91,18 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */
   result(waitMs: number): Promise<Outcome<ResultPoll>> {
     return this.#life.reads.result(waitMs);
+  }
+
+  /** Where `reader` (a job_output call) stands in this output (read-cursors.ts). */
+  async readCursor(reader: string): Promise<Outcome<ReadCursor>> {
+    if (!this.#stored.record) return notFound();
+    return { ok: true, value: this.#cursors.cursor(reader) };
+  }
+
+  /** Gives `reader` a range of this output's lines, once (read-cursors.ts). */
+  async commitRead(reader: string, range: ReadRange): Promise<Outcome<ReadRange>> {
+    if (!this.#stored.record) return notFound();
+    return this.#cursors.commit(reader, range);
   }
 
   // ── the runtime's events ─────────────────────────────────────────────────────

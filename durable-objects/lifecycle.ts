@@ -25,8 +25,10 @@ import {
   executionOf,
   killAndDrain,
   type MemoMoment,
+  policyOf,
   type RunEnd,
   type RunHandle,
+  recordPolicy,
   restartOf,
   resumption,
   ToolRuns,
@@ -108,7 +110,7 @@ export class InvocationLifecycle {
       if (!probe.ok) return probe;
     }
     const record = this.#stored.create(req);
-    const sink = this.#output.attach(def.output, null);
+    const sink = this.#output.attach(policyOf(def, params), null);
     // The start base: every subscriber's first state and where a replay-safe tool resumes.
     this.#output.open(startEventOf(record), sink.snapshot(), 0, null).checkpoint();
     const execution = executionOf(def, params, false);
@@ -211,7 +213,7 @@ export class InvocationLifecycle {
     const limit = this.#output.sink?.limitError;
     if (ending.kind === "completed" && limit) ending = { kind: "failed", error: limit };
     const settlement = settlementOf(ending);
-    const final = this.#output.finish(settlement, getTool(record.tool)?.output);
+    const final = this.#output.finish(settlement, recordPolicy(record));
     // This last publication broke: settle with what was published and say why.
     if (!final) return this.#settle({ kind: "unpublishable", error: this.#output.failure });
     const { isError, cancelled } = settlement;
@@ -240,6 +242,9 @@ export class InvocationLifecycle {
     if (live) await noteProgress(this.#env, record, live.state);
     if (due.kind === "heartbeat") return this.#alarms.heartbeat();
     if (due.kind === "endIdle") return this.#settle({ kind: "idle", timeoutMs: due.timeoutMs });
+    // A cancel (or a run) that began while the totals were noted owns the work now: a
+    // stretch started here would read the kill and settle the call as failed first.
+    if (this.#cancelling !== null || this.#runs.live) return this.#alarms.heartbeat();
     await this.#resume(record);
   }
 

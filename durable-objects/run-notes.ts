@@ -8,6 +8,7 @@ import type { JsonValue } from "../src/chord/types.ts";
 import type { RunCall } from "../src/events/run-call.ts";
 import type { ToolOutputState } from "../src/output/types.ts";
 import type { RunApi, RunNote } from "../src/protocol/index.ts";
+import { isBackgroundCall, jobsIndexName } from "../src/tools/jobs.ts";
 
 export type { RunApi, RunCall, RunNote };
 
@@ -88,17 +89,30 @@ export async function tellRun(env: Env, runId: string, note: RunNote): Promise<v
   }
 }
 
+/**
+ * The indexes a call is noted in: its run's (when it has a runId of its own) and, for a
+ * background bash call, its caller's jobs index (`jobsIndexName`, decision 172).
+ */
+function indexesOf(member: RunMember): string[] {
+  const names = inRunIndex(member) ? [member.runId] : [];
+  if (isBackgroundCall(member)) names.push(jobsIndexName(member));
+  return names;
+}
+
+/** Notes to every index of the call, at once. */
+async function tellIndexes(env: Env, member: RunMember, note: RunNote): Promise<void> {
+  await Promise.all(indexesOf(member).map((name) => tellRun(env, name, note)));
+}
+
 /** Notes a call's start in its run index (if it is in one). */
 export function noteStarted(env: Env, member: RunMember, state: ToolOutputState): Promise<void> {
-  if (!inRunIndex(member)) return Promise.resolve();
-  return tellRun(env, member.runId, { kind: "started", call: runCall(member, state, null) });
+  return tellIndexes(env, member, { kind: "started", call: runCall(member, state, null) });
 }
 
 /** Notes a running call's current totals in its run index (if it is in one). */
 export function noteProgress(env: Env, member: RunMember, state: ToolOutputState): Promise<void> {
-  if (!inRunIndex(member)) return Promise.resolve();
   const { totalLines, totalBytes } = state.truncation;
-  return tellRun(env, member.runId, {
+  return tellIndexes(env, member, {
     kind: "progress",
     toolCallId: member.toolCallId,
     totalLines,
@@ -113,6 +127,5 @@ export function noteSettled(
   state: ToolOutputState,
   ending: { isError: boolean; cancelled: boolean; settledAt: number },
 ): Promise<void> {
-  if (!inRunIndex(member)) return Promise.resolve();
-  return tellRun(env, member.runId, { kind: "settled", call: runCall(member, state, ending) });
+  return tellIndexes(env, member, { kind: "settled", call: runCall(member, state, ending) });
 }

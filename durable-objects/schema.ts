@@ -12,6 +12,8 @@
  * - `memos`: `context.setMemo` values (JSON).
  * - `result`: the settled result, one record split into parts of at most 1 MiB.
  * - `producer_seq`, `producer_answer`: the last accepted producer `seq` and its answer.
+ * - `read_cursors`: which output lines each `job_output` call (by its toolCallId) was
+ *   given; the next read starts after the highest (read-cursors.ts).
  */
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE invocation (
@@ -50,6 +52,12 @@ export const MIGRATIONS: readonly string[] = [
      digest TEXT NOT NULL
    );
    CREATE TABLE producer_answer (part INTEGER PRIMARY KEY, data BLOB NOT NULL);`,
+  // 3: job_output's "new since the last read" (read-cursors.ts, decision 173).
+  `CREATE TABLE read_cursors (
+     reader TEXT PRIMARY KEY,
+     from_line INTEGER NOT NULL,
+     to_line INTEGER NOT NULL
+   );`,
 ];
 
 /**

@@ -205,7 +205,29 @@ export function resumption(
       ? readCheckpoint(log, checkpoint)
       : null;
   const execution = seed ? executionOf(def, params, true) : null;
-  return execution && seed ? { execution, policy: def.output, seed } : null;
+  return execution && seed ? { execution, policy: policyOf(def, params), seed } : null;
+}
+
+/**
+ * The output policy of one call: chosen by its args for a tool with `outputFor` (bash's
+ * windows), else the tool's own.
+ * @example policyOf(getTool("bash")!, { command: "ls", head: 10 }) // { retain: "head", maxLines: 18, ... }
+ */
+export function policyOf(def: AnyTool, params: unknown): OutputPolicy {
+  return def.outputFor ? def.outputFor(params) : def.output;
+}
+
+/** `policyOf` a stored call (its tool's own policy when the args no longer parse). */
+export function recordPolicy(
+  record: Pick<InvocationRecord, "tool" | "args">,
+): OutputPolicy | undefined {
+  const def = getTool(record.tool);
+  if (!def?.outputFor) return def?.output;
+  try {
+    return def.outputFor(def.parse(record.args));
+  } catch {
+    return def.output;
+  }
 }
 
 /** What an instance with no run does with a running invocation (`resumption`, or settle). */

@@ -134,6 +134,7 @@ export function createSandboxApp(
       env: req.env ?? {},
       jail,
       timeoutSec: req.timeoutSec,
+      idleTimeoutSec: req.idleTimeoutSec,
       limits: req.limits,
       spills,
       killGraceMs: config.killGraceMs,

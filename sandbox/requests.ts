@@ -26,6 +26,7 @@ export const execRequestSchema = z.object({
   cwd: z.optional(relPath),
   env: z.optional(z.record(z.string(), z.string())),
   timeoutSec: z.optional(z.number().check(z.positive(), z.maximum(LIMIT_BOUNDS.timeoutSec))),
+  idleTimeoutSec: z.optional(z.number().check(z.positive(), z.maximum(LIMIT_BOUNDS.timeoutSec))),
   limits: z.optional(
     z.object({
       retain: z.optional(z.enum(["head", "tail"])),

@@ -33,6 +33,8 @@ export interface ExecRunOptions {
   /** The jail every command runs in. */
   jail: Jail;
   timeoutSec?: number;
+  /** Seconds without output after which the command is stopped (decision 171). */
+  idleTimeoutSec?: number;
   limits?: ExecLimits;
   /** The folder of the spill file (the command's output; removed at the end if it fit the window). */
   spills: SpillFolder;
@@ -77,6 +79,9 @@ export class ExecRun {
   private failure: string | null = null;
   private termination: GroupTermination | null = null;
   private timeoutTimer: NodeJS.Timeout | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  /** Which limit stopped the command, if one did. */
+  private stoppedBy: ExitUpdate["stoppedBy"] = undefined;
   private readonly listeners = new Set<() => void>();
 
   constructor(options: ExecRunOptions) {
@@ -147,11 +152,43 @@ export class ExecRun {
     const timeoutSec = this.options.timeoutSec;
     if (timeoutSec !== undefined) {
       this.timeoutTimer = setTimeout(
-        () => this.terminate(`timed out after ${timeoutSec} s; the process group was killed`),
+        () =>
+          this.terminate(
+            `timed out after ${timeoutSec} s (timeout); the process group was killed; its output is kept`,
+            "timeout",
+          ),
         timeoutSec * 1000,
       );
       this.timeoutTimer.unref();
     }
+    if (this.options.idleTimeoutSec !== undefined) this.watchIdle(this.options.idleTimeoutSec);
+  }
+
+  /**
+   * Stops the command once it has printed nothing for `seconds`: the copier's byte count
+   * is sampled a few times a second (a counter read, no syscall), so a command that keeps
+   * printing is never stopped, and a silent one is stopped within a sample of the limit.
+   */
+  private watchIdle(seconds: number): void {
+    const limitMs = seconds * 1000;
+    const sampleMs = Math.min(250, Math.max(10, limitMs / 4));
+    let seen = -1;
+    let lastOutputAt = Date.now();
+    this.idleTimer = setInterval(() => {
+      const bytes = this.copier?.totals().bytes ?? 0;
+      const now = Date.now();
+      if (bytes !== seen) {
+        seen = bytes;
+        lastOutputAt = now;
+        return;
+      }
+      if (now - lastOutputAt < limitMs) return;
+      this.terminate(
+        `stopped after ${seconds} s without output (idleTimeout); the process group was killed; its output is kept`,
+        "idleTimeout",
+      );
+    }, sampleMs);
+    this.idleTimer.unref();
   }
 
   /** Creates the spill file; its errors name the published path, never the host's. */
@@ -264,9 +301,11 @@ export class ExecRun {
     this.stopGroup();
   }
 
-  private terminate(message: string): void {
+  private terminate(message: string, stoppedBy?: ExitUpdate["stoppedBy"]): void {
     if (this.exitUpdate || this.failure) return;
     this.failure = message;
+    this.stoppedBy = stoppedBy;
+    if (this.idleTimer) clearInterval(this.idleTimer);
     this.stopGroup();
   }
 
@@ -291,6 +330,7 @@ export class ExecRun {
   private finish(): void {
     if (this.exitUpdate) return;
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    if (this.idleTimer) clearInterval(this.idleTimer);
     this.follower.stop();
     // A terminated command is over once its shell is gone: whatever is left of the group
     // (SIGTERM ignored, pipes not held, so nothing kept the exec open) is killed now.
@@ -323,6 +363,7 @@ export class ExecRun {
       update.signal = jailSignal;
     }
     if (this.failure) update.error = this.failure;
+    if (this.stoppedBy) update.stoppedBy = this.stoppedBy;
     this.exitUpdate = update;
     this.notify();
     this.listeners.clear();

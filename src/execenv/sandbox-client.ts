@@ -67,6 +67,28 @@ export class SandboxClient {
     );
   }
 
+  /**
+   * The first `bytes` bytes of an exec's spill file (its complete output), or fewer when
+   * the output is shorter; empty when the exec kept no spill.
+   */
+  async spillHead(execId: string, bytes: number, signal?: AbortSignal): Promise<Uint8Array> {
+    const path = `/v1/exec/${encodeURIComponent(execId)}/spill`;
+    let res: Response;
+    try {
+      res = await this.#request("GET", path, undefined, signal, {
+        idempotent: true,
+        headers: { range: `bytes=0-${bytes - 1}` },
+      });
+    } catch (err) {
+      if (err instanceof SandboxHttpError && (err.status === 404 || err.status === 416)) {
+        return new Uint8Array(0);
+      }
+      throw err;
+    }
+    const all = new Uint8Array(await res.arrayBuffer());
+    return all.length > bytes ? all.subarray(0, bytes) : all;
+  }
+
   /** A window of lines of a workspace file. */
   read(req: ReadRequest, signal?: AbortSignal): Promise<ReadResult> {
     return this.#json<ReadResult>("POST", "/v1/read", req, signal);
@@ -84,7 +106,7 @@ export class SandboxClient {
 
   /** Reads (read, grep, glob) and kill: idempotent, so a transient failure is retried. */
   async #json<T>(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-    const res = await this.#request(method, path, body, signal, true);
+    const res = await this.#request(method, path, body, signal, { idempotent: true });
     return (await res.json()) as T;
   }
 
@@ -117,10 +139,14 @@ export class SandboxClient {
     path: string,
     body: unknown,
     signal?: AbortSignal,
-    idempotent = false,
+    /** `idempotent`: a transient failure is retried (reads and kill, never exec). */
+    options: { idempotent?: boolean; headers?: Record<string, string> } = {},
   ): Promise<Response> {
     const url = `${this.baseUrl}${path}`;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` };
+    const headers: Record<string, string> = {
+      ...options.headers,
+      authorization: `Bearer ${this.#token}`,
+    };
     if (body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
     try {
@@ -130,7 +156,7 @@ export class SandboxClient {
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
       };
-      res = idempotent
+      res = options.idempotent
         ? await fetchIdempotent(this.#fetchImpl, url, init)
         : await this.#fetchImpl(url, init);
     } catch (err) {

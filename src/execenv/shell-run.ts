@@ -170,8 +170,12 @@ function applyShellUpdate(
  * failed, timed out or was killed (the sink appends a thrown error's text).
  * @example bashEnding(result) // { footer: "\n[Showing lines 1,001–3,000 of 3,000. Full output: …]", error: "Command exited with code 2" }
  */
-export function bashEnding(result: ShellRunResult): { footer: string; error: string | null } {
-  const notice = result.metadata ? formatTruncationFooter(result.metadata, { retain: "tail" }) : "";
+export function bashEnding(
+  result: ShellRunResult,
+  footerOf: (meta: ShellOutputMetadata) => string = (meta) =>
+    formatTruncationFooter(meta, { retain: "tail" }),
+): { footer: string; error: string | null } {
+  const notice = result.metadata ? footerOf(result.metadata) : "";
   const footer = notice === "" ? "" : `${result.endsWithNewline ? "" : "\n"}\n${notice}`;
   const { exitCode, signal, error } = result.exit;
   if (error) return { footer, error };

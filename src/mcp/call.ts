@@ -5,8 +5,10 @@
  * the request goes away is a choice (`cancelOnAbort`), not an accident.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { JsonValue } from "../chord/types.ts";
 import type { InvocationView, ProgressPoll } from "../protocol/index.ts";
-import { foldResult } from "./fold.ts";
+import { firstMoment } from "../tools/index.ts";
+import { foldResult, META_KEY } from "./fold.ts";
 import { failure, unwrapOutcome } from "./outcome.ts";
 import type { InvocationPort } from "./port.ts";
 import { PROGRESS_INTERVAL_MS, ProgressTracker, type ProgressValue } from "./progress.ts";
@@ -98,4 +100,47 @@ export async function runCall(port: InvocationPort, call: ToolCall): Promise<Cal
   } finally {
     call.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * A `bash { background: true }` call: started, then answered after its first moment
+ * (or its end) with the invocation id and what it printed; it runs on in its DO.
+ * @example await backgroundCall(port, { invocationId: "call_1", tool: "bash", args, sandbox: "default" })
+ */
+export async function backgroundCall(
+  port: InvocationPort,
+  call: Pick<ToolCall, "invocationId" | "tool" | "args" | "sandbox">,
+): Promise<CallToolResult> {
+  await startCall(port, call);
+  const id = call.invocationId;
+  const first = await firstMoment(
+    {
+      result: (waitMs) => port.result(id, waitMs),
+      view: () => port.view(id),
+      commitRead: (reader, range) => port.commitRead(id, reader, range),
+    },
+    id,
+  );
+  if (first.view.status === "settled") return settledResult(port, id);
+  const links = await port.links(id);
+  return {
+    content: [
+      { type: "text", text: `${first.text}${first.note}` },
+      {
+        type: "resource_link",
+        uri: links.viewUrl,
+        name: `toolwire-${id}`,
+        title: "Live view of this call",
+        description: "Toolwire's live viewer for this invocation (the link is valid for 1 hour).",
+        mimeType: "text/html",
+      },
+    ],
+    structuredContent: {
+      invocationId: id,
+      truncation: first.view.state.truncation,
+      exit: { status: "running" },
+      ...(first.shown ? { shown: first.shown } : {}),
+    },
+    _meta: { [META_KEY]: { id, viewUrl: links.viewUrl } },
+  };
 }

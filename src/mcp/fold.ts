@@ -16,8 +16,13 @@ export const META_KEY = "io.toolwire/invocation";
 
 /** How the call ended, as `structuredContent.exit` states it. */
 export interface CallExit {
-  /** `completed`: ran to its end with success; `failed`: the tool reported an error; `cancelled`: stopped. */
-  status: "completed" | "failed" | "cancelled";
+  /**
+   * `completed`: ran to its end with success; `failed`: the tool reported an error;
+   * `cancelled`: stopped on request; `timeout`: stopped by one of its time limits (`limit`).
+   */
+  status: "completed" | "failed" | "cancelled" | "timeout";
+  /** With `timeout`: which limit, the wall-clock `timeout` or `idleTimeout` (no output for that long). */
+  limit?: "timeout" | "idleTimeout";
   /** The process's exit code, for tools that run one (bash); `null` when killed by a signal. */
   exitCode?: number | null;
   signal?: string;
@@ -42,11 +47,20 @@ function detailField(details: JsonValue, name: string): JsonValue | undefined {
  * @example exitOf(result, false) // { status: "failed", exitCode: 3 }
  */
 export function exitOf(result: SettledResult, cancelled: boolean): CallExit {
-  const status = cancelled ? "cancelled" : result.isError ? "failed" : "completed";
   const exitCode = detailField(result.details, "exitCode");
   const signal = detailField(result.details, "signal");
+  const stoppedBy = detailField(result.details, "stoppedBy");
+  const limit = stoppedBy === "timeout" || stoppedBy === "idleTimeout" ? stoppedBy : undefined;
+  const status = cancelled
+    ? "cancelled"
+    : limit
+      ? "timeout"
+      : result.isError
+        ? "failed"
+        : "completed";
   return {
     status,
+    ...(limit && !cancelled ? { limit } : {}),
     ...(typeof exitCode === "number" || exitCode === null ? { exitCode } : {}),
     ...(typeof signal === "string" ? { signal } : {}),
   };

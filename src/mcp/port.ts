@@ -8,6 +8,7 @@ import type {
   InvocationView,
   Outcome,
   ProgressPoll,
+  ReadRange,
   ResultPoll,
   StartRequest,
 } from "../protocol/index.ts";
@@ -39,6 +40,8 @@ export interface InvocationPort {
   /** Stops a running invocation; the output it wrote is kept. `conflict` once settled. */
   cancel(id: string): Promise<Outcome<InvocationView>>;
   links(id: string): Promise<InvocationLinks>;
+  /** Counts lines of `id` as given to `reader` (a background call's first moment). */
+  commitRead(id: string, reader: string, range: ReadRange): Promise<Outcome<ReadRange>>;
 }
 
 /**

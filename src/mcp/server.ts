@@ -5,8 +5,8 @@
  * call needs later lives in its invocation DO.
  */
 import { type McpRequestContext, McpServer } from "@modelcontextprotocol/server";
-import type { AnyTool } from "../tools/index.ts";
-import { runCall, startCall } from "./call.ts";
+import { type AnyTool, isBackgroundCall } from "../tools/index.ts";
+import { backgroundCall, runCall, startCall } from "./call.ts";
 import { callIdentity, sessionCallId } from "./identity.ts";
 import type { InvocationPort, SessionStore } from "./port.ts";
 import { createTaskResult, registerTaskMethods, requestDeclaresTasks } from "./tasks.ts";
@@ -79,6 +79,14 @@ export function toolwireServer(options: ToolwireServerOptions, ctx: McpRequestCo
     // The SDK aborts its signal on an in-band cancel; the request's own signal aborts
     // when the client's connection goes (enable_request_signal). On 2025-11-25 that is
     // no end of the call: the watch goes on so its response is stored for a resume.
+    if (isBackgroundCall({ tool: tool.name, args })) {
+      return backgroundCall(port, {
+        invocationId: identity.id,
+        tool: tool.name,
+        args,
+        sandbox: options.sandbox,
+      });
+    }
     const signals = [call.mcpReq.signal, modern ? options.requestSignal : undefined].filter(
       (s): s is AbortSignal => s !== undefined,
     );

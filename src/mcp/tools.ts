@@ -15,7 +15,16 @@ import type { JsonValue } from "../chord/types.ts";
 import { type AnyTool, ToolArgsError } from "../tools/index.ts";
 
 /** The tools an MCP client sees by default: the source-bounded sandbox and web tools. */
-export const MCP_TOOLS = ["bash", "read", "grep", "glob", "web_fetch"] as const;
+export const MCP_TOOLS = [
+  "bash",
+  "read",
+  "grep",
+  "glob",
+  "web_fetch",
+  "jobs",
+  "job_output",
+  "kill",
+] as const;
 
 const ANNOTATIONS: Record<string, ToolAnnotations> = {
   bash: {
@@ -28,15 +37,28 @@ const ANNOTATIONS: Record<string, ToolAnnotations> = {
   grep: { title: "Search file contents", readOnlyHint: true, openWorldHint: false },
   glob: { title: "Find files by name", readOnlyHint: true, openWorldHint: false },
   web_fetch: { title: "Fetch a web page", readOnlyHint: true, openWorldHint: true },
+  jobs: { title: "List background jobs", readOnlyHint: true, openWorldHint: false },
+  job_output: { title: "Read a background job", readOnlyHint: true, openWorldHint: false },
+  kill: {
+    title: "Stop a call",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
 };
 
 /** How each built-in's output is bounded, in the words a model should read. */
 const BOUNDS: Record<string, string> = {
-  bash: "the last 2,000 lines or 50 KB; the complete output is saved to a read-only file that read and grep open when given its path (the footer names it)",
+  bash: "the last 2,000 lines or 50 KB unless head, tail or maxBytes choose another window; the complete output is saved to a read-only file that read and grep open when given its path: the footer names it and the read call that shows what is not shown. Long commands: a client without the MCP tasks extension should run them with background: true (answers at once; job_output reads on, kill stops, jobs lists), since a call that waits may be cut off by the client's own request timeout",
   read: "at most 2,000 lines or 50 KB from the offset; the footer gives the offset to continue from",
   grep: "the first limit matches, at most 50 KB; the footer says when it was cut",
   glob: "the first limit paths, at most 50 KB; the footer says when it was cut",
   web_fetch: "the first 50 KB of the page's text; the footer says when it was cut",
+  jobs: "the newest 50 background calls",
+  job_output:
+    "at most 2,000 new lines or 48 KB a call; the footer says where the job stands and whether more lines follow",
+  kill: "the call's own bounded output",
 };
 
 /**

@@ -26,6 +26,8 @@ export type {
   ProducerEnd,
   ProgressPoll,
   ProgressRead,
+  ReadCursor,
+  ReadRange,
   ResultPoll,
   StartRequest,
   SubscriptionPath,

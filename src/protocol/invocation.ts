@@ -63,6 +63,20 @@ export type ProgressPoll =
   | { status: "settled"; result: SettledResult; cancelled: boolean }
   | ({ status: "running" } & ProgressRead);
 
+/** Output lines `from`–`to` (1-based, inclusive; empty when `to` is `from - 1`). */
+export interface ReadRange {
+  from: number;
+  to: number;
+}
+
+/** Where a reader of an invocation's output stands: what it was given, and what is next. */
+export interface ReadCursor {
+  /** The first line no reader has been given yet. */
+  next: number;
+  /** The range this reader was given already (it asked before). */
+  given?: ReadRange;
+}
+
 export type ResultPoll = { status: "settled"; result: SettledResult } | { status: "running" };
 
 /** Subscription paths of the DO's `fetch`; it answers 404 itself for an unknown invocation. */
@@ -92,4 +106,8 @@ export interface InvocationApi {
    * not applied; any other seq than the next is `conflict`.
    */
   produce(calls: ProducerCall[], end?: ProducerEnd, seq?: number): Promise<Outcome<InvocationView>>;
+  /** Where `reader` (a job_output call's toolCallId) stands in this output. */
+  readCursor(reader: string): Promise<Outcome<ReadCursor>>;
+  /** Gives `reader` a range (its own again if it asked before); `conflict` if it is not next. */
+  commitRead(reader: string, range: ReadRange): Promise<Outcome<ReadRange>>;
 }

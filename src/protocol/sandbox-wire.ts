@@ -23,6 +23,8 @@ export interface ExecRequest {
   cwd?: string;
   env?: Record<string, string>;
   timeoutSec?: number;
+  /** Seconds without output after which the command is stopped. */
+  idleTimeoutSec?: number;
   limits?: ExecLimits;
 }
 
@@ -32,7 +34,14 @@ export type ShellUpdate =
   | { kind: "append"; text: string; metadata: ShellOutputMetadata }
   | { kind: "slide"; drop: number; text: string; metadata: ShellOutputMetadata }
   | { kind: "metadata"; metadata: ShellOutputMetadata }
-  | { kind: "exit"; exitCode: number | null; signal?: string; error?: string };
+  | {
+      kind: "exit";
+      exitCode: number | null;
+      signal?: string;
+      error?: string;
+      /** The limit that stopped the command: the wall clock, or its silence. */
+      stoppedBy?: "timeout" | "idleTimeout";
+    };
 
 /** The last update of an exec: how the process ended. */
 export type ExitUpdate = Extract<ShellUpdate, { kind: "exit" }>;

@@ -7,11 +7,26 @@
  */
 import { z } from "zod";
 import {
+  headPart,
+  headPrefixBytes,
+  joinHeadTail,
+  type LineRange,
+  MAX_WINDOW_BYTES,
+  MAX_WINDOW_LINES,
+  sinkPolicy,
+  sourceLimits,
+  tailFirstLine,
+  type WindowPlan,
+  windowFooter,
+  windowPlan,
+} from "../execenv/bash-window.ts";
+import {
   bashEnding,
   type ExecLimits,
   execIdFor,
   runShell,
   type SandboxClient,
+  type ShellRunResult,
   type ShellSink,
 } from "../execenv/index.ts";
 import { DEFAULT_OUTPUT_POLICY, type ToolOutput } from "../output/index.ts";
@@ -56,24 +71,69 @@ export function streamStretchMs(env: Pick<Env, "SANDBOX_STREAM_WINDOW_SECONDS">)
 /** Longest timeout a call may ask for: one day. */
 export const MAX_BASH_TIMEOUT_SECONDS = 86_400;
 
-export const bashParams = z.strictObject({
-  command: z
-    .string()
-    .min(1)
-    .max(256 * 1024)
-    .describe("Shell command, run with bash -c (bash syntax: {1..3}, [[ … ]], arrays)"),
-  timeout: z
-    .number()
-    .positive()
-    .max(MAX_BASH_TIMEOUT_SECONDS)
-    .optional()
-    .describe("Seconds before the whole process group is killed"),
-  cwd: z
-    .string()
-    .max(4096)
-    .optional()
-    .describe("Working directory, relative to the workspace root"),
-});
+export const bashParams = z
+  .strictObject({
+    command: z
+      .string()
+      .min(1)
+      .max(256 * 1024)
+      .describe("Shell command, run with bash -c (bash syntax: {1..3}, [[ … ]], arrays)"),
+    timeout: z
+      .number()
+      .positive()
+      .max(MAX_BASH_TIMEOUT_SECONDS)
+      .optional()
+      .describe(
+        "Hard limit: seconds before the whole process group is killed, however much it prints (output kept)",
+      ),
+    idleTimeout: z
+      .number()
+      .positive()
+      .max(MAX_BASH_TIMEOUT_SECONDS)
+      .optional()
+      .describe(
+        "Seconds without output before the process group is killed: a command that keeps printing runs on (output kept)",
+      ),
+    cwd: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe("Working directory, relative to the workspace root"),
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        "Answer at once with the invocation id and the first second of output; the command runs on, surviving restarts. Read it with job_output, stop it with kill, list with jobs",
+      ),
+    head: z
+      .int()
+      .min(1)
+      .max(MAX_WINDOW_LINES)
+      .optional()
+      .describe(
+        `Show the first N lines of the output (1-${MAX_WINDOW_LINES}); with tail, the first N and the last M, the middle named in the footer`,
+      ),
+    tail: z
+      .int()
+      .min(1)
+      .max(MAX_WINDOW_LINES)
+      .optional()
+      .describe(
+        `Show the last N lines of the output (1-${MAX_WINDOW_LINES}; default 2000 when head is not given)`,
+      ),
+    maxBytes: z
+      .int()
+      .min(1)
+      .max(MAX_WINDOW_BYTES)
+      .optional()
+      .describe(
+        `Byte budget of the shown output (1-${MAX_WINDOW_BYTES}; default ${DEFAULT_OUTPUT_POLICY.maxBytes}); head and tail share it by their lines`,
+      ),
+  })
+  .refine((p) => (p.head ?? 0) + (p.tail ?? 0) <= MAX_WINDOW_LINES, {
+    message: `head + tail must be at most ${MAX_WINDOW_LINES} lines`,
+    path: ["tail"],
+  });
 
 export type BashParams = z.output<typeof bashParams>;
 
@@ -100,10 +160,18 @@ export async function runBash(
   signal: AbortSignal,
   options: RunBashOptions,
 ): Promise<StretchEnd> {
-  const limits: ExecLimits = { ...DEFAULT_OUTPUT_POLICY };
+  const plan = windowPlan(params);
+  const limits: ExecLimits = sourceLimits(plan);
   const result = await runShell(
     client,
-    { execId, command: params.command, cwd: params.cwd, timeoutSec: params.timeout, limits },
+    {
+      execId,
+      command: params.command,
+      cwd: params.cwd,
+      timeoutSec: params.timeout,
+      idleTimeoutSec: params.idleTimeout,
+      limits,
+    },
     shellSink(out),
     signal,
     {
@@ -118,8 +186,12 @@ export async function runBash(
   if (typeof details === "object" && details !== null && !Array.isArray(details)) {
     details.exitCode = result.exit.exitCode;
     if (result.exit.signal) details.signal = result.exit.signal;
+    // Which limit ended it, as data: "timeout" (the wall clock) or "idleTimeout".
+    if (result.exit.stoppedBy) details.stoppedBy = result.exit.stoppedBy;
   }
-  const ending = bashEnding(result);
+  const middle =
+    plan.kind === "headTail" ? await foldHead(client, execId, plan, out, result, signal) : null;
+  const ending = bashEnding(result, (meta) => windowFooter(plan, meta, middle));
   if (ending.footer !== "") out.write(ending.footer);
   else if (result.metadata?.totalBytes === 0 && !ending.error) out.write("(no output)");
   if (signal.aborted) throw new Error("Command cancelled; its process group was terminated");
@@ -127,16 +199,61 @@ export async function runBash(
   return "exited";
 }
 
+/**
+ * At the exit of a head+tail call: the head, read from the start of the spill, goes in
+ * front of the tail the sandbox streamed, with a line naming the omitted middle. Returns
+ * the omitted range (null when nothing was omitted, or no spill was kept).
+ */
+async function foldHead(
+  client: SandboxClient,
+  execId: string,
+  plan: Extract<WindowPlan, { kind: "headTail" }>,
+  out: ShellSink,
+  result: ShellRunResult,
+  signal: AbortSignal,
+): Promise<LineRange | null> {
+  const tail = result.metadata;
+  if (!tail?.truncated || !tail.spillPath) return null;
+  // The tail as the sandbox holds it: a finished exec's stream starts with its whole text.
+  const text = await finishedText(client, execId, signal);
+  if (text === null) return null;
+  const prefix = await client.spillHead(execId, headPrefixBytes(plan), signal);
+  const head = headPart(prefix, plan.head, plan.headBytes, tailFirstLine(tail));
+  const joined = joinHeadTail(plan, head, text, tail);
+  out.capture(joined.truncation);
+  out.replace(joined.text);
+  result.metadata = joined.truncation;
+  result.endsWithNewline = joined.text === "" || joined.text.endsWith("\n");
+  return joined.omitted;
+}
+
+/** The whole text of a finished exec's window (its stream's `replace` base), or null. */
+async function finishedText(
+  client: SandboxClient,
+  execId: string,
+  signal: AbortSignal,
+): Promise<string | null> {
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    for await (const update of client.reattach(execId, stop.signal)) {
+      return update.kind === "replace" ? update.output.text : null;
+    }
+    return null;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    stop.abort();
+  }
+}
+
 export const bashTool = defineTool({
   name: "bash",
   description:
-    "Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last 2000 lines or 50 KB; the complete output is then saved to a read-only file named in the footer (under /toolwire/spill, outside the workspace): pass that path to read or grep (a grep of the workspace does not search it), or cat it in a later command. Non-zero exit codes, timeouts and cancels fail the call with the output kept.",
+    "Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last 2000 lines or 50 KB, or to the window head/tail/maxBytes ask for; the complete output is then saved to a read-only file named in the footer (under /toolwire/spill, outside the workspace), with the read call that shows the rest: pass that path to read or grep (a grep of the workspace does not search it), or cat it in a later command. timeout is the hard limit, idleTimeout stops a command that prints nothing for that long; either keeps the output and says which limit ended it. background: true answers at once and lets the command run on (job_output, kill, jobs): the way to run long commands when the client cannot wait. Non-zero exit codes, timeouts and cancels fail the call with the output kept.",
   params: bashParams,
-  output: {
-    retain: "tail",
-    maxBytes: DEFAULT_OUTPUT_POLICY.maxBytes + BASH_ENDING_ROOM.bytes,
-    maxLines: DEFAULT_OUTPUT_POLICY.maxLines + BASH_ENDING_ROOM.lines,
-  },
+  output: sinkPolicy(windowPlan({}), BASH_ENDING_ROOM),
+  outputFor: (params) => sinkPolicy(windowPlan(params), BASH_ENDING_ROOM),
   replaySafe: false,
   sandbox: true,
   // The DO follows bash in stretches, so that no stretch keeps the object busy for long:

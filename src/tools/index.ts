@@ -7,6 +7,7 @@ import { bashTool } from "./bash.ts";
 import { exampleTools } from "./examples.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+import { jobOutputTool, jobsTool, killTool } from "./jobs.ts";
 import { readTool } from "./read.ts";
 import { externalTool, registerTool } from "./registry.ts";
 import { webFetchTool } from "./web-fetch.ts";
@@ -17,12 +18,21 @@ for (const tool of [
   grepTool,
   globTool,
   webFetchTool,
+  jobsTool,
+  jobOutputTool,
+  killTool,
   externalTool,
   ...exampleTools,
 ]) {
   registerTool(tool);
 }
 
+export {
+  type FirstMoment,
+  firstMoment,
+  isBackgroundCall,
+  type JobReader,
+} from "./jobs.ts";
 export {
   type AnyTool,
   defineTool,

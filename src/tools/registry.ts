@@ -45,6 +45,8 @@ interface ToolDescription<S extends ZodType> {
   params: S;
   /** Overrides of the default policy (tail, 50 KiB, 2000 lines). */
   output?: Partial<OutputPolicy>;
+  /** The policy of one call, when its args choose it (bash's head/tail/maxBytes). */
+  outputFor?: (params: z.output<S>) => OutputPolicy;
   replaySafe: boolean;
   /** Runs on a sandbox host (default false): the call is created only if the host answers. */
   sandbox?: boolean;
@@ -84,6 +86,7 @@ function describeTool<S extends ZodType>(spec: ToolDescription<S>): ToolDefiniti
       return result.data;
     },
     output: { ...DEFAULT_OUTPUT_POLICY, ...spec.output },
+    ...(spec.outputFor ? { outputFor: spec.outputFor } : {}),
     replaySafe: spec.replaySafe,
     sandbox: spec.sandbox ?? false,
   };

@@ -56,6 +56,8 @@ export interface ToolDefinition<P = Record<string, JsonValue>> {
   /** Parses and validates raw args; throws a clear error on bad input. */
   parse(args: unknown): P;
   output: OutputPolicy;
+  /** The policy of one call whose args choose it; absent: `output` for every call. */
+  outputFor?(params: P): OutputPolicy;
   /** Safe to execute again after a crash, starting from the checkpointed output. */
   replaySafe: boolean;
   /** Runs on a sandbox host: the call is created only if the host answers. */

@@ -13,7 +13,13 @@ import {
   type StartRequest,
   type SubscriptionPath,
 } from "../protocol/index.ts";
-import { getTool, listTools, ToolArgsError } from "../tools/index.ts";
+import {
+  firstMoment,
+  getTool,
+  isBackgroundCall,
+  listTools,
+  ToolArgsError,
+} from "../tools/index.ts";
 import { agentOnly, type ReaderVariables, readerOf, subscribeSecret } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
@@ -108,10 +114,15 @@ invocationRoutes.post("/", agentOnly, async (c) => {
   };
   const { created, view } = unwrap(await invocationStub(c.env, toolCallId).start(request));
   if (!created) refuseOtherCall(view, request);
+  // A background bash call answers after its first moment with what it printed.
+  const first = isBackgroundCall(request)
+    ? await firstMoment(invocationStub(c.env, toolCallId), toolCallId)
+    : null;
   const response = {
     id: toolCallId,
     toolCallId,
-    status: view.status,
+    status: first?.view.status ?? view.status,
+    ...(first ? { firstMoment: { text: first.text, shown: first.shown, note: first.note } } : {}),
     ...(await invocationLinks(c.req.raw, c.env, toolCallId)),
     ...(request.runId !== toolCallId ? await runLinks(c.req.raw, c.env, request.runId) : {}),
   };

@@ -52,6 +52,7 @@ export function invocationPort(req: Request, env: Env): InvocationPort {
     progress: (id, waitMs) => invocationStub(env, id).progress(waitMs),
     result: (id, waitMs) => invocationStub(env, id).result(waitMs),
     cancel: (id) => invocationStub(env, id).cancel(),
+    commitRead: (id, reader, range) => invocationStub(env, id).commitRead(reader, range),
     async links(id) {
       const subscribeToken = await mintSubscribeToken(subscribeSecret(env), id, Date.now());
       const origin = new URL(req.url).origin;

@@ -76,15 +76,24 @@ describe.each([
   it("lists the tools with their output bounds and hints", async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect([...byName.keys()]).toEqual(["bash", "read", "grep", "glob", "web_fetch"]);
+    expect([...byName.keys()]).toEqual([
+      "bash",
+      "read",
+      "grep",
+      "glob",
+      "web_fetch",
+      "jobs",
+      "job_output",
+      "kill",
+    ]);
     expect(byName.get("bash")?.description).toContain(
-      "Output bound: the last 2,000 lines or 50 KB; the complete output is saved to a read-only file that read and grep open when given its path",
+      "Output bound: the last 2,000 lines or 50 KB unless head, tail or maxBytes choose another window; the complete output is saved to a read-only file that read and grep open when given its path",
     );
     expect(byName.get("bash")?.annotations).toMatchObject({
       destructiveHint: true,
       readOnlyHint: false,
     });
-    for (const name of ["read", "grep", "glob", "web_fetch"]) {
+    for (const name of ["read", "grep", "glob", "web_fetch", "jobs", "job_output"]) {
       expect(byName.get(name)?.annotations?.readOnlyHint).toBe(true);
     }
     expect(byName.get("web_fetch")?.annotations?.openWorldHint).toBe(true);
@@ -117,7 +126,8 @@ describe.each([
     expect(structured.exit).toEqual({ status: "completed", exitCode: 0 });
     const kept = `${Array.from({ length: 2000 }, (_, i) => 98_001 + i).join("\n")}\n`;
     expect(text(result)).toBe(
-      `${kept}\n[Showing lines 98,001–100,000 of 100,000. Full output: ${structured.truncation.spillPath}]`,
+      `${kept}\n[Showing lines 98,001–100,000 of 100,000. Full output: ${structured.truncation.spillPath}]` +
+        `\n[To see lines 1–98,000: read {"path":"${structured.truncation.spillPath}","offset":1,"limit":2000}, then continue from the offset its footer gives]`,
     );
     // One text block, then the link a person follows to the live view.
     expect(result.content.map((c) => c.type)).toEqual(["text", "resource_link"]);

@@ -13,6 +13,8 @@ import {
   UsageError,
 } from "./parse-args.ts";
 import { runSandbox } from "./sandbox-command.ts";
+
+import { stoppedByOf } from "./stopped-by.ts";
 import { toolArgs } from "./tool-args.ts";
 import { watchRun } from "./watch-run.ts";
 
@@ -22,8 +24,15 @@ export const EXIT = {
   usage: 2,
   connection: 3,
   running: 4,
+  /** The command was stopped by its `timeout` or `idleTimeout` (as GNU timeout's 124). */
+  timeout: 124,
   interrupted: 130,
 } as const;
+
+function endStatus(isError: boolean | undefined, details: unknown): number {
+  if (!isError) return EXIT.ok;
+  return stoppedByOf(details) ? EXIT.timeout : EXIT.toolError;
+}
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 
@@ -193,7 +202,7 @@ async function follow(
   }
   printer.finish(outcome);
   if (outcome.status === "failed" && outcome.error) return failure(proc, outcome.error);
-  return outcome.end?.isError ? EXIT.toolError : EXIT.ok;
+  return endStatus(outcome.end?.isError, outcome.state?.details);
 }
 
 async function result(
@@ -225,7 +234,7 @@ async function result(
         const banner = describeTruncation(r.truncation);
         if (banner) proc.stderr.write(`[toolwire] ${banner}\n`);
       }
-      return r.isError ? EXIT.toolError : EXIT.ok;
+      return endStatus(r.isError, r.details);
     }
     if (Date.now() >= deadline) {
       proc.stderr.write(

@@ -5,7 +5,8 @@ const CONNECTION = `Connection (every command):
   --token TOKEN   the API token (default: $TOOLWIRE_TOKEN)`;
 
 const EXIT = `Exit status: 0 done, 1 the tool failed or was cancelled, 2 usage error
-(bad option, unknown tool or invocation), 3 connection or auth error, 4 still running.`;
+(bad option, unknown tool or invocation), 3 connection or auth error, 4 still running,
+124 stopped by its timeout or idleTimeout.`;
 
 const TOPICS: Record<CommandName | "main", string> = {
   main: `toolwire: run tools on a Toolwire Worker and follow their output live.

@@ -1,6 +1,7 @@
 import { OutputFollower } from "../output-follower.ts";
 import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
 import { describeTruncation, formatBytes, formatCount } from "../truncation-notice.ts";
+import { stoppedByOf } from "./stopped-by.ts";
 
 /** Where the CLI writes. `isTTY` decides the progress line and the line-start bookkeeping. */
 export interface Terminal {
@@ -81,7 +82,8 @@ export class LivePrinter {
     const banner = outcome.state ? describeTruncation(outcome.state.truncation) : null;
     if (banner) this.notice(banner);
     if (outcome.status === "settled" && this.progress) {
-      const how = outcome.end?.isError ? "✘ failed" : "✔ done";
+      const limit = stoppedByOf(outcome.state?.details);
+      const how = limit ? `✘ stopped by ${limit}` : outcome.end?.isError ? "✘ failed" : "✔ done";
       this.term.stderr.write(`${how} in ${elapsed(Date.now() - this.startedAt)}\n`);
     }
   }

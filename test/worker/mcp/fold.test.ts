@@ -40,6 +40,20 @@ describe("the MCP fold of a settled invocation", () => {
       exitCode: null,
       signal: "SIGTERM",
     });
+    for (const limit of ["timeout", "idleTimeout"] as const) {
+      const details = { exitCode: null, signal: "SIGTERM", stoppedBy: limit };
+      expect(exitOf(settled({ isError: true, details }), false)).toEqual({
+        status: "timeout",
+        limit,
+        exitCode: null,
+        signal: "SIGTERM",
+      });
+    }
+    // A cancel that came first is a cancel; an unknown stoppedBy is no limit.
+    const late = { exitCode: null, stoppedBy: "timeout" };
+    expect(exitOf(settled({ isError: true, details: late }), true).status).toBe("cancelled");
+    const odd = { exitCode: null, stoppedBy: "boredom" };
+    expect(exitOf(settled({ isError: true, details: odd }), false).status).toBe("failed");
     expect(exitOf(settled({ details: ["not", "an", "object"] }), false)).toEqual({
       status: "completed",
     });

@@ -127,6 +127,7 @@ function runningTask(failing?: Outcome<ResultPoll>) {
     start: refuse,
     cancel: refuse,
     links: refuse,
+    commitRead: refuse,
     view: async () => ({ ok: true, value: view }),
     progress: refuse,
     result: async () => {
