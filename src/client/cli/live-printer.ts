@@ -9,6 +9,8 @@ export interface Terminal {
 }
 
 const CLEAR_LINE = "\r\u001b[2K";
+/** Failed reconnects in a row after which the printer says why (and again every so many). */
+const RETRIES_BEFORE_SAYING_WHY = 3;
 
 /**
  * Prints a live subscription to a terminal: only the new text of each state on stdout
@@ -32,6 +34,8 @@ export class LivePrinter {
   /** Bytes counted but not shown since the last printed text: said once, where the gap is. */
   private unshown = 0;
   private ticker: ReturnType<typeof setInterval> | null = null;
+  /** The reconnect attempt whose reason was last printed. */
+  private explainedAttempt = 0;
 
   /** `retain`: the tool's output policy, when known (see `OutputFollower`). */
   constructor(term: Terminal, startedAt: number, retain?: "head" | "tail") {
@@ -69,7 +73,20 @@ export class LivePrinter {
       }
       this.lastStatus = sub.status;
     }
+    this.explainRetries(sub);
     this.drawProgress();
+  }
+
+  /**
+   * After every few failed attempts in a row, says why the connection keeps failing,
+   * so a reconnect loop is never silent (the subscription gives up on its own later).
+   */
+  private explainRetries(sub: Subscription): void {
+    if (sub.status !== "reconnecting" || sub.attempt === this.explainedAttempt) return;
+    if (sub.attempt === 0 || sub.attempt % RETRIES_BEFORE_SAYING_WHY !== 0) return;
+    this.explainedAttempt = sub.attempt;
+    const why = sub.error?.message ?? "the server closed the connection";
+    this.notice(`still reconnecting after ${sub.attempt} failed attempts: ${why}`);
   }
 
   /** Clears the progress line, then says how it ended: truncation in words, and a summary on a terminal. */

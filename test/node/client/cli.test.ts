@@ -5,7 +5,7 @@ import { type CliProcess, EXIT, runCli } from "../../../src/client/cli/commands.
 import { LivePrinter } from "../../../src/client/cli/live-printer.ts";
 import { parseArgs, UsageError } from "../../../src/client/cli/parse-args.ts";
 import { toolArgs } from "../../../src/client/cli/tool-args.ts";
-import type { Subscription } from "../../../src/client/index.ts";
+import { type Subscription, ToolwireError } from "../../../src/client/index.ts";
 import { emptyState } from "./fake-producer.ts";
 
 function fakeProcess(env: Record<string, string> = {}, tty = false) {
@@ -207,6 +207,24 @@ describe("LivePrinter", () => {
     printer.finish({ status: "settled", state: sub("d\ne\n", 10).state, end: null, error: null });
     expect(out()).toBe("a\nb\nc\nd\ne\n");
     expect(err()).toBe("[toolwire] connection lost; reconnecting…\n[toolwire] reconnected\n");
+  });
+
+  it("says why after every third failed reconnect in a row, on a terminal and off one", () => {
+    for (const tty of [false, true]) {
+      const { proc, err } = fakeProcess({}, tty);
+      const printer = new LivePrinter(proc, Date.now());
+      const why = new ToolwireError("unreachable", "Could not reach ws://h/x: ECONNREFUSED.", 0);
+      for (let attempt = 1; attempt <= 7; attempt++) {
+        const failing = { ...sub("", 0, "reconnecting"), attempt, error: why } as Subscription;
+        printer.update(failing);
+        printer.update(failing);
+      }
+      const said = err().match(/still reconnecting after \d+ failed attempts: [^\n]*/g);
+      expect(said).toEqual([
+        "still reconnecting after 3 failed attempts: Could not reach ws://h/x: ECONNREFUSED.",
+        "still reconnecting after 6 failed attempts: Could not reach ws://h/x: ECONNREFUSED.",
+      ]);
+    }
   });
 
   it("says once, where the gap is, how much output it did not show", () => {
