@@ -120,6 +120,17 @@ invocationRoutes.get("/:id", withId, reader, async (c) => {
   return c.json(publicView(id, view));
 });
 
+/**
+ * Fresh links (a new subscribe token) for a call that exists: what `toolwire link <id>`
+ * prints when a viewer link has expired. The API token only: a subscribe token that
+ * could mint its successor would never expire.
+ */
+invocationRoutes.get("/:id/links", withId, agentOnly, async (c) => {
+  const id = c.get("id");
+  unwrap(await invocationStub(c.env, id).view());
+  return c.json({ id, ...(await invocationLinks(c.req.raw, c.env, id)) });
+});
+
 invocationRoutes.get("/:id/result", withId, reader, async (c) => {
   const id = c.get("id");
   const waitSeconds = parseWith(waitQuery, c.req.query("wait"), "query.wait") ?? 0;

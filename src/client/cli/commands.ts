@@ -76,6 +76,12 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
         const end = await watchRun(client.baseUrl, token, command.runId, proc);
         return end.kind === "failed" ? failure(proc, end.error) : EXIT.interrupted;
       }
+      case "link":
+        proc.stdout.write(`${(await client.links(command.id)).viewUrl}\n`);
+        return EXIT.ok;
+      case "linkRun":
+        proc.stdout.write(`${(await client.runLinks(command.runId)).runViewUrl}\n`);
+        return EXIT.ok;
       case "result":
         return await result(client, command.id, command.waitSeconds, command.json, proc);
       case "tools":
@@ -131,13 +137,17 @@ async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess
     tool: command.tool,
     args,
     ...(command.toolCallId ? { toolCallId: command.toolCallId } : {}),
+    ...(command.runId ? { runId: command.runId } : {}),
     ...(command.sandbox ? { sandbox: command.sandbox } : {}),
   });
   if (command.detach) {
     proc.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
     return EXIT.ok;
   }
-  if (proc.stderr.isTTY) proc.stderr.write(`Viewer: ${created.viewUrl}\n`);
+  if (proc.stderr.isTTY) {
+    proc.stderr.write(`Viewer: ${created.viewUrl}\n`);
+    if (created.runViewUrl) proc.stderr.write(`Run: ${created.runViewUrl}\n`);
+  }
   // By id with the API token: the subscribe token in `created` expires after an hour,
   // and a reconnect after that would be refused while the command still runs.
   const sub = client.subscribe(created.id, { transport: command.transport });
