@@ -70,6 +70,8 @@ export interface ToolInfo {
   description: string;
   parameters: JsonValue;
   output?: { retain: "head" | "tail"; maxBytes: number; maxLines: number };
+  /** A built-in example (`emit`, `steps`, `report`): callable, not offered in lists. */
+  example?: boolean;
 }
 
 /**

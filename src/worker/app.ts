@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { apiError, messageOf } from "../protocol/index.ts";
-import { listTools } from "../tools/index.ts";
+import { isExampleTool, listTools } from "../tools/index.ts";
 import { agentOnly, authorizeSubscriber, requireApiConfigured, TokenRefused } from "./auth.ts";
 import { errorPage, pageSubject, prefersHtml } from "./error-page.ts";
 import { ApiException, errorResponse } from "./errors.ts";
@@ -50,6 +50,7 @@ app.get("/v1/tools", agentOnly, async (c) => {
     parameters: t.parameters,
     output: t.output,
     replaySafe: t.replaySafe,
+    ...(isExampleTool(t.name) ? { example: true } : {}),
   }));
   return c.json({ tools });
 });

@@ -13,7 +13,7 @@ import {
   type StartRequest,
   type SubscriptionPath,
 } from "../protocol/index.ts";
-import { getTool, listTools, ToolArgsError } from "../tools/index.ts";
+import { getTool, isExampleTool, listTools, ToolArgsError } from "../tools/index.ts";
 import { agentOnly, type ReaderVariables, readerOf, subscribeSecret } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
@@ -74,6 +74,7 @@ invocationRoutes.post("/", agentOnly, async (c) => {
   const tool = getTool(body.tool);
   if (tool === undefined) {
     const known = listTools()
+      .filter((t) => !isExampleTool(t.name))
       .map((t) => t.name)
       .join(", ");
     raise("bad_request", `body.tool: unknown tool "${body.tool}" (known: ${known})`);

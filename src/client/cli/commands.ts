@@ -11,8 +11,15 @@ import {
   type RunCommand,
   UsageError,
 } from "./parse-args.ts";
+import { TerminalFilter } from "./terminal-filter.ts";
 import { toolArgs } from "./tool-args.ts";
 import { watchRun } from "./watch-run.ts";
+
+/** A whole text made safe for a terminal (see TerminalFilter). */
+function forTerminal(text: string): string {
+  const filter = new TerminalFilter();
+  return filter.push(text) + filter.end();
+}
 
 export const EXIT = {
   ok: 0,
@@ -128,7 +135,10 @@ async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess
   const tool = known.find((t) => t.name === command.tool);
   if (!tool) {
     throw new UsageError(
-      `Unknown tool "${command.tool}". Tools: ${known.map((t) => t.name).join(", ")}.`,
+      `Unknown tool "${command.tool}". Tools: ${known
+        .filter((t) => !t.example)
+        .map((t) => t.name)
+        .join(", ")}.`,
       "run",
     );
   }
@@ -216,11 +226,10 @@ async function result(
       if (json) proc.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
       else {
         for (const block of r.content) {
-          if (block.type === "text")
-            proc.stdout.write(
-              block.text.endsWith("\n") || block.text === "" ? block.text : `${block.text}\n`,
-            );
-          else
+          if (block.type === "text") {
+            const text = proc.stdout.isTTY ? forTerminal(block.text) : block.text;
+            proc.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+          } else
             proc.stderr.write(
               `[toolwire] image (${block.mimeType}, ${formatBytes(block.data.length)} of base64)\n`,
             );

@@ -1,6 +1,7 @@
 import { OutputFollower } from "../output-follower.ts";
 import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
 import { describeTruncation, formatBytes, formatCount } from "../truncation-notice.ts";
+import { TerminalFilter } from "./terminal-filter.ts";
 
 /** Where the CLI writes. `isTTY` decides the progress line and the line-start bookkeeping. */
 export interface Terminal {
@@ -34,6 +35,8 @@ export class LivePrinter {
   /** Bytes counted but not shown since the last printed text: said once, where the gap is. */
   private unshown = 0;
   private ticker: ReturnType<typeof setInterval> | null = null;
+  /** Keeps a command's control sequences (all but colours) from acting on a terminal. */
+  private readonly filter: TerminalFilter | null;
   /** The reconnect attempt whose reason was last printed. */
   private explainedAttempt = 0;
 
@@ -43,6 +46,7 @@ export class LivePrinter {
     this.term = term;
     this.startedAt = startedAt;
     this.progress = term.stderr.isTTY === true;
+    this.filter = term.stdout.isTTY ? new TerminalFilter() : null;
     if (this.progress) {
       this.ticker = setInterval(() => this.drawProgress(), 250);
       this.ticker.unref?.();
@@ -93,8 +97,12 @@ export class LivePrinter {
   finish(outcome: SubscriptionOutcome): void {
     if (this.ticker) clearInterval(this.ticker);
     this.clearProgress();
+    const held = this.filter?.end();
+    if (held) this.print(held, false);
     this.noticeUnshown();
-    if (!this.atLineStart && this.term.stdout.isTTY) this.print("\n");
+    // The text ends a line wherever it goes: a pipe or file gets the same last newline
+    // as `toolwire result` prints, and no prompt lands after "(no output)".
+    if (!this.atLineStart) this.print("\n", false);
     const banner = outcome.state ? describeTruncation(outcome.state.truncation) : null;
     if (banner) this.notice(banner);
     if (outcome.status === "settled" && this.progress) {
@@ -109,10 +117,12 @@ export class LivePrinter {
     this.unshown = 0;
   }
 
-  private print(text: string): void {
+  /** Writes output (`filtered`: a command's text, made safe for a terminal) or our own newline. */
+  private print(text: string, filtered = true): void {
     if (this.term.stdout.isTTY) this.clearProgress();
-    this.term.stdout.write(text);
-    this.atLineStart = text.endsWith("\n");
+    const shown = filtered && this.filter ? this.filter.push(text) : text;
+    this.term.stdout.write(shown);
+    if (shown !== "") this.atLineStart = shown.endsWith("\n");
   }
 
   private notice(text: string): void {

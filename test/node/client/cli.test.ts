@@ -50,8 +50,21 @@ describe("parseArgs", () => {
     });
   });
 
+  it("reads run --run-id, and link <id> or link --run <runId>", () => {
+    expect(parseArgs(["run", "--run-id", "r7", "bash", "--command", "ls"]).command).toMatchObject({
+      kind: "run",
+      runId: "r7",
+      args: { command: "ls" },
+    });
+    expect(parseArgs(["link", "call_1"]).command).toEqual({ kind: "link", id: "call_1" });
+    expect(parseArgs(["link", "--run", "r7"]).command).toEqual({ kind: "linkRun", runId: "r7" });
+    expect(() => parseArgs(["link"])).toThrow(UsageError);
+    expect(() => parseArgs(["link", "--run", "r7", "call_1"])).toThrow(/not both/);
+    expect(() => parseArgs(["run", "--run-id"])).toThrow(/--run-id needs a value/);
+  });
+
   it("has --help for every command, before or after it", () => {
-    for (const name of ["run", "watch", "result", "tools"] as const) {
+    for (const name of ["run", "watch", "link", "result", "tools"] as const) {
       expect(parseArgs([name, "--help"]).command).toEqual({ kind: "help", topic: name });
       expect(parseArgs(["--help", name]).command).toEqual({ kind: "help", topic: name });
     }
@@ -225,6 +238,37 @@ describe("LivePrinter", () => {
         "still reconnecting after 6 failed attempts: Could not reach ws://h/x: ECONNREFUSED.",
       ]);
     }
+  });
+
+  it('ends its output with a newline on a pipe too, as after "(no output)"', () => {
+    const { proc, out } = fakeProcess();
+    const printer = new LivePrinter(proc, Date.now());
+    printer.update(sub("(no output)", 0));
+    printer.finish({
+      status: "settled",
+      state: sub("(no output)", 0).state,
+      end: null,
+      error: null,
+    });
+    expect(out()).toBe("(no output)\n");
+  });
+
+  it("keeps colours but shows a command's other control sequences as text on a terminal, not on a pipe", () => {
+    const text = "\u001b[32mok\u001b[0m \u001b]52;c;aGk=\u0007\u001b[6n\n";
+    const tty = fakeProcess({}, true);
+    const printer = new LivePrinter(tty.proc, Date.now());
+    printer.update(sub(text, text.length));
+    printer.finish({
+      status: "settled",
+      state: sub(text, text.length).state,
+      end: null,
+      error: null,
+    });
+    expect(tty.out()).toBe("\u001b[32mok\u001b[0m ␛]52;c;aGk=␇␛[6n\n");
+    const pipe = fakeProcess();
+    const piped = new LivePrinter(pipe.proc, Date.now());
+    piped.update(sub(text, text.length));
+    expect(pipe.out()).toBe(text);
   });
 
   it("says once, where the gap is, how much output it did not show", () => {
