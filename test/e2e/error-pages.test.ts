@@ -35,7 +35,7 @@ async function open(url: string, size: (typeof SIZES)[number], shot: string) {
   const page = await context.newPage();
   const response = await page.goto(url);
   const title = await page.locator("h1").textContent();
-  const text = await page.locator("main").innerText();
+  const text = await page.locator("main").textContent();
   // Every word fits the width: nothing to scroll sideways on a phone.
   const overflow = await page.evaluate(
     () => document.documentElement.scrollWidth - document.documentElement.clientWidth,

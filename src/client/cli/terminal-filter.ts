@@ -8,10 +8,13 @@
  */
 
 /** SGR in full: `ESC [`, parameters, `m`. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what this module is for
 const SGR = /^\u001b\[[0-9;:]*m/;
 /** The start of what may still become an SGR when the next chunk arrives. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what this module is for
 const SGR_PREFIX = /\u001b(?:\[[0-9;:]{0,32})?$/;
 /** C0 controls other than tab, newline, carriage return and backspace; DEL; the C1 range. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what this module is for
 const CONTROL = /[\u0000-\u0007\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
 /**

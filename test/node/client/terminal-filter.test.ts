@@ -28,6 +28,7 @@ describe("TerminalFilter", () => {
     ];
     for (const [attack, shown] of attacks) {
       expect(whole(`a${attack}b`)).toBe(`a${shown}b`);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
       expect(whole(`a${attack}b`)).not.toMatch(/[\u0000-\u0007\u000e-\u001f\u007f-\u009f]/);
     }
   });
@@ -71,6 +72,7 @@ describe("TerminalFilter", () => {
         }
         out += filter.push(text.slice(from)) + filter.end();
         expect(out).toBe(whole(text));
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
         expect(out.replace(/\u001b\[[0-9;:]*m/g, "")).not.toContain(ESC);
       }),
     );
