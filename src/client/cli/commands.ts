@@ -69,13 +69,16 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
       case "run":
         return await run(client, command, proc);
       case "watch": {
-        const { tool } = await client.get(command.id);
+        const { tool, createdAt } = await client.get(command.id);
         const retain = retainOf(await client.tools(), tool);
+        // Elapsed time counts from the call's creation, not from when this watch began.
         return await follow(
           client.subscribe(command.id, { transport: command.transport }),
           proc,
           null,
           retain,
+          createdAt ?? Date.now(),
+          async () => (await client.get(command.id)).settledAt,
         );
       }
       case "watchRun": {
@@ -161,7 +164,14 @@ async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess
   // By id with the API token: the subscribe token in `created` expires after an hour,
   // and a reconnect after that would be refused while the command still runs.
   const sub = client.subscribe(created.id, { transport: command.transport });
-  return follow(sub, proc, () => client.cancel(created.id), tool.output?.retain);
+  return follow(
+    sub,
+    proc,
+    () => client.cancel(created.id),
+    tool.output?.retain,
+    Date.now(),
+    async () => undefined,
+  );
 }
 
 /** Which end of its output a tool keeps (how a live printer reads a window that stops moving). */
@@ -175,8 +185,10 @@ async function follow(
   proc: CliProcess,
   cancel: (() => Promise<unknown>) | null,
   retain: "head" | "tail" | undefined,
+  startedAt: number,
+  settledAt: () => Promise<number | undefined>,
 ): Promise<number> {
-  const printer = new LivePrinter(proc, Date.now(), retain);
+  const printer = new LivePrinter(proc, startedAt, retain);
   sub.onChange((s) => printer.update(s));
   let interrupts = 0;
   let leave: () => void = () => {};
@@ -204,7 +216,9 @@ async function follow(
     printer.finish(await sub.finished);
     return EXIT.interrupted;
   }
-  printer.finish(outcome);
+  const endedAt =
+    outcome.status === "settled" ? await settledAt().catch(() => undefined) : undefined;
+  printer.finish(outcome, endedAt);
   if (outcome.status === "failed" && outcome.error) return failure(proc, outcome.error);
   return outcome.end?.isError ? EXIT.toolError : EXIT.ok;
 }

@@ -93,8 +93,11 @@ export class LivePrinter {
     this.notice(`still reconnecting after ${sub.attempt} failed attempts: ${why}`);
   }
 
-  /** Clears the progress line, then says how it ended: truncation in words, and a summary on a terminal. */
-  finish(outcome: SubscriptionOutcome): void {
+  /**
+   * Clears the progress line, then says how it ended: truncation in words, and a summary
+   * on a terminal, timed from `startedAt` to `endedAt` (the call's own settledAt, when known).
+   */
+  finish(outcome: SubscriptionOutcome, endedAt: number = Date.now()): void {
     if (this.ticker) clearInterval(this.ticker);
     this.clearProgress();
     const held = this.filter?.end();
@@ -107,7 +110,7 @@ export class LivePrinter {
     if (banner) this.notice(banner);
     if (outcome.status === "settled" && this.progress) {
       const how = outcome.end?.isError ? "✘ failed" : "✔ done";
-      this.term.stderr.write(`${how} in ${elapsed(Date.now() - this.startedAt)}\n`);
+      this.term.stderr.write(`${how} in ${elapsed(Math.max(0, endedAt - this.startedAt))}\n`);
     }
   }
 

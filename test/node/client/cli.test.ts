@@ -271,6 +271,18 @@ describe("LivePrinter", () => {
     expect(pipe.out()).toBe(text);
   });
 
+  it("times the summary from the call's own createdAt to its settledAt, not from when it was watched", () => {
+    const { proc, err } = fakeProcess({}, true);
+    const createdAt = Date.now() - 60_000;
+    const printer = new LivePrinter(proc, createdAt);
+    printer.update(sub("x\n", 2));
+    printer.finish(
+      { status: "settled", state: sub("x\n", 2).state, end: null, error: null },
+      createdAt + 6100,
+    );
+    expect(err()).toMatch(/✔ done in 6\.1 s\n$/);
+  });
+
   it("says once, where the gap is, how much output it did not show", () => {
     const { proc, out, err } = fakeProcess();
     const printer = new LivePrinter(proc, Date.now(), "head");
