@@ -149,12 +149,7 @@ export class SpillReader {
   ): Promise<number | null> {
     const needle = query.toLowerCase();
     if (needle === "") return null;
-    if (direction === "next") {
-      for await (const line of this.#scan(fromLine + 1, signal)) {
-        if (line.line > fromLine && line.text.toLowerCase().includes(needle)) return line.line;
-      }
-      return null;
-    }
+    if (direction === "next") return this.#searchForward(needle, fromLine, signal);
     // Backwards block by block (checkpoint to checkpoint), each block read forwards.
     let end = fromLine;
     while (end > 1) {
@@ -166,6 +161,53 @@ export class SpillReader {
       }
       if (found !== null) return found;
       end = block.line;
+    }
+    return null;
+  }
+
+  /**
+   * The first line after `fromLine` containing `needle` (lower case): the file from the
+   * checkpoint before it in ranges of `indexChunkBytes` (1 MiB, not the 64 KiB of line
+   * reads), the next range fetched while this one is searched, each range decoded and
+   * searched as one string, not line by line (docs/decisions/154).
+   */
+  async #searchForward(
+    needle: string,
+    fromLine: number,
+    signal?: AbortSignal,
+  ): Promise<number | null> {
+    const size = this.#requireSize();
+    const start = this.index.before(fromLine + 1);
+    const stream = new TextDecoder("utf-8");
+    const range = (at: number) =>
+      this.#fetchRange(at, Math.min(size, at + this.#indexChunkBytes), signal);
+    let line = start.line;
+    let offset = start.offset;
+    let carry = "";
+    let next = offset < size ? range(offset) : null;
+    while (next !== null) {
+      const bytes = await next;
+      if (signal?.aborted) return null;
+      const end = offset + bytes.length;
+      next = end < size ? range(end) : null;
+      const text = (carry + stream.decode(bytes, { stream: end < size })).toLowerCase();
+      // Whole lines only; the last, unfinished one is searched with the next range.
+      const whole = end < size ? text.lastIndexOf("\n") + 1 : text.length;
+      carry = text.slice(whole);
+      let counted = 0;
+      for (let hit = text.indexOf(needle); hit !== -1 && hit < whole; ) {
+        line += newlinesIn(text, counted, hit);
+        counted = hit;
+        if (line > fromLine) {
+          void next?.catch(() => {});
+          return line;
+        }
+        const lineEnd = text.indexOf("\n", hit);
+        if (lineEnd === -1) break;
+        hit = text.indexOf(needle, lineEnd + 1);
+      }
+      line += newlinesIn(text, counted, whole);
+      offset = end;
     }
     return null;
   }
@@ -254,6 +296,14 @@ export class SpillReader {
     if (this.#size < 0) throw new Error("SpillReader: call open() first");
     return this.#size;
   }
+}
+
+/** How many "\n" are in `text` from `from` up to (not including) `to`. */
+function newlinesIn(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let at = text.indexOf("\n", from); at !== -1 && at < to; at = text.indexOf("\n", at + 1))
+    count++;
+  return count;
 }
 
 function concat(parts: Uint8Array[], length: number): Uint8Array {
