@@ -31,6 +31,8 @@ export class FullOutputPane {
   readonly #match = byId("full-match");
   /** The go-to-line status, apart from the search's. */
   readonly #jump = byId("full-jump");
+  /** The matching-line count of the last query (counted once per query). */
+  #counted: { reader: SpillReader; query: string; lines: Promise<number> } | null = null;
   /** The text of the current match, highlighted in its row; null after a jump. */
   #highlight: string | null = null;
   readonly #lineInput = byId<HTMLInputElement>("full-line");
@@ -182,6 +184,18 @@ export class FullOutputPane {
     // Said once the line is on screen, so the status never names a line not yet shown.
     this.#match.textContent = `Line ${formatCount(line)}${round}`;
     this.#match.dataset.found = String(line);
+    void this.#count(reader, query, this.#match.textContent);
+  }
+
+  /** Adds how many lines match to the search status, once counted (once per query). */
+  async #count(reader: SpillReader, query: string, shown: string): Promise<void> {
+    if (this.#counted?.query !== query || this.#counted.reader !== reader) {
+      this.#counted = { reader, query, lines: reader.countMatches(query, this.#abort?.signal) };
+    }
+    const lines = await this.#counted.lines.catch(() => null);
+    // Another search or jump may have moved on meanwhile: leave its status alone.
+    if (lines === null || this.#match.textContent !== shown) return;
+    this.#match.textContent = `${shown} · ${formatCount(lines)} matching ${lines === 1 ? "line" : "lines"}`;
   }
 
   /** Shows line `line` near the top of the pane and highlights it. */

@@ -192,6 +192,9 @@ describe("SpillReader", () => {
     expect(await reader.search("NEEDLE", 0, "next")).toBe(200_001);
     expect(requests.length - opened).toBe(Math.ceil(bytes.length / (256 * 1024)));
     expect(await reader.search("needle", 200_001, "next")).toBeNull();
+    expect(await reader.countMatches("NEEDLE")).toBe(1);
+    expect(await reader.countMatches("line")).toBe(200_000);
+    expect(await reader.countMatches("")).toBe(0);
   });
 });
 
