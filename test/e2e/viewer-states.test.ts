@@ -35,7 +35,6 @@ async function newPage(size: (typeof SIZES)[number]): Promise<Page> {
   return context.newPage();
 }
 
-const status = (page: Page) => page.locator("body").getAttribute("data-status");
 const elapsed = (page: Page) => page.locator("#elapsed").textContent();
 
 /** Whether the element is inside the viewport, entirely. */
