@@ -70,6 +70,18 @@ function port(name: string, fallback: number): number {
   return value;
 }
 
+/** Our parent's pid and its parent's, from /proc where there is one (else just ours). */
+function ancestors(): number[] {
+  const parent = process.ppid;
+  try {
+    const stat = readFileSync(`/proc/${parent}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces) start after the last ")".
+    return [parent, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])];
+  } catch {
+    return [parent];
+  }
+}
+
 /** Starts `command` as the leader of its own process group, output passed through. */
 function start(command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(command, args, {
@@ -136,6 +148,22 @@ const worker = start(
   ],
   { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
 );
+
+// Whatever ends this process, even kill -9, the guard ends both children: it holds a
+// pipe from us, and the kernel closes it when we are gone (scripts/orphan-guard.ts).
+const guard = spawn(
+  process.execPath,
+  [path.join(ROOT, "scripts/orphan-guard.ts"), String(sandbox.pid), String(worker.pid)],
+  { cwd: ROOT, stdio: ["pipe", "ignore", "inherit"], detached: true },
+);
+guard.unref();
+(guard.stdin as unknown as { unref(): void }).unref();
+// npm killed with -9 leaves us running: our parent (npm, or the `sh -c` it runs us in)
+// or its parent is reparented. Notice and stop.
+const lineage = ancestors();
+setInterval(() => {
+  if (ancestors().join() !== lineage.join()) shutdown(1);
+}, 1000).unref();
 
 let stopping = false;
 function shutdown(code: number): void {

@@ -41,6 +41,15 @@ export interface CreatedInvocation {
   created: boolean;
 }
 
+/** Fresh links to one call (`GET /v1/invocations/:id/links`): a new subscribe token, an hour long. */
+export interface InvocationLinks {
+  id: string;
+  subscribeToken: string;
+  socketUrl: string;
+  eventsUrl: string;
+  viewUrl: string;
+}
+
 export interface InvocationInfo {
   id: string;
   tool: string;
@@ -61,6 +70,8 @@ export interface ToolInfo {
   description: string;
   parameters: JsonValue;
   output?: { retain: "head" | "tail"; maxBytes: number; maxLines: number };
+  /** A built-in example (`emit`, `steps`, `report`): callable, not offered in lists. */
+  example?: boolean;
 }
 
 /**
@@ -117,6 +128,30 @@ export class ToolwireClient {
     const result = expectRecord(body, "the result");
     if (!Array.isArray(result.content)) throw badBody("the result has no content");
     return { status: "settled", result: result as unknown as SettledResult };
+  }
+
+  /**
+   * New links to a call that exists, for when a viewer link has expired (API token only).
+   * @example (await client.links("call_1")).viewUrl
+   */
+  async links(id: string): Promise<InvocationLinks> {
+    const { body } = await this.call("GET", `${this.path(id)}/links`, undefined, `Linking ${id}`);
+    const links = expectRecord(body, "the links");
+    if (typeof links.viewUrl !== "string") throw badBody("the links have no viewUrl");
+    return links as unknown as InvocationLinks;
+  }
+
+  /** A new run page link for run `runId` (API token only). */
+  async runLinks(runId: string): Promise<{ runId: string; runViewUrl: string }> {
+    const { body } = await this.call(
+      "GET",
+      `/v1/runs/${encodeURIComponent(runId)}/links`,
+      undefined,
+      `Linking run ${runId}`,
+    );
+    const links = expectRecord(body, "the run links");
+    if (typeof links.runViewUrl !== "string") throw badBody("the run links have no runViewUrl");
+    return links as unknown as { runId: string; runViewUrl: string };
   }
 
   async cancel(id: string): Promise<InvocationInfo> {

@@ -27,7 +27,11 @@ export type SubscriptionStatus =
   | "failed";
 
 export interface SubscribeOptions {
-  /** `socket` (default) or `sse`. */
+  /**
+   * `socket` (the default) or `sse`. Where the platform has no global `WebSocket`
+   * (Node 20) and no `createSocket` is given, `socket` falls back to `sse`
+   * (docs/decisions/150).
+   */
   transport?: StreamKind;
   /** Extra headers for the connection (Node only), e.g. `Authorization: Bearer <API token>`. */
   headers?: Record<string, string>;
@@ -88,13 +92,32 @@ export function subscribe(
   target: string | InvocationAddress,
   options: SubscribeOptions = {},
 ): Subscription {
-  const kind = options.transport ?? "socket";
+  const kind = transportFor(options);
   const connect =
     options.connect ??
     (kind === "socket"
       ? socketTransport(streamUrl(target, "socket"), options)
       : sseTransport(streamUrl(target, "sse"), options));
   return new LiveSubscription(connect, options);
+}
+
+/**
+ * The transport a subscription uses: the one asked for, except that a WebSocket on a
+ * platform that has none (Node 20) becomes SSE, which needs only `fetch`.
+ *
+ * @example
+ * transportFor({ transport: "socket" }) // "sse" on Node 20, "socket" on Node 22
+ */
+export function transportFor(
+  options: Pick<SubscribeOptions, "transport" | "createSocket">,
+): StreamKind {
+  const kind = options.transport ?? "socket";
+  if (kind === "socket" && !options.createSocket && !hasPlatformWebSocket()) return "sse";
+  return kind;
+}
+
+function hasPlatformWebSocket(): boolean {
+  return typeof (globalThis as { WebSocket?: unknown }).WebSocket === "function";
 }
 
 class LiveSubscription implements Subscription {

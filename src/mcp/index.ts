@@ -122,20 +122,29 @@ export async function handleMcpRequest(
     return withStreamHeaders(res, { "Mcp-Session-Id": await mintSessionId(options.sessionSecret) });
   }
   const sessionId = req.headers.get(SESSION_HEADER);
-  if (sessionId !== null) {
-    const live =
-      (await isIssuedSessionId(options.sessionSecret, sessionId)) &&
-      !(await options.sessions.isTerminated(sessionId));
-    if (!live) return jsonRpcError(404, -32001, "Session not found: initialize a new session");
-    if (req.method === "DELETE") {
-      await options.sessions.terminate(sessionId);
-      return withStreamHeaders(new Response(null, { status: 200 }));
-    }
-    // A session's POSTs stream with event ids, and a GET with Last-Event-ID resumes one
-    // (decision 107); a GET without it stays 405 (no server-initiated stream).
-    if (req.method === "POST" || (req.method === "GET" && req.headers.has("last-event-id"))) {
-      return withStreamHeaders(await serveResumable(req, options, sessionId, body));
-    }
+  if (sessionId === null) {
+    // The 2025 transports: a server that issues session ids answers a request without
+    // one (other than initialize) with 400 Bad Request.
+    return withStreamHeaders(
+      jsonRpcError(
+        400,
+        -32000,
+        "Bad Request: Mcp-Session-Id header is required; send initialize first and repeat the id it answers with",
+      ),
+    );
+  }
+  const live =
+    (await isIssuedSessionId(options.sessionSecret, sessionId)) &&
+    !(await options.sessions.isTerminated(sessionId));
+  if (!live) return jsonRpcError(404, -32001, "Session not found: initialize a new session");
+  if (req.method === "DELETE") {
+    await options.sessions.terminate(sessionId);
+    return withStreamHeaders(new Response(null, { status: 200 }));
+  }
+  // A session's POSTs stream with event ids, and a GET with Last-Event-ID resumes one
+  // (decision 107); a GET without it stays 405 (no server-initiated stream).
+  if (req.method === "POST" || (req.method === "GET" && req.headers.has("last-event-id"))) {
+    return withStreamHeaders(await serveResumable(req, options, sessionId, body));
   }
   return withStreamHeaders(await handler.fetch(req, parsed));
 }

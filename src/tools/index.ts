@@ -27,6 +27,17 @@ for (const tool of [
   registerTool(tool);
 }
 
+const exampleNames = new Set(exampleTools.map((tool) => tool.name));
+
+/**
+ * Whether `name` is one of the built-in examples (`emit`, `steps`, `report`): stand-ins
+ * for demos and tests, callable, but left out of the lists offered to people.
+ * @example isExampleTool("emit") // true
+ */
+export function isExampleTool(name: string): boolean {
+  return exampleNames.has(name);
+}
+
 export {
   type FirstMoment,
   firstMoment,

@@ -6,10 +6,12 @@
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { apiError, messageOf } from "../protocol/index.ts";
-import { listTools } from "../tools/index.ts";
-import { agentOnly, authorizeSubscriber, requireApiConfigured } from "./auth.ts";
+import { isExampleTool, listTools } from "../tools/index.ts";
+import { agentOnly, authorizeSubscriber, requireApiConfigured, TokenRefused } from "./auth.ts";
+import { errorPage, pageSubject, prefersHtml } from "./error-page.ts";
 import { ApiException, errorResponse } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
+import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { mcpRoute } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
@@ -49,6 +51,7 @@ app.get("/v1/tools", agentOnly, async (c) => {
     parameters: t.parameters,
     output: t.output,
     replaySafe: t.replaySafe,
+    ...(isExampleTool(t.name) ? { example: true } : {}),
   }));
   return c.json({ tools });
 });
@@ -65,16 +68,28 @@ app.route("/mcp/sandboxes/:sandbox", mcpRoute());
 app.get("/view/:id", async (c) => {
   const id = parseWith(invocationIdParam, c.req.param("id"), "path.id");
   await authorizeSubscriber(c.env, c.req.query("token"), id);
+  // A retired or never-created call is said here, not by a page that loads to say it.
+  unwrap(await invocationStub(c.env, id).view());
   return servePage(c.env, c.req.url, VIEWER_ASSET, "the viewer page");
 });
 
-app.notFound((c) =>
-  errorResponse(
-    apiError("not_found", `no route ${c.req.method} ${c.req.path}; see the README for the API`),
-  ),
-);
+app.notFound((c) => {
+  const error = apiError(
+    "not_found",
+    `no route ${c.req.method} ${c.req.path}; see the README for the API`,
+  );
+  const subject = pageSubject(c.req.path);
+  if (subject && prefersHtml(c.req.raw)) return errorPage(subject, error, null);
+  return errorResponse(error);
+});
 
 app.onError((err, c) => {
+  const subject = pageSubject(c.req.path);
+  if (subject && prefersHtml(c.req.raw)) {
+    const error = err instanceof ApiException ? err.error : apiError("internal", "internal error");
+    if (!(err instanceof ApiException)) console.error(`${c.req.method} ${c.req.path} failed`, err);
+    return errorPage(subject, error, err instanceof TokenRefused ? err.problem : null);
+  }
   if (err instanceof ApiException) {
     const challenge: Record<string, string> =
       err.error.status === 401 ? { "WWW-Authenticate": 'Bearer realm="toolwire"' } : {};

@@ -5,9 +5,25 @@
  */
 import type { Context, Env as HonoEnv, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
-import { bearerToken, secretMatches } from "../protocol/index.ts";
-import { raise } from "./errors.ts";
-import { verifySubscribeToken } from "./subscribe-token.ts";
+import { apiError, bearerToken, secretMatches } from "../protocol/index.ts";
+import { ApiException, raise } from "./errors.ts";
+import { type TokenCheck, verifySubscribeToken } from "./subscribe-token.ts";
+
+/** Why a `?token=` was refused: a token check's reason, or no token at all. */
+export type TokenProblem = Extract<TokenCheck, { ok: false }>["reason"] | "missing";
+
+/**
+ * A refused subscribe or run token: answered as the API error it carries (401, or 403
+ * for another subject's token); the pages read `problem` to tell a person what to do.
+ */
+export class TokenRefused extends ApiException {
+  readonly problem: TokenProblem;
+  constructor(problem: TokenProblem, message: string) {
+    super(apiError(problem === "other_invocation" ? "forbidden" : "unauthorized", message));
+    this.name = "TokenRefused";
+    this.problem = problem;
+  }
+}
 
 function configured(value: string | undefined): value is string {
   return typeof value === "string" && value.length > 0;
@@ -99,17 +115,20 @@ export async function authorizeSubscriber(
   invocationId: string,
 ): Promise<number> {
   if (token === undefined) {
-    raise("unauthorized", "missing ?token=<subscribeToken> (returned by POST /v1/invocations)");
+    throw new TokenRefused(
+      "missing",
+      "missing ?token=<subscribeToken> (returned by POST /v1/invocations)",
+    );
   }
   const check = await verifySubscribeToken(subscribeSecret(env), token, invocationId, Date.now());
   if (check.ok) return check.expiresAt;
   if (check.reason === "other_invocation") {
-    raise(
-      "forbidden",
+    throw new TokenRefused(
+      check.reason,
       `the subscribe token was issued for another invocation, not ${invocationId}`,
     );
   }
-  raise("unauthorized", TOKEN_FAILURES[check.reason]);
+  throw new TokenRefused(check.reason, TOKEN_FAILURES[check.reason]);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   firstMoment,
   getTool,
   isBackgroundCall,
+  isExampleTool,
   listTools,
   ToolArgsError,
 } from "../tools/index.ts";
@@ -81,6 +82,7 @@ invocationRoutes.post("/", agentOnly, async (c) => {
   const tool = getTool(body.tool);
   if (tool === undefined) {
     const known = listTools()
+      .filter((t) => !isExampleTool(t.name))
       .map((t) => t.name)
       .join(", ");
     raise("bad_request", `body.tool: unknown tool "${body.tool}" (known: ${known})`);
@@ -133,6 +135,17 @@ invocationRoutes.get("/:id", withId, reader, async (c) => {
   const id = c.get("id");
   const view = unwrap(await invocationStub(c.env, id).view());
   return c.json(publicView(id, view));
+});
+
+/**
+ * Fresh links (a new subscribe token) for a call that exists: what `toolwire link <id>`
+ * prints when a viewer link has expired. The API token only: a subscribe token that
+ * could mint its successor would never expire.
+ */
+invocationRoutes.get("/:id/links", withId, agentOnly, async (c) => {
+  const id = c.get("id");
+  unwrap(await invocationStub(c.env, id).view());
+  return c.json({ id, ...(await invocationLinks(c.req.raw, c.env, id)) });
 });
 
 invocationRoutes.get("/:id/result", withId, reader, async (c) => {

@@ -14,7 +14,7 @@ import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import type { RunApi } from "../protocol/index.ts";
-import { authorizeAgent, requireApiConfigured, subscribeSecret } from "./auth.ts";
+import { authorizeAgent, requireApiConfigured, subscribeSecret, TokenRefused } from "./auth.ts";
 import { raise } from "./errors.ts";
 import { invocationLinks } from "./invocation-links.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
@@ -25,7 +25,7 @@ import { invocationIdParam, parseWith } from "./schemas.ts";
 /** Path of the run page among the static assets (written to public/ by the client build). */
 export const RUN_PAGE_ASSET = "/run.html";
 
-const runIdParam = z.string().min(1).max(256);
+export const runIdParam = z.string().min(1).max(256);
 
 const TOKEN_FAILURES = {
   malformed:
@@ -45,13 +45,17 @@ async function authorizeRunToken(
   token: string | undefined,
   runId: string,
 ): Promise<void> {
-  if (token === undefined) raise("unauthorized", "missing ?token=<run token> (from runViewUrl)");
+  if (token === undefined)
+    throw new TokenRefused("missing", "missing ?token=<run token> (from runViewUrl)");
   const check = await verifyRunToken(subscribeSecret(env), token, runId, Date.now());
   if (check.ok) return;
   if (check.reason === "other_invocation") {
-    raise("forbidden", `the token was not issued for run ${JSON.stringify(runId)}`);
+    throw new TokenRefused(
+      check.reason,
+      `the token was not issued for run ${JSON.stringify(runId)}`,
+    );
   }
-  raise("unauthorized", TOKEN_FAILURES[check.reason]);
+  throw new TokenRefused(check.reason, TOKEN_FAILURES[check.reason]);
 }
 
 /** The bearer token, or a run token for `runId` when no Authorization header is sent. */
@@ -111,6 +115,18 @@ runRoutes.get("/:runId/socket", runReader, async (c) => {
   }
   const run = runStub(c.env, c.get("runId"));
   return run.fetch(new Request(new URL("/socket", c.req.url), c.req.raw));
+});
+
+/** A fresh run page link (`toolwire link --run <runId>`); the API token only, like a call's. */
+runRoutes.get("/:runId/links", async (c) => {
+  const runId = parseWith(runIdParam, c.req.param("runId"), "path.runId");
+  await authorizeAgent(c.req.raw, c.env);
+  if ((await runStub(c.env, runId).calls()).length === 0)
+    raise(
+      "not_found",
+      `run ${JSON.stringify(runId)} has no calls; a run exists once a call names it`,
+    );
+  return c.json({ runId, ...(await runLinks(c.req.raw, c.env, runId)) });
 });
 
 runRoutes.get("/:runId/calls/:id/links", runReader, async (c) => {

@@ -149,10 +149,51 @@ describe("toolwire CLI", () => {
 
     const unknownTool = await toolwire(["run", "nope", "--x", "1"]);
     expect(unknownTool.code).toBe(2);
-    expect(unknownTool.stderr).toContain('Unknown tool "nope". Tools: ');
+    expect(unknownTool.stderr).toContain('Unknown tool "nope". Tools: bash, read, grep, glob');
+    // Only the tools a person would use: the built-in examples are left out.
+    expect(unknownTool.stderr).not.toMatch(/\b(emit|steps|report)\b/);
 
     const unknownId = await toolwire(["watch", "call_doesnotexist"]);
     expect(unknownId.code).toBe(2);
     expect(unknownId.stderr).toMatch(/^toolwire: .*invocation/i);
+  });
+
+  it("ends with a newline after (no output) and after a failing command's last line, on a pipe", async () => {
+    const quiet = await toolwire(["run", "bash", "--command", "true"]);
+    expect([quiet.code, quiet.stdout]).toEqual([0, "(no output)\n"]);
+    const failing = await toolwire(["run", "bash", "--command", "printf 'last'; exit 3"]);
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toMatch(/\n$/);
+    expect(failing.stdout.split("\n").at(-2)).toMatch(/3/);
+  });
+
+  it("files a call under a run with --run-id, and link prints fresh links that open", async () => {
+    const runId = `cli-run-${Date.now()}`;
+    const run = await toolwire([
+      "run",
+      "--run-id",
+      runId,
+      "--id",
+      `${runId}-a`,
+      "bash",
+      "--command",
+      "echo in-run",
+    ]);
+    expect([run.code, run.stdout]).toEqual([0, "in-run\n"]);
+    const res = await fetch(`${inject("apiUrl")}/v1/runs/${runId}`, {
+      headers: { Authorization: `Bearer ${inject("apiToken")}` },
+    });
+    const listed = (await res.json()) as { calls: { toolCallId: string }[] };
+    expect(listed.calls.map((call) => call.toolCallId)).toEqual([`${runId}-a`]);
+
+    const link = await toolwire(["link", `${runId}-a`]);
+    expect(link.code).toBe(0);
+    expect(link.stdout).toMatch(new RegExp(`^http://.*/view/${runId}-a\\?token=v1\\.[^\n]+\n$`));
+    expect((await fetch(link.stdout.trim())).status).toBe(200);
+    const runLink = await toolwire(["link", "--run", runId]);
+    expect(runLink.code).toBe(0);
+    expect((await fetch(runLink.stdout.trim())).status).toBe(200);
+    const unknown = await toolwire(["link", "call_doesnotexist"]);
+    expect(unknown.code).toBe(2);
   });
 });

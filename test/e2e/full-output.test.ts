@@ -46,7 +46,9 @@ async function openFullOutput(page: Page, state = "indexed"): Promise<void> {
   await page.waitForFunction((s) => document.body.dataset.full === s, state, { timeout: 30_000 });
 }
 
-const match = (page: Page) => page.locator("#full-match").textContent();
+/** The search status without its matching-line count (which arrives a moment later). */
+const match = async (page: Page) =>
+  (await page.locator("#full-match").textContent())?.replace(/ · [\d,]+ matching lines?$/, "");
 
 /** The rows the pane shows: [line number, text]. */
 const rows = (page: Page) =>
@@ -119,18 +121,21 @@ describe("viewer: the full output", () => {
     // A new search starts from where the reader is (line 150,000 here) and goes round.
     await page.locator("#full-query").fill("123456");
     await page.locator("#full-query").press("Enter");
-    await expect
-      .poll(() => page.locator("#full-match").textContent())
-      .toBe("Line 123,456 (from the top)");
+    await expect.poll(() => match(page)).toBe("Line 123,456 (from the top)");
     expect(await page.locator("#full-rows .row.hit .tx").textContent()).toBe("123456");
 
     await page.locator("#full-line").fill("1");
     await page.locator("#full-go").click();
     await page.locator("#full-query").fill("99999");
     await page.locator("#full-next").click();
-    await expect.poll(() => page.locator("#full-match").textContent()).toBe("Line 99,999");
+    await expect.poll(() => match(page)).toBe("Line 99,999");
+    // How many lines match, counted in one pass: 99999 and 199999.
+    await expect
+      .poll(() => page.locator("#full-match").textContent())
+      .toBe("Line 99,999 · 2 matching lines");
+    expect(await page.locator("#full-rows .row.hit mark").textContent()).toBe("99999");
     await page.locator("#full-next").click();
-    await expect.poll(() => page.locator("#full-match").textContent()).toBe("Line 199,999");
+    await expect.poll(() => match(page)).toBe("Line 199,999");
     expect(await page.locator("#full-rows .row.hit .tx").textContent()).toBe("199999");
     await page.locator("#full-next").click();
     await expect.poll(() => match(page)).toBe("Line 99,999 (from the top)");

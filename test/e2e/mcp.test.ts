@@ -375,9 +375,12 @@ describe("/mcp over HTTP", () => {
   });
 
   it("a long tool call streams with keep-alive comments and X-Accel-Buffering: no", async () => {
+    const init = await fetch(mcpUrl, { method: "POST", headers, body: JSON.stringify(initialize) });
+    const session = init.headers.get("Mcp-Session-Id")!;
+    await init.body?.cancel();
     const res = await fetch(mcpUrl, {
       method: "POST",
-      headers: { ...headers, "MCP-Protocol-Version": "2025-11-25" },
+      headers: { ...headers, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25" },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 3,
@@ -430,6 +433,34 @@ describe("/mcp over HTTP", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
     });
     expect(forged.status).toBe(404);
+  });
+
+  it("2025-11-25: a request without Mcp-Session-Id after initialize is a 400, as the spec names", async () => {
+    const init = await fetch(mcpUrl, { method: "POST", headers, body: JSON.stringify(initialize) });
+    expect(init.status).toBe(200);
+    expect(init.headers.get("Mcp-Session-Id")).toMatch(/^ms1\./);
+    await init.body?.cancel();
+    for (const method of ["tools/list", "tools/call"]) {
+      const bare = await fetch(mcpUrl, {
+        method: "POST",
+        headers: { ...headers, "MCP-Protocol-Version": "2025-11-25" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 3,
+          method,
+          params: { name: "bash", arguments: { command: "true" } },
+        }),
+      });
+      expect(bare.status).toBe(400);
+      expect(await bare.json()).toMatchObject({
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32000,
+          message: expect.stringContaining("Mcp-Session-Id header is required"),
+        },
+      });
+    }
   });
 });
 

@@ -1,10 +1,20 @@
-// Toolwire as another project gets it: `npm pack` (whose `prepare` builds
-// dist/package), the tarball installed offline into a scratch project, `tsc` over the
-// README's client example (Node) and over a browser-only use, the example run against
-// the real Worker and sandbox host of global-setup.ts, and the installed `toolwire` bin.
-import { execFile } from "node:child_process";
+// Toolwire as another project gets it: `npm pack` (whose `prepack` builds
+// dist/package), the tarball installed offline into an empty project (no "type"), `tsc`
+// over docs/client.md's example (Node) and over a browser-only use, the example run
+// word for word against the real Worker and sandbox host of global-setup.ts on the
+// project's Node 22 and on the system Node (20 here), and the installed `toolwire` bin
+// on both.
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -13,6 +23,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const TSC = path.join(ROOT, "node_modules/typescript/bin/tsc");
 const exec = promisify(execFile);
+
+/** The Nodes a user may run the package on: the project's own 22 and the system's (20 here). */
+const NODES = ["node_modules/.bin/node", "/usr/bin/node"].map((bin) => {
+  const file = path.resolve(ROOT, bin);
+  return { file, version: execFileSync(file, ["--version"], { encoding: "utf8" }).trim() };
+});
 
 /** The environment a developer's shell would give: this Node 22 first, no npm script variables. */
 const shellEnv: NodeJS.ProcessEnv = {
@@ -81,13 +97,18 @@ function scratchLock(manifest: Manifest, tarball: string, registry: string): unk
   };
 }
 
-/** The first ```ts block of the README's "Client library" section, verbatim. */
-function readmeClientExample(): string {
-  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("## Client library"));
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!code) throw new Error("README.md has no ts example under ## Client library");
+/** The first ```js block of docs/client.md's "Example" section, verbatim (the README includes it). */
+function clientExample(): string {
+  const doc = readFileSync(path.join(ROOT, "docs/client.md"), "utf8");
+  const section = doc.slice(doc.indexOf("## Example"));
+  const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!code) throw new Error("docs/client.md has no js block under ## Example");
   return code;
+}
+
+/** A PATH on which `node` is `nodeFile` (as a user with that Node installed has). */
+function pathWith(nodeFile: string): string {
+  return `${path.dirname(nodeFile)}${path.delimiter}${process.env.PATH}`;
 }
 
 const BROWSER_USE = `import {
@@ -111,9 +132,11 @@ client.get("id").catch((error: unknown) => {
 });
 `;
 
-/** Strict, declarations checked too (skipLibCheck off), no DOM: what a Node 22 project has. */
+/** Strict, declarations checked too (skipLibCheck off), no DOM: what a Node project has. */
 const NODE_TSCONFIG = {
   compilerOptions: {
+    allowJs: true,
+    checkJs: true,
     target: "ES2023",
     module: "nodenext",
     moduleResolution: "nodenext",
@@ -124,7 +147,7 @@ const NODE_TSCONFIG = {
     noEmit: true,
     skipLibCheck: false,
   },
-  files: ["example.ts"],
+  files: ["example.mjs"],
 };
 
 /** A bundled web page: the DOM and no Node types at all. */
@@ -146,6 +169,7 @@ describe("toolwire as an installed package", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "toolwire-package-"));
   const app = path.join(dir, "app");
   let packed: string[] = [];
+  let installLog = { stdout: "", stderr: "" };
 
   beforeAll(async () => {
     const manifest = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as Manifest;
@@ -163,10 +187,10 @@ describe("toolwire as an installed package", () => {
     mkdirSync(app);
     writeFileSync(
       path.join(app, "package.json"),
+      // What `npm init -y` leaves: no "type", so only the .mjs extension makes an ES module.
       JSON.stringify({
         name: "scratch",
         private: true,
-        type: "module",
         dependencies: { toolwire: `file:${info.filename}` },
       }),
     );
@@ -176,11 +200,12 @@ describe("toolwire as an installed package", () => {
       path.join(app, "package-lock.json"),
       JSON.stringify(scratchLock(manifest, path.join(app, info.filename), registry)),
     );
-    await exec("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    // Scripts allowed: an install script in the tarball would run (and npm would warn).
+    installLog = await exec("npm", ["ci", "--offline", "--no-audit", "--no-fund"], {
       cwd: app,
       env: shellEnv,
     });
-    writeFileSync(path.join(app, "example.ts"), readmeClientExample());
+    writeFileSync(path.join(app, "example.mjs"), clientExample());
     writeFileSync(path.join(app, "browser.ts"), BROWSER_USE);
     writeFileSync(path.join(app, "tsconfig.json"), JSON.stringify(NODE_TSCONFIG));
     writeFileSync(path.join(app, "tsconfig.browser.json"), JSON.stringify(BROWSER_TSCONFIG));
@@ -191,6 +216,7 @@ describe("toolwire as an installed package", () => {
   it("ships the built client, its declarations and the bin, and no sources or tests", () => {
     expect(packed).toEqual(
       expect.arrayContaining([
+        "docs/client.md",
         "bin/toolwire",
         "dist/package/client/index.js",
         "dist/package/client/index.d.ts",
@@ -203,7 +229,20 @@ describe("toolwire as an installed package", () => {
     expect(packed.filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))).toEqual([]);
   });
 
-  it("type-checks the README's client example for Node and a browser use without Node types", async () => {
+  it("adds only the client's own runtime dependency, with no script and no warning", () => {
+    const top = readdirSync(path.join(app, "node_modules")).filter((name) => !name.startsWith("."));
+    expect(top.sort()).toEqual(["eventsource-parser", "toolwire"]);
+    expect(installLog.stdout).toMatch(/added 2 packages/);
+    expect(installLog.stderr).not.toMatch(/warn/i);
+    const installed = JSON.parse(
+      readFileSync(path.join(app, "node_modules/toolwire/package.json"), "utf8"),
+    ) as { engines: { node: string }; scripts: Record<string, string> };
+    expect(installed.engines.node).toBe(">=20");
+    for (const script of ["preinstall", "install", "postinstall", "prepare"])
+      expect(installed.scripts[script]).toBeUndefined();
+  });
+
+  it("type-checks docs/client.md's example for Node and a browser use without Node types", async () => {
     const checks = await Promise.allSettled([
       exec(process.execPath, [TSC, "-p", "tsconfig.json"], { cwd: app, env: shellEnv }),
       exec(process.execPath, [TSC, "-p", "tsconfig.browser.json"], { cwd: app, env: shellEnv }),
@@ -214,17 +253,42 @@ describe("toolwire as an installed package", () => {
     expect(failures).toEqual([]);
   }, 60_000);
 
-  it("runs the README's client example against the real Worker", async () => {
-    const marker = `package-test-${Date.now()}.txt`;
-    writeFileSync(path.join(inject("sandboxRoot"), marker), "");
-    const { stdout, stderr } = await exec(process.execPath, ["example.ts"], {
-      cwd: app,
-      env: { ...shellEnv, TOOLWIRE_URL: inject("apiUrl"), TOOLWIRE_TOKEN: inject("apiToken") },
-    });
-    expect(stdout).toContain(marker);
-    expect(stdout.trimEnd().split("\n").at(-1)).toBe("settled");
-    expect(stderr).toMatch(/^settled: \d+ bytes$/m);
-  }, 30_000);
+  it.each(NODES)(
+    "runs docs/client.md's example word for word on Node $version",
+    async (node) => {
+      const marker = `package-test-${node.version}-${Date.now()}.txt`;
+      writeFileSync(path.join(inject("sandboxRoot"), marker), "");
+      const { stdout, stderr } = await exec(node.file, ["example.mjs"], {
+        cwd: app,
+        env: { ...shellEnv, TOOLWIRE_URL: inject("apiUrl"), TOOLWIRE_TOKEN: inject("apiToken") },
+        timeout: 20_000,
+      });
+      expect(stdout).toContain(marker);
+      expect(stdout.trimEnd().split("\n").at(-1)).toBe("settled");
+      expect(stderr).toMatch(/^settled: \d+ bytes$/m);
+      expect(stderr).not.toMatch(/reconnecting/);
+    },
+    30_000,
+  );
+
+  it.each(NODES)(
+    "runs the installed CLI on Node $version to the end of a command",
+    async (node) => {
+      const bin = path.join(app, "node_modules/.bin/toolwire");
+      const { stdout } = await exec(bin, ["run", "bash", "--command", "echo one; echo two"], {
+        cwd: app,
+        env: {
+          ...shellEnv,
+          PATH: pathWith(node.file),
+          TOOLWIRE_URL: inject("apiUrl"),
+          TOOLWIRE_TOKEN: inject("apiToken"),
+        },
+        timeout: 20_000,
+      });
+      expect(stdout).toBe("one\ntwo\n");
+    },
+    30_000,
+  );
 
   it("keeps toolwire the CLI bin, running the built code from node_modules", async () => {
     const bin = path.join(app, "node_modules/.bin/toolwire");

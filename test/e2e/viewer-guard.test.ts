@@ -86,7 +86,7 @@ describe("viewer page guards", () => {
     });
     const problem = await page.locator("#problem").textContent();
     expect(problem).toContain("This link has expired");
-    expect(problem).toContain(`same toolCallId ("${created.toolCallId}")`);
+    expect(problem).toContain(`toolwire link ${created.toolCallId}`);
     const text = await page.locator("#output").textContent();
     expect(text).toContain("before expiry");
     expect(text).not.toContain("after expiry");

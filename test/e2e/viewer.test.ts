@@ -226,7 +226,7 @@ describe("viewer page", () => {
     const problem = await page.locator("#problem").textContent();
     expect(problem).toContain("This link has expired");
     expect(problem).toContain(
-      `repeat the POST /v1/invocations request with the same toolCallId ("${created.toolCallId}")`,
+      `Ask for a new one with toolwire link ${created.toolCallId}, or from your agent.`,
     );
     expect(await output(page)).toContain("started");
     await context.close();

@@ -13,10 +13,16 @@ import {
   UsageError,
 } from "./parse-args.ts";
 import { runSandbox } from "./sandbox-command.ts";
-
 import { stoppedByOf } from "./stopped-by.ts";
+import { TerminalFilter } from "./terminal-filter.ts";
 import { toolArgs } from "./tool-args.ts";
 import { watchRun } from "./watch-run.ts";
+
+/** A whole text made safe for a terminal (see TerminalFilter). */
+function forTerminal(text: string): string {
+  const filter = new TerminalFilter();
+  return filter.push(text) + filter.end();
+}
 
 export const EXIT = {
   ok: 0,
@@ -73,13 +79,16 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
       case "run":
         return await run(client, command, proc);
       case "watch": {
-        const { tool } = await client.get(command.id);
+        const { tool, createdAt } = await client.get(command.id);
         const retain = retainOf(await client.tools(), tool);
+        // Elapsed time counts from the call's creation, not from when this watch began.
         return await follow(
           client.subscribe(command.id, { transport: command.transport }),
           proc,
           null,
           retain,
+          createdAt ?? Date.now(),
+          async () => (await client.get(command.id)).settledAt,
         );
       }
       case "watchRun": {
@@ -87,6 +96,12 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
         const end = await watchRun(client.baseUrl, token, command.runId, proc);
         return end.kind === "failed" ? failure(proc, end.error) : EXIT.interrupted;
       }
+      case "link":
+        proc.stdout.write(`${(await client.links(command.id)).viewUrl}\n`);
+        return EXIT.ok;
+      case "linkRun":
+        proc.stdout.write(`${(await client.runLinks(command.runId)).runViewUrl}\n`);
+        return EXIT.ok;
       case "result":
         return await result(client, command.id, command.waitSeconds, command.json, proc);
       case "tools":
@@ -138,7 +153,10 @@ async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess
   const tool = known.find((t) => t.name === command.tool);
   if (!tool) {
     throw new UsageError(
-      `Unknown tool "${command.tool}". Tools: ${known.map((t) => t.name).join(", ")}.`,
+      `Unknown tool "${command.tool}". Tools: ${known
+        .filter((t) => !t.example)
+        .map((t) => t.name)
+        .join(", ")}.`,
       "run",
     );
   }
@@ -147,17 +165,28 @@ async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess
     tool: command.tool,
     args,
     ...(command.toolCallId ? { toolCallId: command.toolCallId } : {}),
+    ...(command.runId ? { runId: command.runId } : {}),
     ...(command.sandbox ? { sandbox: command.sandbox } : {}),
   });
   if (command.detach) {
     proc.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
     return EXIT.ok;
   }
-  if (proc.stderr.isTTY) proc.stderr.write(`Viewer: ${created.viewUrl}\n`);
+  if (proc.stderr.isTTY) {
+    proc.stderr.write(`Viewer: ${created.viewUrl}\n`);
+    if (created.runViewUrl) proc.stderr.write(`Run: ${created.runViewUrl}\n`);
+  }
   // By id with the API token: the subscribe token in `created` expires after an hour,
   // and a reconnect after that would be refused while the command still runs.
   const sub = client.subscribe(created.id, { transport: command.transport });
-  return follow(sub, proc, () => client.cancel(created.id), tool.output?.retain);
+  return follow(
+    sub,
+    proc,
+    () => client.cancel(created.id),
+    tool.output?.retain,
+    Date.now(),
+    async () => undefined,
+  );
 }
 
 /** Which end of its output a tool keeps (how a live printer reads a window that stops moving). */
@@ -171,8 +200,10 @@ async function follow(
   proc: CliProcess,
   cancel: (() => Promise<unknown>) | null,
   retain: "head" | "tail" | undefined,
+  startedAt: number,
+  settledAt: () => Promise<number | undefined>,
 ): Promise<number> {
-  const printer = new LivePrinter(proc, Date.now(), retain);
+  const printer = new LivePrinter(proc, startedAt, retain);
   sub.onChange((s) => printer.update(s));
   let interrupts = 0;
   let leave: () => void = () => {};
@@ -200,7 +231,9 @@ async function follow(
     printer.finish(await sub.finished);
     return EXIT.interrupted;
   }
-  printer.finish(outcome);
+  const endedAt =
+    outcome.status === "settled" ? await settledAt().catch(() => undefined) : undefined;
+  printer.finish(outcome, endedAt);
   if (outcome.status === "failed" && outcome.error) return failure(proc, outcome.error);
   return endStatus(outcome.end?.isError, outcome.state?.details);
 }
@@ -222,11 +255,10 @@ async function result(
       if (json) proc.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
       else {
         for (const block of r.content) {
-          if (block.type === "text")
-            proc.stdout.write(
-              block.text.endsWith("\n") || block.text === "" ? block.text : `${block.text}\n`,
-            );
-          else
+          if (block.type === "text") {
+            const text = proc.stdout.isTTY ? forTerminal(block.text) : block.text;
+            proc.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+          } else
             proc.stderr.write(
               `[toolwire] image (${block.mimeType}, ${formatBytes(block.data.length)} of base64)\n`,
             );

@@ -17,6 +17,8 @@ Commands:
   run <tool> [--name value]...   start an invocation and print its output live
   watch <id>                     follow a running invocation's output
   watch --run <runId>            follow every call of a run as it starts and settles
+  link <id>                      print a fresh viewer link (when an old one expired)
+  link --run <runId>             print a fresh run page link
   result <id>                    print an invocation's result (waits for it)
   tools                          list the tools the Worker offers
   sandbox create|list|rm|upload|download   created sandboxes (docs/sandboxes.md)
@@ -26,7 +28,7 @@ Run "toolwire <command> --help" for a command's options.
 ${CONNECTION}
 
 ${EXIT}`,
-  run: `Usage: toolwire run [--id ID] [--sandbox NAME] [--detach] [--sse] <tool> [--name value]... [--args JSON]
+  run: `Usage: toolwire run [--id ID] [--run-id RUN] [--sandbox NAME] [--detach] [--sse] <tool> [--name value]... [--args JSON]
 
 Starts an invocation of <tool> and prints its output as it arrives; on a terminal,
 a progress line (bytes, lines, elapsed) is kept on stderr. Ctrl-C cancels the
@@ -39,6 +41,7 @@ schema gives them. Example:
 
 Options (before the tool name):
   --id ID          the toolCallId (the same id again re-attaches to that invocation)
+  --run-id RUN     file the call under run RUN (toolwire watch --run RUN, the run page)
   --sandbox NAME   the sandbox to run in (default: default)
   --detach         print the new invocation (id, viewUrl, …) as JSON and exit
   --sse            follow over Server-Sent Events instead of a WebSocket
@@ -55,6 +58,16 @@ with its status.
 With --run, follows a whole run instead: one line per call as it starts (status,
 tool, id, args) and one as it settles (lines, bytes, elapsed), the run's calls so
 far first, until Ctrl-C (exit 130).
+
+${CONNECTION}
+
+${EXIT}`,
+  link: `Usage: toolwire link <id>
+       toolwire link --run <runId>
+
+Prints a fresh link to a call's viewer page, or with --run to a run's page. Links
+carry a read-only token that lasts an hour; a page whose link has expired says to
+run this. Needs the API token.
 
 ${CONNECTION}
 

@@ -2,6 +2,7 @@ import { OutputFollower } from "../output-follower.ts";
 import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
 import { describeTruncation, formatBytes, formatCount } from "../truncation-notice.ts";
 import { stoppedByOf } from "./stopped-by.ts";
+import { TerminalFilter } from "./terminal-filter.ts";
 
 /** Where the CLI writes. `isTTY` decides the progress line and the line-start bookkeeping. */
 export interface Terminal {
@@ -10,6 +11,8 @@ export interface Terminal {
 }
 
 const CLEAR_LINE = "\r\u001b[2K";
+/** Failed reconnects in a row after which the printer says why (and again every so many). */
+const RETRIES_BEFORE_SAYING_WHY = 3;
 
 /**
  * Prints a live subscription to a terminal: only the new text of each state on stdout
@@ -33,6 +36,10 @@ export class LivePrinter {
   /** Bytes counted but not shown since the last printed text: said once, where the gap is. */
   private unshown = 0;
   private ticker: ReturnType<typeof setInterval> | null = null;
+  /** Keeps a command's control sequences (all but colours) from acting on a terminal. */
+  private readonly filter: TerminalFilter | null;
+  /** The reconnect attempt whose reason was last printed. */
+  private explainedAttempt = 0;
 
   /** `retain`: the tool's output policy, when known (see `OutputFollower`). */
   constructor(term: Terminal, startedAt: number, retain?: "head" | "tail") {
@@ -40,6 +47,7 @@ export class LivePrinter {
     this.term = term;
     this.startedAt = startedAt;
     this.progress = term.stderr.isTTY === true;
+    this.filter = term.stdout.isTTY ? new TerminalFilter() : null;
     if (this.progress) {
       this.ticker = setInterval(() => this.drawProgress(), 250);
       this.ticker.unref?.();
@@ -70,21 +78,41 @@ export class LivePrinter {
       }
       this.lastStatus = sub.status;
     }
+    this.explainRetries(sub);
     this.drawProgress();
   }
 
-  /** Clears the progress line, then says how it ended: truncation in words, and a summary on a terminal. */
-  finish(outcome: SubscriptionOutcome): void {
+  /**
+   * After every few failed attempts in a row, says why the connection keeps failing,
+   * so a reconnect loop is never silent (the subscription gives up on its own later).
+   */
+  private explainRetries(sub: Subscription): void {
+    if (sub.status !== "reconnecting" || sub.attempt === this.explainedAttempt) return;
+    if (sub.attempt === 0 || sub.attempt % RETRIES_BEFORE_SAYING_WHY !== 0) return;
+    this.explainedAttempt = sub.attempt;
+    const why = sub.error?.message ?? "the server closed the connection";
+    this.notice(`still reconnecting after ${sub.attempt} failed attempts: ${why}`);
+  }
+
+  /**
+   * Clears the progress line, then says how it ended: truncation in words, and a summary
+   * on a terminal, timed from `startedAt` to `endedAt` (the call's own settledAt, when known).
+   */
+  finish(outcome: SubscriptionOutcome, endedAt: number = Date.now()): void {
     if (this.ticker) clearInterval(this.ticker);
     this.clearProgress();
+    const held = this.filter?.end();
+    if (held) this.print(held, false);
     this.noticeUnshown();
-    if (!this.atLineStart && this.term.stdout.isTTY) this.print("\n");
+    // The text ends a line wherever it goes: a pipe or file gets the same last newline
+    // as `toolwire result` prints, and no prompt lands after "(no output)".
+    if (!this.atLineStart) this.print("\n", false);
     const banner = outcome.state ? describeTruncation(outcome.state.truncation) : null;
     if (banner) this.notice(banner);
     if (outcome.status === "settled" && this.progress) {
       const limit = stoppedByOf(outcome.state?.details);
       const how = limit ? `✘ stopped by ${limit}` : outcome.end?.isError ? "✘ failed" : "✔ done";
-      this.term.stderr.write(`${how} in ${elapsed(Date.now() - this.startedAt)}\n`);
+      this.term.stderr.write(`${how} in ${elapsed(Math.max(0, endedAt - this.startedAt))}\n`);
     }
   }
 
@@ -94,10 +122,12 @@ export class LivePrinter {
     this.unshown = 0;
   }
 
-  private print(text: string): void {
+  /** Writes output (`filtered`: a command's text, made safe for a terminal) or our own newline. */
+  private print(text: string, filtered = true): void {
     if (this.term.stdout.isTTY) this.clearProgress();
-    this.term.stdout.write(text);
-    this.atLineStart = text.endsWith("\n");
+    const shown = filtered && this.filter ? this.filter.push(text) : text;
+    this.term.stdout.write(shown);
+    if (shown !== "") this.atLineStart = shown.endsWith("\n");
   }
 
   private notice(text: string): void {

@@ -9,8 +9,15 @@ import { parseArgs as tokenize } from "node:util";
 import type { StreamKind } from "../endpoints.ts";
 import { parseSandboxArgs, type SandboxAction } from "./sandbox-command.ts";
 
-export type CommandName = "run" | "watch" | "result" | "tools" | "sandbox";
-export const COMMANDS: readonly CommandName[] = ["run", "watch", "result", "tools", "sandbox"];
+export type CommandName = "run" | "watch" | "link" | "result" | "tools" | "sandbox";
+export const COMMANDS: readonly CommandName[] = [
+  "run",
+  "watch",
+  "link",
+  "result",
+  "tools",
+  "sandbox",
+];
 
 /** A tool argument as typed: a string, or `true` for a bare flag. */
 export type RawArg = string | true;
@@ -29,12 +36,15 @@ export type CliCommand =
       args: Record<string, RawArg>;
       argsJson?: string;
       toolCallId?: string;
+      runId?: string;
       sandbox?: string;
       detach: boolean;
       transport: StreamKind;
     }
   | { kind: "watch"; id: string; transport: StreamKind }
   | { kind: "watchRun"; runId: string }
+  | { kind: "link"; id: string }
+  | { kind: "linkRun"; runId: string }
   | { kind: "result"; id: string; waitSeconds?: number; json: boolean }
   | { kind: "tools"; json: boolean }
   | { kind: "sandbox"; sandbox: SandboxAction };
@@ -71,11 +81,13 @@ const OPTIONS = {
   run: {
     ...CONNECTION_OPTIONS,
     id: { type: "string" },
+    "run-id": { type: "string" },
     sandbox: { type: "string" },
     detach: { type: "boolean" },
     sse: { type: "boolean" },
   },
   watch: { ...CONNECTION_OPTIONS, sse: { type: "boolean" }, run: { type: "string" } },
+  link: { ...CONNECTION_OPTIONS, run: { type: "string" } },
   result: { ...CONNECTION_OPTIONS, wait: { type: "string" }, json: { type: "boolean" } },
   tools: { ...CONNECTION_OPTIONS, json: { type: "boolean" } },
 } as const satisfies Record<string, OptionSpec>;
@@ -139,6 +151,18 @@ function parseCommand(
         transport: options.has("sse") ? "sse" : "socket",
       };
     }
+    case "link": {
+      const runId = options.get("run");
+      if (runId !== undefined) {
+        if (typeof runId !== "string" || runId === "")
+          throw new UsageError("--run needs a run id.", name);
+        if (positional.length > 0) {
+          throw new UsageError("link takes an invocation id or --run <runId>, not both.", name);
+        }
+        return { kind: "linkRun", runId };
+      }
+      return { kind: "link", id: onePositional(positional, "an invocation id", name) };
+    }
     case "result": {
       const id = onePositional(positional, "an invocation id", name);
       const wait = options.get("wait");
@@ -170,7 +194,9 @@ function parseRun(rest: readonly string[], connection: Connection): CliCommand {
   };
   const id = values.get("id");
   const sandbox = values.get("sandbox");
+  const runId = values.get("run-id");
   if (typeof id === "string") command.toolCallId = id;
+  if (typeof runId === "string") command.runId = runId;
   if (typeof sandbox === "string") command.sandbox = sandbox;
   const toolArgs = readToolArgs(rest.slice(next));
   if (toolArgs === "help") return { kind: "help", topic: "run" };

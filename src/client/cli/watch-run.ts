@@ -25,6 +25,14 @@ export async function watchRun(
   runId: string,
   proc: WatchRunProcess,
 ): Promise<WatchRunEnd> {
+  if (typeof (globalThis as { WebSocket?: unknown }).WebSocket !== "function") {
+    // A run is followed only over its socket (it has no SSE stream): say so at once.
+    throw new ToolwireError(
+      "unsupported",
+      `watch --run needs a WebSocket, which Node 22 or later has; this is Node ${process.versions.node}. A single call (toolwire watch <id>) follows over SSE on this Node`,
+      0,
+    );
+  }
   const path = `/v1/runs/${encodeURIComponent(runId)}`;
   const headers = { Authorization: `Bearer ${token}` };
   // A plain read first, so a wrong token or URL is a clear error, not a silent socket.

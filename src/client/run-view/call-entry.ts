@@ -24,6 +24,8 @@ export class CallEntry {
   #call: RunCall;
   #sub: Subscription | null = null;
   #pane: OutputPane | null = null;
+  /** Whether #follow has started (it awaits the links before #sub is set). */
+  #following = false;
 
   constructor(call: RunCall, linksFor: LinksFor) {
     this.#call = call;
@@ -59,8 +61,18 @@ export class CallEntry {
     this.node.dataset.status = call.status;
     this.#status.textContent = call.status;
     this.#status.className = `status ${call.status}`;
-    const bytes = call.totalBytes > 0 ? ` · ${formatBytes(call.totalBytes)}` : "";
-    this.#lines.textContent = `${formatCount(call.totalLines)} ${call.totalLines === 1 ? "line" : "lines"}${bytes}`;
+    this.#showTotals();
+    // A running call's counts follow its own stream: the run only hears them now and then.
+    if (call.status === "running" && this.#sub === null && !this.#following) void this.#follow();
+  }
+
+  /** Lines and bytes: the call's own live totals while it runs, the run's row otherwise. */
+  #showTotals(): void {
+    const live = this.#sub?.state?.truncation;
+    const lines = Math.max(this.#call.totalLines, live?.totalLines ?? 0);
+    const total = Math.max(this.#call.totalBytes, live?.totalBytes ?? 0);
+    const bytes = total > 0 ? ` · ${formatBytes(total)}` : "";
+    this.#lines.textContent = `${formatCount(lines)} ${lines === 1 ? "line" : "lines"}${bytes}`;
   }
 
   /** Elapsed time on the server's clock (`now` is the server's time). */
@@ -74,10 +86,12 @@ export class CallEntry {
     this.#body.hidden = !open;
     this.#summary.setAttribute("aria-expanded", String(open));
     this.node.classList.toggle("open", open);
-    if (open && this.#sub === null) void this.#follow();
+    if (open && this.#sub === null && !this.#following) void this.#follow();
   }
 
+  /** Opens the call's own stream (once): its output for the body, its totals for the row. */
   async #follow(): Promise<void> {
+    this.#following = true;
     const output = el("div", "output");
     output.setAttribute("role", "log");
     const follow = el("button", "follow", "Follow output ↓");
@@ -104,6 +118,7 @@ export class CallEntry {
       const first = sub.state?.content[0];
       this.#pane?.render(first?.type === "text" ? first.text : "");
       this.node.dataset.output = sub.status;
+      this.#showTotals();
     });
   }
 }

@@ -7,15 +7,15 @@ import type { ToolwireError } from "../errors.ts";
  *
  * @example
  * describeFailure(new ToolwireError("unauthorized", "the subscribe token has expired; …", 401), "call_1")
- * // "This link has expired (viewer links last one hour), so the page cannot reconnect. …"
+ * // "This link has expired (viewer links last one hour), so the page cannot reconnect. Ask for a new one with toolwire link call_1, or from your agent. …"
  */
 export function describeFailure(error: ToolwireError, toolCallId: string | null): string {
   if (error.code === "unauthorized" && /expired/i.test(error.message)) {
-    const which = toolCallId ? ` ("${toolCallId}")` : "";
+    const command = `toolwire link ${toolCallId ?? "<id>"}`;
     return (
       "This link has expired (viewer links last one hour), so the page cannot reconnect. " +
-      `To get a new link, repeat the POST /v1/invocations request with the same toolCallId${which}: ` +
-      "the viewUrl in its answer carries a fresh token. The output shown is what arrived before the link expired."
+      `Ask for a new one with ${command}, or from your agent. ` +
+      "The output shown is what arrived before the link expired."
     );
   }
   return `Cannot follow this invocation: ${error.message}`;

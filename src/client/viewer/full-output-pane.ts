@@ -29,6 +29,12 @@ export class FullOutputPane {
   readonly #spacer = byId("full-spacer");
   readonly #query = byId<HTMLInputElement>("full-query");
   readonly #match = byId("full-match");
+  /** The go-to-line status, apart from the search's. */
+  readonly #jump = byId("full-jump");
+  /** The matching-line count of the last query (counted once per query). */
+  #counted: { reader: SpillReader; query: string; lines: Promise<number> } | null = null;
+  /** The text of the current match, highlighted in its row; null after a jump. */
+  #highlight: string | null = null;
   readonly #lineInput = byId<HTMLInputElement>("full-line");
   readonly #download = byId<HTMLAnchorElement>("full-download");
   readonly #url: string;
@@ -40,6 +46,8 @@ export class FullOutputPane {
   #current: number | null = null;
   #renderSeq = 0;
   #ignoreScroll = false;
+  /** What had focus before the pane opened: it gets focus back on close. */
+  #opener: HTMLElement | null = null;
 
   /**
    * @example new FullOutputPane(`/v1/invocations/${id}/spill?token=${token}`)
@@ -68,6 +76,12 @@ export class FullOutputPane {
     new ResizeObserver(() => {
       if (this.#reader) this.#layout();
     }).observe(this.#scroller);
+    this.#root.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") {
+        event.preventDefault();
+        this.close();
+      } else if (event.key === "Tab") this.#keepFocusInside(event);
+    });
   }
 
   /** Opens the pane and starts reading the file (again, if it was open before). */
@@ -75,7 +89,13 @@ export class FullOutputPane {
     this.#abort?.abort();
     const abort = new AbortController();
     this.#abort = abort;
+    if (this.#root.hidden) {
+      this.#opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    }
     this.#root.hidden = false;
+    // The pane is modal: the page behind it can be neither focused nor clicked.
+    this.#setBackgroundInert(true);
+    this.#query.focus();
     document.body.dataset.full = "loading";
     this.#rows.replaceChildren();
     this.#info.textContent = "Loading the full output…";
@@ -103,7 +123,33 @@ export class FullOutputPane {
   close(): void {
     this.#abort?.abort();
     this.#root.hidden = true;
+    this.#setBackgroundInert(false);
     delete document.body.dataset.full;
+    this.#opener?.focus();
+    this.#opener = null;
+  }
+
+  /** Tab from the last control goes to the first, Shift+Tab from the first to the last. */
+  #keepFocusInside(event: KeyboardEvent): void {
+    const controls = [
+      ...this.#root.querySelectorAll<HTMLElement>("input, button, a[href], [tabindex]"),
+    ].filter((control) => !control.hidden && control.tabIndex >= 0);
+    const first = controls[0];
+    const last = controls.at(-1);
+    if (!first || !last) return;
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+
+  #setBackgroundInert(inert: boolean): void {
+    for (const element of document.body.children) {
+      if (element !== this.#root && element instanceof HTMLElement) element.inert = inert;
+    }
   }
 
   /** Moves to the next or previous line containing the search text. */
@@ -133,9 +179,23 @@ export class FullOutputPane {
       return;
     }
     const round = wrapped ? (direction === "next" ? " (from the top)" : " (from the end)") : "";
+    this.#highlight = query;
+    await this.goTo(line);
+    // Said once the line is on screen, so the status never names a line not yet shown.
     this.#match.textContent = `Line ${formatCount(line)}${round}`;
     this.#match.dataset.found = String(line);
-    await this.goTo(line);
+    void this.#count(reader, query, this.#match.textContent);
+  }
+
+  /** Adds how many lines match to the search status, once counted (once per query). */
+  async #count(reader: SpillReader, query: string, shown: string): Promise<void> {
+    if (this.#counted?.query !== query || this.#counted.reader !== reader) {
+      this.#counted = { reader, query, lines: reader.countMatches(query, this.#abort?.signal) };
+    }
+    const lines = await this.#counted.lines.catch(() => null);
+    // Another search or jump may have moved on meanwhile: leave its status alone.
+    if (lines === null || this.#match.textContent !== shown) return;
+    this.#match.textContent = `${shown} · ${formatCount(lines)} matching ${lines === 1 ? "line" : "lines"}`;
   }
 
   /** Shows line `line` near the top of the pane and highlights it. */
@@ -151,17 +211,18 @@ export class FullOutputPane {
   async #goToTypedLine(): Promise<void> {
     const wanted = Number(this.#lineInput.value);
     if (!Number.isInteger(wanted) || wanted < 1) {
-      this.#match.textContent = "Type a line number (1 or more).";
+      this.#jump.textContent = "Type a line number (1 or more).";
       return;
     }
     const reader = this.#reader;
     if (!reader) return;
     const known = reader.index.lines;
     if (reader.index.complete && wanted > known) {
-      this.#match.textContent = `The output has ${formatCount(known)} lines.`;
+      this.#jump.textContent = `The output has ${formatCount(known)} lines.`;
       return;
     }
-    this.#match.textContent = "";
+    this.#jump.textContent = `At line ${formatCount(wanted)}`;
+    this.#highlight = null;
     await this.goTo(wanted);
   }
 
@@ -224,7 +285,10 @@ export class FullOutputPane {
       return;
     }
     if (seq !== this.#renderSeq) return;
-    const width = String(reader.index.lines).length;
+    // A fixed gutter: as wide as the last line number can be (the byte count bounds it
+    // until the count is known), so text does not shift as numbers gain a digit.
+    const width = String(reader.index.complete ? reader.index.lines : reader.size + 1).length;
+    this.#rows.style.setProperty("--gutter", `${width}ch`);
     this.#rows.replaceChildren(
       ...lines.map((line) => {
         const row = el("div", line.line === this.#current ? "row hit" : "row");
@@ -233,8 +297,20 @@ export class FullOutputPane {
         const text = el("span", "tx");
         const shown =
           line.text.length > MAX_ROW_CHARS ? line.text.slice(0, MAX_ROW_CHARS) : line.text;
-        for (const span of parseAnsi(shown)[0] ?? [])
-          text.append(document.createTextNode(span.text));
+        const plain = (parseAnsi(shown)[0] ?? []).map((span) => span.text).join("");
+        const at =
+          line.line === this.#current && this.#highlight
+            ? plain.toLowerCase().indexOf(this.#highlight.toLowerCase())
+            : -1;
+        if (at < 0 || this.#highlight === null) text.append(document.createTextNode(plain));
+        else {
+          const end = at + this.#highlight.length;
+          text.append(
+            plain.slice(0, at),
+            el("mark", undefined, plain.slice(at, end)),
+            plain.slice(end),
+          );
+        }
         if (line.cut || line.text.length > MAX_ROW_CHARS) {
           text.append(el("span", "muted", " … (line cut here; download for all of it)"));
         }

@@ -60,6 +60,10 @@ const openedAt = Date.now();
 let startedAt: number | null = null;
 let endedAt: number | null = null;
 let cancelled = false;
+/** When the page stopped following a call it never saw settle (expired, unknown, given up). */
+let stoppedAt: number | null = null;
+/** The API answered 404 for this id. */
+let unknownCall = false;
 let renderQueued = false;
 
 const sub = subscribe(location.href);
@@ -75,7 +79,13 @@ api.get(id).then(
     cancelled = info.cancelled === true;
     queueRender();
   },
-  () => {},
+  (error: unknown) => {
+    if ((error as { code?: string }).code === "not_found") {
+      unknownCall = true;
+      sub.close();
+    }
+    queueRender();
+  },
 );
 setInterval(renderClock, 100);
 render();
@@ -116,11 +126,27 @@ function renderHeader(s: Subscription): void {
       : s.start.toolName;
     page.args.textContent = describeArgs(s.start.args);
   }
-  const status = s.end ? (cancelled ? "cancelled" : s.end.isError ? "error" : "done") : "running";
+  const status = shownStatus(s);
+  // The clock stops with the call, or where the page lost it (expired, unknown, cut off).
+  if (status === "expired" || status === "unknown" || status === "disconnected")
+    stoppedAt ??= clock.now(Date.now());
   page.status.textContent = status;
   page.status.className = `status ${status}`;
   document.body.dataset.status = status;
   document.title = `${s.start?.toolName ?? "invocation"} · ${status} — Toolwire`;
+}
+
+/**
+ * The badge, from the invocation's own state: settled (done, error, cancelled), running
+ * once its tool_start arrived, and otherwise what the page knows: still connecting, the
+ * link expired, no such call, or the connection given up.
+ */
+function shownStatus(s: Subscription): string {
+  if (s.end) return cancelled ? "cancelled" : s.end.isError ? "error" : "done";
+  if (unknownCall || (s.status === "failed" && s.error?.code === "not_found")) return "unknown";
+  if (s.status === "failed" && s.error?.code === "unauthorized") return "expired";
+  if (s.status === "failed") return "disconnected";
+  return s.start ? "running" : "connecting";
 }
 
 function renderConnection(s: Subscription): void {
@@ -228,8 +254,13 @@ function renderImages(state: ToolOutputState): void {
 }
 
 function renderClock(): void {
+  // Nothing to time before the call is known to exist, nor for one that does not.
+  if (unknownCall || (startedAt === null && sub.start === null)) {
+    page.elapsed.textContent = "—";
+    return;
+  }
   // Until the invocation's createdAt is known, count from when the page opened.
-  const ms = (endedAt ?? clock.now(Date.now())) - (startedAt ?? clock.now(openedAt));
+  const ms = (endedAt ?? stoppedAt ?? clock.now(Date.now())) - (startedAt ?? clock.now(openedAt));
   page.elapsed.textContent = formatElapsed(Math.max(0, ms));
 }
 

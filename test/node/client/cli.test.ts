@@ -5,7 +5,7 @@ import { type CliProcess, EXIT, runCli } from "../../../src/client/cli/commands.
 import { LivePrinter } from "../../../src/client/cli/live-printer.ts";
 import { parseArgs, UsageError } from "../../../src/client/cli/parse-args.ts";
 import { toolArgs } from "../../../src/client/cli/tool-args.ts";
-import type { Subscription } from "../../../src/client/index.ts";
+import { type Subscription, ToolwireError } from "../../../src/client/index.ts";
 import { emptyState } from "./fake-producer.ts";
 
 function fakeProcess(env: Record<string, string> = {}, tty = false) {
@@ -50,8 +50,21 @@ describe("parseArgs", () => {
     });
   });
 
+  it("reads run --run-id, and link <id> or link --run <runId>", () => {
+    expect(parseArgs(["run", "--run-id", "r7", "bash", "--command", "ls"]).command).toMatchObject({
+      kind: "run",
+      runId: "r7",
+      args: { command: "ls" },
+    });
+    expect(parseArgs(["link", "call_1"]).command).toEqual({ kind: "link", id: "call_1" });
+    expect(parseArgs(["link", "--run", "r7"]).command).toEqual({ kind: "linkRun", runId: "r7" });
+    expect(() => parseArgs(["link"])).toThrow(UsageError);
+    expect(() => parseArgs(["link", "--run", "r7", "call_1"])).toThrow(/not both/);
+    expect(() => parseArgs(["run", "--run-id"])).toThrow(/--run-id needs a value/);
+  });
+
   it("has --help for every command, before or after it", () => {
-    for (const name of ["run", "watch", "result", "tools"] as const) {
+    for (const name of ["run", "watch", "link", "result", "tools"] as const) {
       expect(parseArgs([name, "--help"]).command).toEqual({ kind: "help", topic: name });
       expect(parseArgs(["--help", name]).command).toEqual({ kind: "help", topic: name });
     }
@@ -207,6 +220,67 @@ describe("LivePrinter", () => {
     printer.finish({ status: "settled", state: sub("d\ne\n", 10).state, end: null, error: null });
     expect(out()).toBe("a\nb\nc\nd\ne\n");
     expect(err()).toBe("[toolwire] connection lost; reconnecting…\n[toolwire] reconnected\n");
+  });
+
+  it("says why after every third failed reconnect in a row, on a terminal and off one", () => {
+    for (const tty of [false, true]) {
+      const { proc, err } = fakeProcess({}, tty);
+      const printer = new LivePrinter(proc, Date.now());
+      const why = new ToolwireError("unreachable", "Could not reach ws://h/x: ECONNREFUSED.", 0);
+      for (let attempt = 1; attempt <= 7; attempt++) {
+        const failing = { ...sub("", 0, "reconnecting"), attempt, error: why } as Subscription;
+        printer.update(failing);
+        printer.update(failing);
+      }
+      const said = err().match(/still reconnecting after \d+ failed attempts: [^\n]*/g);
+      expect(said).toEqual([
+        "still reconnecting after 3 failed attempts: Could not reach ws://h/x: ECONNREFUSED.",
+        "still reconnecting after 6 failed attempts: Could not reach ws://h/x: ECONNREFUSED.",
+      ]);
+    }
+  });
+
+  it('ends its output with a newline on a pipe too, as after "(no output)"', () => {
+    const { proc, out } = fakeProcess();
+    const printer = new LivePrinter(proc, Date.now());
+    printer.update(sub("(no output)", 0));
+    printer.finish({
+      status: "settled",
+      state: sub("(no output)", 0).state,
+      end: null,
+      error: null,
+    });
+    expect(out()).toBe("(no output)\n");
+  });
+
+  it("keeps colours but shows a command's other control sequences as text on a terminal, not on a pipe", () => {
+    const text = "\u001b[32mok\u001b[0m \u001b]52;c;aGk=\u0007\u001b[6n\n";
+    const tty = fakeProcess({}, true);
+    const printer = new LivePrinter(tty.proc, Date.now());
+    printer.update(sub(text, text.length));
+    printer.finish({
+      status: "settled",
+      state: sub(text, text.length).state,
+      end: null,
+      error: null,
+    });
+    expect(tty.out()).toBe("\u001b[32mok\u001b[0m ␛]52;c;aGk=␇␛[6n\n");
+    const pipe = fakeProcess();
+    const piped = new LivePrinter(pipe.proc, Date.now());
+    piped.update(sub(text, text.length));
+    expect(pipe.out()).toBe(text);
+  });
+
+  it("times the summary from the call's own createdAt to its settledAt, not from when it was watched", () => {
+    const { proc, err } = fakeProcess({}, true);
+    const createdAt = Date.now() - 60_000;
+    const printer = new LivePrinter(proc, createdAt);
+    printer.update(sub("x\n", 2));
+    printer.finish(
+      { status: "settled", state: sub("x\n", 2).state, end: null, error: null },
+      createdAt + 6100,
+    );
+    expect(err()).toMatch(/✔ done in 6\.1 s\n$/);
   });
 
   it("says once, where the gap is, how much output it did not show", () => {

@@ -98,7 +98,9 @@ describe("LineIndex", () => {
 });
 
 describe("SpillReader", () => {
-  it("reads any lines and finds every match forwards and backwards, like the reference", async () => {
+  it("reads any lines and finds every match forwards and backwards, like the reference", {
+    timeout: 30_000,
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(
         fileText,
@@ -166,7 +168,7 @@ describe("SpillReader", () => {
     await reader.open();
     await reader.indexAll(() => {});
     const indexRequests = requests.length;
-    expect(await reader.search("nothing", 0, "next")).toBeNull();
+    expect(await reader.lines(1, 200_000)).toHaveLength(200_000);
     const scanRequests = requests.length;
     expect(scanRequests - indexRequests).toBe(Math.ceil(bytes.length / 1024));
     // Lines of the last chunks are cached: reading them again asks for nothing new.
@@ -175,6 +177,24 @@ describe("SpillReader", () => {
     // The first chunk was dropped long ago.
     await reader.lines(1, 1);
     expect(requests.length).toBe(scanRequests + 1);
+  });
+
+  it("searches forwards in ranges of the indexing size, not of line reads", async () => {
+    const bytes = encoder.encode(`${"line\n".repeat(200_000)}needle\n`);
+    const requests: string[] = [];
+    const reader = new SpillReader("http://spill.test/", {
+      fetch: rangeFetch(bytes, requests),
+      chunkBytes: 1024,
+      indexChunkBytes: 256 * 1024,
+    });
+    await reader.open();
+    const opened = requests.length;
+    expect(await reader.search("NEEDLE", 0, "next")).toBe(200_001);
+    expect(requests.length - opened).toBe(Math.ceil(bytes.length / (256 * 1024)));
+    expect(await reader.search("needle", 200_001, "next")).toBeNull();
+    expect(await reader.countMatches("NEEDLE")).toBe(1);
+    expect(await reader.countMatches("line")).toBe(200_000);
+    expect(await reader.countMatches("")).toBe(0);
   });
 });
 

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Subscription, subscribe, ToolwireError } from "../../../src/client/index.ts";
+import { transportFor } from "../../../src/client/subscription.ts";
 import { FakeProducer, permanentError, settle } from "./fake-producer.ts";
 
 const fast = { initialMs: 1, maxMs: 4, maxAttempts: 5 };
@@ -187,6 +188,35 @@ describe("subscribe", () => {
     const outcome = await sub.finished;
     expect(outcome.status).toBe("failed");
     expect(outcome.error).toBe(permanentError);
+  });
+
+  it("follows over SSE where the platform has no WebSocket (Node 20), unless given a socket factory", async () => {
+    const platform = Object.getOwnPropertyDescriptor(globalThis, "WebSocket");
+    Reflect.deleteProperty(globalThis, "WebSocket");
+    try {
+      const asked: string[] = [];
+      const notFound: typeof fetch = async (input) => {
+        asked.push(String(input));
+        return Response.json(
+          { error: { code: "not_found", message: "No invocation." } },
+          { status: 404 },
+        );
+      };
+      const sub = subscribe("ws://h/v1/invocations/c/socket?token=t", {
+        transport: "socket",
+        fetch: notFound,
+      });
+      expect((await sub.finished).error?.code).toBe("not_found");
+      expect(asked).toEqual(["http://h/v1/invocations/c/events?token=t"]);
+      expect(transportFor({})).toBe("sse");
+      expect(transportFor({ createSocket: () => ({}) as never })).toBe("socket");
+      Object.defineProperty(globalThis, "WebSocket", { value: class {}, configurable: true });
+      expect(transportFor({})).toBe("socket");
+      expect(transportFor({ transport: "sse" })).toBe("sse");
+    } finally {
+      Reflect.deleteProperty(globalThis, "WebSocket");
+      if (platform) Object.defineProperty(globalThis, "WebSocket", platform);
+    }
   });
 
   it("gives up after the configured number of attempts", async () => {

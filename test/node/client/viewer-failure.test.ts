@@ -12,17 +12,13 @@ describe("the viewer's failure box", () => {
   it("says how to get a new link when the link expired", () => {
     const text = describeFailure(expired, "call_42");
     expect(text).toContain("This link has expired");
-    expect(text).toContain(
-      'repeat the POST /v1/invocations request with the same toolCallId ("call_42")',
-    );
-    expect(text).toContain("viewUrl");
+    expect(text).toContain("Ask for a new one with toolwire link call_42, or from your agent.");
     expect(text).not.toContain("subscribe token");
+    expect(text).not.toContain("POST");
   });
 
   it("still says how when the toolCallId is not known yet", () => {
-    expect(describeFailure(expired, null)).toContain(
-      "repeat the POST /v1/invocations request with the same toolCallId",
-    );
+    expect(describeFailure(expired, null)).toContain("Ask for a new one with toolwire link <id>");
   });
 
   it("shows other problems as the server put them", () => {

@@ -22,6 +22,20 @@ async function listed(): Promise<ListedTool[]> {
 }
 
 describe("GET /v1/tools", () => {
+  it("marks the built-in examples, and an unknown tool's message lists only the others", async () => {
+    const tools = (await listed()) as unknown as { name: string; example?: boolean }[];
+    const examples = tools.filter((t) => t.example === true).map((t) => t.name);
+    expect(examples.sort()).toEqual(["emit", "report", "steps"]);
+    const res = await call("/v1/invocations", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ tool: "nope", args: {}, toolCallId: freshId("nope") }),
+    });
+    const message = await expectError(res, 400, "bad_request");
+    expect(message).toMatch(/known: bash, read, grep, glob, web_fetch, external/);
+    expect(message).not.toMatch(/\b(emit|steps|report)\b/);
+  });
+
   it("lists the built-ins with descriptions and JSON Schemas of their parameters", async () => {
     const tools = await listed();
     const names = tools.map((t) => t.name);

@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { mintSubscribeToken } from "../../../src/worker/index.ts";
-import { call, expectError, SUBSCRIBE_SECRET } from "./helpers.ts";
+import { call, create, expectError, freshId, SUBSCRIBE_SECRET } from "./helpers.ts";
 
 describe("GET /view/:id", () => {
   it("serves the viewer page for a valid subscribe token, uncached and without referrers", async () => {
-    const token = await mintSubscribeToken(SUBSCRIBE_SECRET, "call_view_1", Date.now());
-    const res = await call(`/view/call_view_1?token=${token}`, {}, false);
+    const { id } = await create({
+      tool: "external",
+      toolCallId: freshId("view"),
+      args: { name: "x" },
+    });
+    const token = await mintSubscribeToken(SUBSCRIBE_SECRET, id, Date.now());
+    const res = await call(`/view/${id}?token=${token}`, {}, false);
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toContain("text/html");
     expect(res.headers.get("Cache-Control")).toBe("no-store");
@@ -14,8 +19,13 @@ describe("GET /view/:id", () => {
   });
 
   it("forbids every origin to frame it, with a header CSP and X-Frame-Options", async () => {
-    const token = await mintSubscribeToken(SUBSCRIBE_SECRET, "call_view_2", Date.now());
-    const res = await call(`/view/call_view_2?token=${token}`, {}, false);
+    const { id } = await create({
+      tool: "external",
+      toolCallId: freshId("view"),
+      args: { name: "x" },
+    });
+    const token = await mintSubscribeToken(SUBSCRIBE_SECRET, id, Date.now());
+    const res = await call(`/view/${id}?token=${token}`, {}, false);
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Security-Policy")).toBe("frame-ancestors 'none'");
     expect(res.headers.get("X-Frame-Options")).toBe("DENY");
