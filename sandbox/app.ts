@@ -83,14 +83,11 @@ export function createSandboxApp(
       if (err.retryAfterSec !== undefined) c.header("Retry-After", String(err.retryAfterSec));
       return c.json(errorBody(err), err.status);
     }
-    const internal = new SandboxError(500, "internal", `sandbox host error: ${err.message}`);
+    const internal = new SandboxError("internal", `sandbox host error: ${err.message}`);
     return c.json(errorBody(internal), 500 as ContentfulStatusCode);
   });
   app.notFound((c) =>
-    c.json(
-      errorBody(new SandboxError(404, "not_found", `no route ${c.req.method} ${c.req.path}`)),
-      404,
-    ),
+    c.json(errorBody(new SandboxError("not_found", `no route ${c.req.method} ${c.req.path}`)), 404),
   );
 
   app.get("/healthz", (c) => c.json({ ok: true }));
@@ -100,7 +97,7 @@ export function createSandboxApp(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
-        throw new SandboxError(413, "too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+        throw new SandboxError("too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
       },
     }),
   );
@@ -108,10 +105,9 @@ export function createSandboxApp(
   app.post("/v1/exec", async (c) => {
     const req = await parseBody(c, execRequestSchema);
     const tooLong = execTooLong(req);
-    if (tooLong) throw new SandboxError(400, "bad_request", tooLong);
+    if (tooLong) throw new SandboxError("bad_request", tooLong);
     if (registry.get(req.execId)) {
       throw new SandboxError(
-        409,
         "conflict",
         `exec '${req.execId}' already exists; reattach with GET /v1/exec/${req.execId}`,
       );
@@ -122,7 +118,6 @@ export function createSandboxApp(
     if (registry.get(req.execId)) {
       release();
       throw new SandboxError(
-        409,
         "conflict",
         `exec '${req.execId}' already exists; reattach with GET /v1/exec/${req.execId}`,
       );
@@ -206,7 +201,6 @@ function findRun(registry: ExecRegistry, execId: string) {
   const run = EXEC_ID_PATTERN.test(execId) ? registry.get(execId) : undefined;
   if (!run) {
     throw new SandboxError(
-      404,
       "not_found",
       `no exec '${execId}' on this sandbox (never started, or finished more than 10 minutes ago)`,
     );
@@ -219,12 +213,12 @@ async function parseBody<S extends z.ZodMiniType>(c: Context, schema: S): Promis
   try {
     raw = await c.req.json();
   } catch {
-    throw new SandboxError(400, "bad_request", "request body must be a JSON object");
+    throw new SandboxError("bad_request", "request body must be a JSON object");
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`);
-    throw new SandboxError(400, "bad_request", `invalid request: ${issues.join("; ")}`);
+    throw new SandboxError("bad_request", `invalid request: ${issues.join("; ")}`);
   }
   return parsed.data;
 }
@@ -232,7 +226,7 @@ async function parseBody<S extends z.ZodMiniType>(c: Context, schema: S): Promis
 async function assertDirectory(abs: string, rel: string | undefined): Promise<void> {
   const info = await stat(abs).catch(() => null);
   if (!info?.isDirectory()) {
-    throw new SandboxError(400, "bad_request", `cwd '${rel}' is not a directory in the workspace`);
+    throw new SandboxError("bad_request", `cwd '${rel}' is not a directory in the workspace`);
   }
 }
 

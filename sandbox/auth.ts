@@ -12,13 +12,14 @@ export function bearerAuth(token: string): MiddlewareHandler {
     const presented = bearerToken(c.req.header("authorization") ?? "");
     if (presented === null) {
       throw new SandboxError(
-        401,
         "unauthorized",
         "missing bearer token: send 'Authorization: Bearer <SANDBOX_TOKEN>'",
       );
     }
     if (!(await secretMatches(presented, token))) {
-      throw new SandboxError(403, "forbidden", "bearer token does not match this sandbox's token");
+      // 401 like the Worker: a wrong credential is no credential (403 is for a valid one
+      // that may not do this).
+      throw new SandboxError("unauthorized", "bearer token does not match this sandbox's token");
     }
     await next();
   };

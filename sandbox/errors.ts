@@ -2,39 +2,25 @@
  * Errors the sandbox host answers with. Every refusal is a value a caller can act on:
  * a status, a stable code and a message that says what was wrong and what to do.
  */
-export type SandboxErrorCode =
-  | "bad_request"
-  | "unauthorized"
-  | "forbidden"
-  | "not_found"
-  | "conflict"
-  | "too_large"
-  | "too_many_requests"
-  | "insufficient_storage"
-  | "busy"
-  | "internal";
+import { apiError, type ErrorCode, type ErrorStatus } from "../src/protocol/index.ts";
 
-export type SandboxErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503 | 507;
+/** The sandbox host speaks the API's one vocabulary of codes (src/protocol/errors.ts). */
+export type SandboxErrorCode = ErrorCode;
 
 /**
  * A refusal with its HTTP status.
- * @example throw new SandboxError(404, "not_found", "no exec named abc; it may have expired");
+ * @example throw new SandboxError("not_found", "no exec named abc; it may have expired");
  */
 export class SandboxError extends Error {
-  readonly status: SandboxErrorStatus;
+  readonly status: ErrorStatus;
   readonly code: SandboxErrorCode;
   /** Seconds for a `Retry-After` header (a 503 `busy`). */
   readonly retryAfterSec: number | undefined;
 
-  constructor(
-    status: SandboxErrorStatus,
-    code: SandboxErrorCode,
-    message: string,
-    retryAfterSec?: number,
-  ) {
+  constructor(code: SandboxErrorCode, message: string, retryAfterSec?: number) {
     super(message);
     this.name = "SandboxError";
-    this.status = status;
+    this.status = apiError(code, message).status;
     this.code = code;
     this.retryAfterSec = retryAfterSec;
   }

@@ -47,7 +47,6 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 export class SpillMissingError extends SandboxError {
   constructor(jailPath: string) {
     super(
-      404,
       "not_found",
       `no spill file ${jailPath} on this sandbox (the output fit in its window, or the file was removed)`,
     );

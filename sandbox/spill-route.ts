@@ -27,11 +27,7 @@ export async function spillResponse(
   range: string | undefined,
 ): Promise<Response> {
   if (!EXEC_ID_PATTERN.test(execId)) {
-    throw new SandboxError(
-      400,
-      "bad_request",
-      `'${execId}' is not an exec id ([A-Za-z0-9_-]{1,128})`,
-    );
+    throw new SandboxError("bad_request", `'${execId}' is not an exec id ([A-Za-z0-9_-]{1,128})`);
   }
   const rel = spills.jailPath(execId);
   const file = await spills.openRead(`${execId}.log`);

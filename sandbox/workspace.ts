@@ -37,7 +37,6 @@ export class Workspace {
     }
     if (!this.contains(real)) {
       throw new SandboxError(
-        403,
         "forbidden",
         `path '${rel}' resolves (through a symlink) outside the workspace root; name a path inside it`,
       );
@@ -53,7 +52,7 @@ export class Workspace {
    */
   makeDirectorySync(abs: string): string {
     if (!this.contains(abs)) {
-      throw new SandboxError(403, "forbidden", "that path is not inside the workspace root");
+      throw new SandboxError("forbidden", "that path is not inside the workspace root");
     }
     let real = this.root;
     for (const part of this.relative(abs).split("/").filter(Boolean)) {
@@ -66,7 +65,6 @@ export class Workspace {
       real = realpathSync(next);
       if (!this.contains(real)) {
         throw new SandboxError(
-          403,
           "forbidden",
           `'${this.relative(next)}' resolves (through a symlink) outside the workspace root`,
         );
@@ -88,11 +86,10 @@ export class Workspace {
   private lexical(rel: string | undefined): string {
     if (rel === undefined || rel === "" || rel === ".") return this.root;
     if (rel.includes("\0")) {
-      throw new SandboxError(400, "bad_request", "path contains a NUL byte");
+      throw new SandboxError("bad_request", "path contains a NUL byte");
     }
     if (path.isAbsolute(rel)) {
       throw new SandboxError(
-        400,
         "bad_request",
         `path '${rel}' is absolute; paths are relative to the workspace root`,
       );
@@ -100,7 +97,6 @@ export class Workspace {
     const abs = path.resolve(this.root, rel);
     if (!this.contains(abs)) {
       throw new SandboxError(
-        403,
         "forbidden",
         `path '${rel}' escapes the workspace root; name a path inside it`,
       );

@@ -53,7 +53,6 @@ export class ExecGate {
         if (at >= 0) this.#waiting.splice(at, 1);
         reject(
           new SandboxError(
-            503,
             "busy",
             `this sandbox host is running its limit of ${this.maxRunning} commands at once (SANDBOX_MAX_RUNNING_EXECS), and none ended within ${this.queueMs / 1000} s; the command was not started; try again in ${RETRY_AFTER_SEC} s`,
             RETRY_AFTER_SEC,

@@ -10,7 +10,7 @@ import { SandboxError } from "../errors.ts";
  */
 export function compileGlob(pattern: string): (relPath: string) => boolean {
   if (pattern === "") {
-    throw new SandboxError(400, "bad_request", "glob pattern is empty; try e.g. '**/*.ts'");
+    throw new SandboxError("bad_request", "glob pattern is empty; try e.g. '**/*.ts'");
   }
   const anchored = pattern.includes("/");
   const body = pattern.startsWith("/") ? pattern.slice(1) : pattern;
@@ -74,5 +74,5 @@ function escapeRegex(ch: string): string {
 }
 
 function badGlob(pattern: string, why: string): SandboxError {
-  return new SandboxError(400, "bad_request", `glob '${pattern}' is malformed: ${why}`);
+  return new SandboxError("bad_request", `glob '${pattern}' is malformed: ${why}`);
 }

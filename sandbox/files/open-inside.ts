@@ -33,25 +33,19 @@ export async function openInside(
     const real = await readlink(`/proc/self/fd/${handle.fd}`);
     if (!workspace.contains(real)) {
       throw new SandboxError(
-        403,
         "forbidden",
         `path '${shown(rel)}' resolves (through a symlink) outside the workspace root; name a path inside it`,
       );
     }
     const info = await handle.stat();
     if (kind === "file" && info.isDirectory()) {
-      throw new SandboxError(
-        400,
-        "bad_request",
-        `'${shown(rel)}' is a directory; list it with glob`,
-      );
+      throw new SandboxError("bad_request", `'${shown(rel)}' is a directory; list it with glob`);
     }
     if (kind === "file" && !info.isFile()) {
-      throw new SandboxError(400, "bad_request", `'${shown(rel)}' is not a regular file`);
+      throw new SandboxError("bad_request", `'${shown(rel)}' is not a regular file`);
     }
     if (kind === "file" && info.nlink > 1) {
       throw new SandboxError(
-        403,
         "forbidden",
         `'${shown(rel)}' is a hard link (${info.nlink} names), and another name may lie outside the workspace; the host reads only files with one name (cat it with bash, which runs in the jail)`,
       );

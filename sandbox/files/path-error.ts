@@ -12,34 +12,27 @@ export function pathError(err: unknown, rel: string): unknown {
   switch (code) {
     case "ENOENT":
       return new SandboxError(
-        404,
         "not_found",
         `${what} does not exist in the workspace; list files with glob`,
       );
     case "ENAMETOOLONG":
       return new SandboxError(
-        400,
         "bad_request",
         `path ${what} is too long: each name may have at most 255 bytes, the whole path 4096`,
       );
     case "ELOOP":
-      return new SandboxError(
-        400,
-        "bad_request",
-        `path ${what} has too many levels of symbolic links`,
-      );
+      return new SandboxError("bad_request", `path ${what} has too many levels of symbolic links`);
     case "ENOTDIR":
       return new SandboxError(
-        400,
         "bad_request",
         `path ${what} goes through something that is not a directory`,
       );
     case "EACCES":
     case "EPERM":
-      return new SandboxError(403, "forbidden", `${what} is not readable by the sandbox host`);
+      return new SandboxError("forbidden", `${what} is not readable by the sandbox host`);
     case "ENXIO":
     case "ENODEV":
-      return new SandboxError(400, "bad_request", `${what} is not a regular file`);
+      return new SandboxError("bad_request", `${what} is not a regular file`);
     default:
       return err;
   }

@@ -32,7 +32,6 @@ export async function readLines(
   for await (const chunk of handle.createReadStream() as AsyncIterable<Buffer>) {
     if (first && chunk.subarray(0, 8192).includes(0)) {
       throw new SandboxError(
-        400,
         "bad_request",
         `'${rel}' looks like a binary file (it contains NUL bytes); inspect it with bash (e.g. xxd, file)`,
       );
@@ -46,7 +45,6 @@ export async function readLines(
   const { totalLines } = collector;
   if (win.offset > Math.max(totalLines, 1)) {
     throw new SandboxError(
-      400,
       "bad_request",
       `offset ${win.offset} is past the end of '${rel}' (${totalLines} lines); use an offset from 1 to ${Math.max(totalLines, 1)}`,
     );

@@ -196,7 +196,6 @@ const NO_FILES_SEARCHED = /No files were searched/;
 function noFilesToSearch(path: string | undefined): SandboxError {
   const where = path === undefined || path === "" || path === "." ? "the workspace" : `'${path}'`;
   return new SandboxError(
-    404,
     "not_found",
     `no files to search in ${where}: it has no files, or only hidden or ignored ones (.gitignore, .ignore); name a file or a hidden folder as the path to search it`,
   );
@@ -208,7 +207,6 @@ function compileRegex(req: GrepRequest): RegExp {
     return new RegExp(source, req.ignoreCase ? "iu" : "u");
   } catch (err) {
     throw new SandboxError(
-      400,
       "bad_request",
       `pattern '${req.pattern}' is not a valid regular expression (${(err as Error).message}); pass literal: true to search for it as text`,
     );
@@ -251,7 +249,6 @@ async function assertExists(abs: string, rel: string | undefined): Promise<void>
     await stat(abs);
   } catch {
     throw new SandboxError(
-      404,
       "not_found",
       `'${rel}' does not exist in the workspace; list files with glob`,
     );
@@ -260,7 +257,6 @@ async function assertExists(abs: string, rel: string | undefined): Promise<void>
 
 function ripgrepFailed(stderr: string): SandboxError {
   return new SandboxError(
-    400,
     "bad_request",
     `search failed: ${stderr || "ripgrep exited with an error"}`,
   );

@@ -108,7 +108,6 @@ export class HostedSandbox {
   admitExec(): () => void {
     if (this.runningExecs() >= this.limits.maxExecs) {
       throw new SandboxError(
-        429,
         "too_many_requests",
         `sandbox ${this.id} already runs ${this.limits.maxExecs} commands (its maxExecs); wait for one to end or cancel one`,
       );

@@ -37,7 +37,7 @@ export function sandboxRoutes(set: SandboxSet, token: string): Hono {
     const known =
       err instanceof SandboxError
         ? err
-        : new SandboxError(500, "internal", `sandbox host error: ${err.message}`);
+        : new SandboxError("internal", `sandbox host error: ${err.message}`);
     return c.json(errorBody(known), known.status);
   });
   app.use("/v1/sandboxes", bearerAuth(token));
@@ -48,7 +48,7 @@ export function sandboxRoutes(set: SandboxSet, token: string): Hono {
     const req = createSchema.safeParse(await c.req.json().catch(() => null));
     if (!req.success) {
       const issues = req.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`);
-      throw new SandboxError(400, "bad_request", `invalid request: ${issues.join("; ")}`);
+      throw new SandboxError("bad_request", `invalid request: ${issues.join("; ")}`);
     }
     const sandbox = await set.create(req.data.id, req.data.limits);
     return c.json(await sandbox.info(), 201);

@@ -57,7 +57,6 @@ export class SandboxSet {
     const sandbox = SANDBOX_ID_PATTERN.test(id) ? this.#sandboxes.get(id) : undefined;
     if (!sandbox) {
       throw new SandboxError(
-        404,
         "not_found",
         `no sandbox '${id}' on this host (never created here, deleted, or lost when the host restarted)`,
       );
@@ -75,11 +74,10 @@ export class SandboxSet {
    */
   async create(id: string, requested: Partial<SandboxLimits> = {}): Promise<HostedSandbox> {
     if (this.#sandboxes.has(id) || this.#creating.has(id)) {
-      throw new SandboxError(409, "conflict", `sandbox '${id}' already exists on this host`);
+      throw new SandboxError("conflict", `sandbox '${id}' already exists on this host`);
     }
     if (this.#sandboxes.size + this.#creating.size >= this.config.maxSandboxes) {
       throw new SandboxError(
-        429,
         "too_many_requests",
         `this host holds ${this.config.maxSandboxes} sandboxes (SANDBOX_MAX_SANDBOXES); delete one or place the sandbox on another host`,
       );
@@ -124,7 +122,6 @@ export class SandboxSet {
       if (ask === undefined) continue;
       if (ask > limits[key]) {
         throw new SandboxError(
-          400,
           "bad_request",
           `limits.${key}: ${ask} is above this host's ${limits[key]}; ask for at most that (the operator raises it)`,
         );

@@ -37,7 +37,7 @@ export async function uploadTar(
   target: string,
   body: ReadableStream<Uint8Array> | null,
 ): Promise<UploadResult> {
-  if (!body) throw new SandboxError(400, "bad_request", "send the tar archive as the request body");
+  if (!body) throw new SandboxError("bad_request", "send the tar archive as the request body");
   const abs = await place.workspace.resolve(target);
   const check = new TarCheck(place.workspace.relative(abs));
   await mkdir(place.incomingDir, { recursive: true });
@@ -77,7 +77,7 @@ export async function downloadTar(
 ): Promise<ReadableStream<Uint8Array>> {
   const abs = await place.workspace.resolve(rel);
   await stat(abs).catch(() => {
-    throw new SandboxError(404, "not_found", `no '${rel}' in the workspace`);
+    throw new SandboxError("not_found", `no '${rel}' in the workspace`);
   });
   const name = place.workspace.relative(abs) || ".";
   const root = place.workspace.root;
@@ -97,7 +97,7 @@ export async function downloadTar(
 
 function tarPath(): string {
   const tar = findExecutable("tar");
-  if (!tar) throw new SandboxError(500, "internal", "'tar' is not installed on the sandbox host");
+  if (!tar) throw new SandboxError("internal", "'tar' is not installed on the sandbox host");
   return tar;
 }
 
@@ -129,23 +129,17 @@ class ExtractError extends Error {}
 function uploadError(err: unknown): unknown {
   if (err instanceof SandboxError) return err;
   if (err instanceof TarRefusal) {
-    return new SandboxError(
-      400,
-      "bad_request",
-      `upload refused, nothing was written: ${err.message}`,
-    );
+    return new SandboxError("bad_request", `upload refused, nothing was written: ${err.message}`);
   }
   const message = (err as Error).message ?? String(err);
   if ((err as NodeJS.ErrnoException).code === "ENOSPC" || /No space left|quota/i.test(message)) {
     return new SandboxError(
-      507,
       "insufficient_storage",
       `upload does not fit the sandbox's disk quota (${firstLine(message)}); make room or create the sandbox with a larger limits.diskBytes`,
     );
   }
   if (err instanceof ExtractError) {
     return new SandboxError(
-      400,
       "bad_request",
       `tar could not extract the archive: ${firstLine(message)}`,
     );

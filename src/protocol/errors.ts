@@ -19,6 +19,7 @@ export type ErrorCode =
   | "range_not_satisfiable"
   | "upgrade_required"
   | "internal"
+  | "busy"
   | "sandbox_unreachable"
   | "not_configured";
 
@@ -37,6 +38,8 @@ const STATUS = {
   upgrade_required: 426,
   internal: 500,
   sandbox_unreachable: 502,
+  // The sandbox host runs as many commands as it may; `Retry-After` says when to come back.
+  busy: 503,
   not_configured: 503,
 } as const satisfies Record<ErrorCode, number>;
 

@@ -166,7 +166,7 @@ describe("file tools end to end", () => {
 });
 
 describe("tokens", () => {
-  it("the API and the sandbox refuse missing or wrong tokens", async () => {
+  it("the API and the sandbox refuse missing or wrong tokens alike, with 401", async () => {
     const noToken = await fetch(`${inject("apiUrl")}/v1/invocations`, {
       method: "POST",
       body: "{}",
@@ -177,6 +177,7 @@ describe("tokens", () => {
       headers: { authorization: "Bearer not-the-token" },
       body: JSON.stringify({ pattern: "*" }),
     });
-    expect(wrong.status).toBe(403);
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
   });
 });

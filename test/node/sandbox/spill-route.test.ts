@@ -82,7 +82,7 @@ describe("GET /v1/exec/:execId/spill", () => {
 
   it("needs the host's bearer token", async () => {
     const id = await spilled("seq 1 5000");
-    expect((await spill(id, {}, "not-the-token-at-all")).status).toBe(403);
+    expect((await spill(id, {}, "not-the-token-at-all")).status).toBe(401);
     expect((await fetch(`${host.url}/v1/exec/${id}/spill`)).status).toBe(401);
   });
 

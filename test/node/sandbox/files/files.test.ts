@@ -112,8 +112,8 @@ describe("workspace confinement and auth", () => {
       headers: { authorization: `Bearer ${host.token.slice(0, -1)}x` },
       body: JSON.stringify({ path: "ten.txt" }),
     });
-    expect(wrong.status).toBe(403);
-    expect(await wrong.json()).toMatchObject({ error: { code: "forbidden" } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toMatchObject({ error: { code: "unauthorized" } });
     expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
   });
 
