@@ -1,5 +1,6 @@
 import type { JsonValue } from "../chord/types.ts";
 import type { ProducerCall, SettledResult, ToolOutputState } from "../output/types.ts";
+import type { InvocationView, ResultPoll } from "../protocol/index.ts";
 
 export type { ProducerCall };
 
@@ -50,20 +51,10 @@ export interface InvocationLinks {
   viewUrl: string;
 }
 
-export interface InvocationInfo {
-  id: string;
-  tool: string;
-  args: JsonValue;
-  status: "running" | "settled";
-  state: ToolOutputState;
-  isError?: boolean;
-  cancelled?: boolean;
-  /** Epoch milliseconds. */
-  createdAt?: number;
-  settledAt?: number;
-}
+/** An invocation as the API answers with it: the protocol's `InvocationView`. */
+export type InvocationInfo = InvocationView;
 
-export type ResultPoll = { status: "settled"; result: SettledResult } | { status: "running" };
+export type { ResultPoll };
 
 export interface ToolInfo {
   name: string;
