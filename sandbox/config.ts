@@ -32,7 +32,12 @@ export interface SandboxConfig {
   limits: CommandLimits;
   /** Output past this many bytes stops the command (its spill file holds everything up to there). */
   maxSpillBytes: number;
+  /** Largest file `write` and `edit` write (and `edit` reads), in bytes. */
+  maxWriteBytes: number;
 }
+
+/** Default of `SANDBOX_MAX_WRITE_BYTES`: 512 KiB, so a whole file's JSON fits the Worker's 1 MiB body (decision 130). */
+export const DEFAULT_MAX_WRITE_BYTES = 512 * 1024;
 
 /** Defaults: loopback, port 8788, `./workspace`, ripgrep when on PATH. */
 export const DEFAULT_SANDBOX_CONFIG = {
@@ -47,13 +52,15 @@ export const DEFAULT_SANDBOX_CONFIG = {
   network: false,
   limits: DEFAULT_COMMAND_LIMITS,
   maxSpillBytes: DEFAULT_MAX_SPILL_BYTES,
+  maxWriteBytes: DEFAULT_MAX_WRITE_BYTES,
 } as const;
 
 /**
  * Reads `SANDBOX_TOKEN` (required), `HOST`, `PORT`, `SANDBOX_ROOT`, `SANDBOX_SEARCH`
  * (`auto` | `ripgrep` | `walker`), `SANDBOX_ISOLATION` (`bwrap` | `none`),
  * `SANDBOX_NETWORK` (`off` | `on`) and the limits `SANDBOX_MAX_PROCESSES`,
- * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_SPILL_BYTES`.
+ * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_SPILL_BYTES`,
+ * `SANDBOX_MAX_WRITE_BYTES`.
  * Throws a clear error on bad values.
  * @example const config = configFromEnv(process.env);
  */
@@ -87,6 +94,7 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
       ),
     },
     maxSpillBytes: positiveInt(env, "SANDBOX_MAX_SPILL_BYTES", DEFAULT_MAX_SPILL_BYTES),
+    maxWriteBytes: positiveInt(env, "SANDBOX_MAX_WRITE_BYTES", DEFAULT_MAX_WRITE_BYTES),
   };
 }
 

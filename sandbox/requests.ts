@@ -55,3 +55,20 @@ export const globRequestSchema = z.object({
   path: z.optional(relPath),
   limit: z.optional(lineCount(100_000)),
 });
+
+export const findRequestSchema = globRequestSchema;
+
+export const lsRequestSchema = z.object({
+  path: z.optional(relPath),
+  limit: z.optional(lineCount(100_000)),
+});
+
+export const writeRequestSchema = z.object({
+  path: relPath.check(z.minLength(1)),
+  content: z.string(),
+});
+
+export const editRequestSchema = z.object({
+  path: relPath.check(z.minLength(1)),
+  edits: z.array(z.object({ oldText: z.string(), newText: z.string() })).check(z.minLength(1)),
+});

@@ -1,14 +1,22 @@
 import { SandboxHttpError, SandboxStreamError, SandboxUnreachableError } from "./errors.ts";
 import { readNdjson } from "./ndjson.ts";
 import type {
+  EditRequest,
+  EditResult,
   ExecRequest,
+  FindRequest,
+  FindResult,
   GlobRequest,
   GlobResult,
   GrepRequest,
   GrepResult,
+  LsRequest,
+  LsResult,
   ReadRequest,
   ReadResult,
   ShellUpdate,
+  WriteRequest,
+  WriteResult,
 } from "./types.ts";
 
 /** Answer of `POST /v1/exec/:execId/kill`. */
@@ -79,6 +87,26 @@ export class SandboxClient {
   /** Paths matching a glob, at most `limit`; the listing stops at the probe. */
   glob(req: GlobRequest, signal?: AbortSignal): Promise<GlobResult> {
     return this.#json<GlobResult>("POST", "/v1/glob", req, signal);
+  }
+
+  /** Paths matching a glob with pi's `find` rules (hidden files too, relative to `path`). */
+  find(req: FindRequest, signal?: AbortSignal): Promise<FindResult> {
+    return this.#json<FindResult>("POST", "/v1/find", req, signal);
+  }
+
+  /** A directory's entries, sorted, `/` after directories, at most `limit`. */
+  ls(req: LsRequest, signal?: AbortSignal): Promise<LsResult> {
+    return this.#json<LsResult>("POST", "/v1/ls", req, signal);
+  }
+
+  /** Replaces a file's whole content atomically, creating parent folders. */
+  write(req: WriteRequest, signal?: AbortSignal): Promise<WriteResult> {
+    return this.#json<WriteResult>("POST", "/v1/write", req, signal);
+  }
+
+  /** Applies exact-text replacements to a file (pi's edit rules) and replaces it atomically. */
+  edit(req: EditRequest, signal?: AbortSignal): Promise<EditResult> {
+    return this.#json<EditResult>("POST", "/v1/edit", req, signal);
   }
 
   async #json<T>(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<T> {

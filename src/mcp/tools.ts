@@ -15,7 +15,17 @@ import type { JsonValue } from "../chord/types.ts";
 import { type AnyTool, ToolArgsError } from "../tools/index.ts";
 
 /** The tools an MCP client sees by default: the source-bounded sandbox and web tools. */
-export const MCP_TOOLS = ["bash", "read", "grep", "glob", "web_fetch"] as const;
+export const MCP_TOOLS = [
+  "bash",
+  "read",
+  "grep",
+  "glob",
+  "find",
+  "ls",
+  "write",
+  "edit",
+  "web_fetch",
+] as const;
 
 const ANNOTATIONS: Record<string, ToolAnnotations> = {
   bash: {
@@ -27,6 +37,21 @@ const ANNOTATIONS: Record<string, ToolAnnotations> = {
   read: { title: "Read a file", readOnlyHint: true, openWorldHint: false },
   grep: { title: "Search file contents", readOnlyHint: true, openWorldHint: false },
   glob: { title: "Find files by name", readOnlyHint: true, openWorldHint: false },
+  find: { title: "Find files (pi's find)", readOnlyHint: true, openWorldHint: false },
+  ls: { title: "List a directory", readOnlyHint: true, openWorldHint: false },
+  write: {
+    title: "Write a file",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  edit: {
+    title: "Edit a file",
+    readOnlyHint: false,
+    destructiveHint: true,
+    openWorldHint: false,
+  },
   web_fetch: { title: "Fetch a web page", readOnlyHint: true, openWorldHint: true },
 };
 
@@ -36,6 +61,10 @@ const BOUNDS: Record<string, string> = {
   read: "at most 2,000 lines or 50 KB from the offset; the footer gives the offset to continue from",
   grep: "the first limit matches, at most 50 KB; the footer says when it was cut",
   glob: "the first limit paths, at most 50 KB; the footer says when it was cut",
+  find: "the first limit paths, at most 50 KB; the footer says when it was cut",
+  ls: "the first limit entries, at most 50 KB; the footer says when it was cut",
+  write: "one line: the bytes and lines written",
+  edit: "the first 2,000 lines or 50 KB of the diff",
   web_fetch: "the first 50 KB of the page's text; the footer says when it was cut",
 };
 

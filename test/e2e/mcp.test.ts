@@ -76,7 +76,17 @@ describe.each([
   it("lists the tools with their output bounds and hints", async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect([...byName.keys()]).toEqual(["bash", "read", "grep", "glob", "web_fetch"]);
+    expect([...byName.keys()]).toEqual([
+      "bash",
+      "read",
+      "grep",
+      "glob",
+      "find",
+      "ls",
+      "write",
+      "edit",
+      "web_fetch",
+    ]);
     expect(byName.get("bash")?.description).toContain(
       "Output bound: the last 2,000 lines or 50 KB; the complete output is saved to a file that read and grep can open",
     );
@@ -84,10 +94,16 @@ describe.each([
       destructiveHint: true,
       readOnlyHint: false,
     });
-    for (const name of ["read", "grep", "glob", "web_fetch"]) {
+    for (const name of ["read", "grep", "glob", "find", "ls", "web_fetch"]) {
       expect(byName.get(name)?.annotations?.readOnlyHint).toBe(true);
     }
     expect(byName.get("web_fetch")?.annotations?.openWorldHint).toBe(true);
+    for (const name of ["write", "edit"]) {
+      expect(byName.get(name)?.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: true,
+      });
+    }
     expect(byName.get("bash")?.inputSchema).toMatchObject({
       type: "object",
       required: ["command"],
