@@ -63,7 +63,9 @@ export async function runRemote(
     ...(created.runViewUrl ? { runViewUrl: created.runViewUrl } : {}),
   });
 
-  const subscription = client.subscribe(created);
+  // Node 20 has no global WebSocket; the SSE stream carries the same events there.
+  const transport = typeof globalThis.WebSocket === "function" ? "socket" : "sse";
+  const subscription = client.subscribe(created, { transport });
   let lastShown = "";
   const stopWatching = subscription.onChange((s) => {
     if (!onUpdate || s.state === null || (s.status !== "live" && s.status !== "settled")) return;
