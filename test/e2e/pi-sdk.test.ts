@@ -105,7 +105,7 @@ describe("pi on Toolwire", () => {
       ((byId.get(id(name))?.content ?? []) as { text: string }[]).map((c) => c.text).join("");
     expect(byId.get(id("edit-dup"))?.isError).toBe(true);
     expect(text("edit-dup")).toContain(`Found 2 occurrences of the text in ${dir}/count.sh.`);
-    expect(text("edit-ok")).toContain("+3 # announce");
+    expect(text("edit-ok")).toContain("-2 # step\n+2 # announce\n 3 echo start");
     expect(text("bash")).toContain("100000");
     expect(text("find")).toBe("count.sh");
     expect(text("ls")).toBe("count.sh");

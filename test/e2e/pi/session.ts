@@ -26,10 +26,14 @@ export interface PiSession {
   dispose(): void;
 }
 
-/** Starts a session whose model answers with `responses`, in order. */
+/**
+ * Starts a session whose model answers with `responses`, in order; with `local`, pi's
+ * built-in tools run in the session's directory instead (the benchmark's baseline).
+ */
 export async function startPiSession(
   toolwire: { url: string; token: string },
   responses: FauxResponseStep[],
+  options: { local?: boolean } = {},
 ): Promise<PiSession> {
   process.env.TOOLWIRE_URL = toolwire.url;
   process.env.TOOLWIRE_TOKEN = toolwire.token;
@@ -45,7 +49,7 @@ export async function startPiSession(
     cwd,
     agentDir,
     settingsManager,
-    additionalExtensionPaths: [EXTENSION_PATH],
+    additionalExtensionPaths: options.local ? [] : [EXTENSION_PATH],
     noSkills: true,
     noPromptTemplates: true,
     noThemes: true,
