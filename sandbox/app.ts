@@ -10,6 +10,10 @@ import { errorBody, SandboxError } from "./errors.ts";
 import { ExecGate } from "./exec/exec-gate.ts";
 import { ExecRegistry } from "./exec/exec-registry.ts";
 import { execUpdateStream } from "./exec/update-stream.ts";
+import { editFile, writeFile } from "./files/change-file.ts";
+import { FileQueue } from "./files/file-queue.ts";
+import { findFiles } from "./files/find-files.ts";
+import { listDirectory } from "./files/list-directory.ts";
 import { openInside } from "./files/open-inside.ts";
 import { readLines } from "./files/read-file.ts";
 import { glob, grep } from "./files/search.ts";
@@ -17,11 +21,15 @@ import { Jail } from "./jail/jail.ts";
 import { MemoryCgroups } from "./jail/memory-cgroup.ts";
 import { PidsCgroups } from "./jail/pids-cgroup.ts";
 import {
+  editRequestSchema,
   execRequestSchema,
   execTooLong,
+  findRequestSchema,
   globRequestSchema,
   grepRequestSchema,
+  lsRequestSchema,
   readRequestSchema,
+  writeRequestSchema,
 } from "./requests.ts";
 import { SPILL_JAIL_PATH, SpillFolder } from "./spill-folder.ts";
 import { spillResponse } from "./spill-route.ts";
@@ -37,9 +45,16 @@ export const FILE_TOOL_DEFAULTS = {
   readMaxLineChars: 2000,
   grepLimit: 100,
   globLimit: 1000,
+  findLimit: 1000,
+  lsLimit: 500,
 } as const;
 
 const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Room a request body has above a write's content: JSON escaping of a whole file can double it. */
+function bodyLimitFor(config: SandboxConfig): number {
+  return Math.max(MAX_BODY_BYTES, 2 * config.maxWriteBytes + 64 * 1024);
+}
 
 export interface SandboxApp {
   app: Hono;
@@ -52,7 +67,8 @@ export interface SandboxApp {
 /**
  * The sandbox host's routes: `/healthz` (open), and behind the bearer token
  * `/v1/exec` (NDJSON Shell updates), `/v1/exec/:execId` (reattach),
- * `/v1/exec/:execId/kill`, `/v1/read`, `/v1/grep`, `/v1/glob`.
+ * `/v1/exec/:execId/kill`, `/v1/read`, `/v1/grep`, `/v1/glob`, `/v1/find`, `/v1/ls`,
+ * `/v1/write`, `/v1/edit`.
  * @example const { app } = createSandboxApp(configFromEnv(process.env));
  */
 export function createSandboxApp(
@@ -77,6 +93,8 @@ export function createSandboxApp(
     targetBytesPerSecond: config.targetBytesPerSecond,
   };
   const app = new Hono();
+  const changes = { workspace, queue: new FileQueue(), maxBytes: config.maxWriteBytes };
+  const maxBodyBytes = bodyLimitFor(config);
 
   app.onError((err, c) => {
     if (err instanceof SandboxError) {
@@ -95,9 +113,9 @@ export function createSandboxApp(
   app.use(
     "/v1/*",
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize: maxBodyBytes,
       onError: () => {
-        throw new SandboxError("too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+        throw new SandboxError("too_large", `request body exceeds ${maxBodyBytes} bytes`);
       },
     }),
   );
@@ -193,6 +211,28 @@ export function createSandboxApp(
       await glob({ workspace, spills, jail, rgPath: config.rgPath }, { ...req, limit }),
     );
   });
+
+  app.post("/v1/find", async (c) => {
+    const req = await parseBody(c, findRequestSchema);
+    return c.json(
+      await findFiles(workspace, { ...req, limit: req.limit ?? FILE_TOOL_DEFAULTS.findLimit }),
+    );
+  });
+
+  app.post("/v1/ls", async (c) => {
+    const req = await parseBody(c, lsRequestSchema);
+    const abs = await workspace.resolve(req.path);
+    const limit = req.limit ?? FILE_TOOL_DEFAULTS.lsLimit;
+    return c.json(await listDirectory(workspace, abs, workspace.relative(abs), limit));
+  });
+
+  app.post("/v1/write", async (c) =>
+    c.json(await writeFile(changes, await parseBody(c, writeRequestSchema))),
+  );
+
+  app.post("/v1/edit", async (c) =>
+    c.json(await editFile(changes, await parseBody(c, editRequestSchema))),
+  );
 
   return { app, registry, workspace, spills, jail };
 }

@@ -40,7 +40,12 @@ export interface SandboxConfig {
   execQueueMs: number;
   /** Created sandboxes (sandbox/sandboxes/config.ts); unset: their defaults beside `root`. */
   sandboxes?: SandboxesConfig;
+  /** Largest file `write` and `edit` write (and `edit` reads), in bytes. */
+  maxWriteBytes: number;
 }
+
+/** Default of `SANDBOX_MAX_WRITE_BYTES`: 512 KiB, so a whole file's JSON fits the Worker's 1 MiB body (decision 130). */
+export const DEFAULT_MAX_WRITE_BYTES = 512 * 1024;
 
 /** Defaults: loopback, port 8788, `./workspace`, ripgrep when on PATH. */
 export const DEFAULT_SANDBOX_CONFIG = {
@@ -58,6 +63,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
   maxSpillBytes: DEFAULT_MAX_SPILL_BYTES,
   maxRunningExecs: 32,
   execQueueMs: 10_000,
+  maxWriteBytes: DEFAULT_MAX_WRITE_BYTES,
 } as const;
 
 /**
@@ -65,7 +71,8 @@ export const DEFAULT_SANDBOX_CONFIG = {
  * (`auto` | `ripgrep` | `walker`), `SANDBOX_ISOLATION` (`bwrap` | `none`),
  * `SANDBOX_NETWORK` (`off` | `on`) and the limits `SANDBOX_MAX_PROCESSES`,
  * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_COMMAND_MEMORY_BYTES`,
- * `SANDBOX_MAX_SPILL_BYTES`, `SANDBOX_MAX_RUNNING_EXECS` (32) and `SANDBOX_EXEC_QUEUE_MS` (10000).
+ * `SANDBOX_MAX_SPILL_BYTES`, `SANDBOX_MAX_RUNNING_EXECS` (32), `SANDBOX_EXEC_QUEUE_MS` (10000)
+ * and `SANDBOX_MAX_WRITE_BYTES`.
  * Throws a clear error on bad values.
  * @example const config = configFromEnv(process.env);
  */
@@ -113,6 +120,7 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
       DEFAULT_SANDBOX_CONFIG.maxRunningExecs,
     ),
     execQueueMs: positiveInt(env, "SANDBOX_EXEC_QUEUE_MS", DEFAULT_SANDBOX_CONFIG.execQueueMs),
+    maxWriteBytes: positiveInt(env, "SANDBOX_MAX_WRITE_BYTES", DEFAULT_MAX_WRITE_BYTES),
     sandboxes: sandboxesConfigFromEnv(env, root, limits),
   };
 }

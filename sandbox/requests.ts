@@ -82,3 +82,20 @@ export function execTooLong(req: { command: string; env?: Record<string, string>
   }
   return null;
 }
+
+export const findRequestSchema = globRequestSchema;
+
+export const lsRequestSchema = z.object({
+  path: z.optional(relPath),
+  limit: z.optional(lineCount(100_000)),
+});
+
+export const writeRequestSchema = z.object({
+  path: relPath.check(z.minLength(1)),
+  content: z.string(),
+});
+
+export const editRequestSchema = z.object({
+  path: relPath.check(z.minLength(1)),
+  edits: z.array(z.object({ oldText: z.string(), newText: z.string() })).check(z.minLength(1)),
+});

@@ -16,20 +16,37 @@ import { openInside } from "./open-inside.ts";
  * A starting point that is a file yields just that file.
  * @example for await (const rel of walkFiles(ws, ws.root)) console.log(rel);
  */
-export async function* walkFiles(workspace: Workspace, abs: string): AsyncGenerator<string> {
+export async function* walkFiles(
+  workspace: Workspace,
+  abs: string,
+  options: WalkOptions = { hidden: false },
+): AsyncGenerator<string> {
   const info = await stat(abs);
   if (info.isFile()) {
     yield workspace.relative(abs);
     return;
   }
   const rules = await IgnoreRules.forDirectory(workspace.root, workspace.relative(abs));
-  yield* walkDir(workspace, abs, rules);
+  yield* walkDir(workspace, abs, rules, options);
 }
+
+/** How a walk treats hidden entries. */
+export interface WalkOptions {
+  /**
+   * Walk hidden entries too (pi's `find`, like `fd --hidden`), except the `.git` and
+   * `.toolwire` folders (version control and Toolwire's own spill files).
+   */
+  hidden: boolean;
+}
+
+/** Hidden folders a walk with `hidden` still skips. */
+const ALWAYS_SKIPPED = new Set([".git", ".toolwire"]);
 
 async function* walkDir(
   workspace: Workspace,
   dir: string,
   rules: IgnoreRules,
+  options: WalkOptions,
 ): AsyncGenerator<string> {
   const root = workspace.root;
   const entries = [];
@@ -41,13 +58,16 @@ async function* walkDir(
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
-    if (entry.name.startsWith(".")) continue;
+    if (entry.name.startsWith(".") && (!options.hidden || ALWAYS_SKIPPED.has(entry.name))) {
+      continue;
+    }
     const full = path.join(dir, entry.name);
     const rel = toRel(root, full);
     if (!entry.isDirectory() && !entry.isFile()) continue;
     if (rules.ignores(rel, entry.isDirectory())) continue;
-    if (entry.isDirectory()) yield* walkDir(workspace, full, await rules.enter(root, rel));
-    else yield rel;
+    if (entry.isDirectory()) {
+      yield* walkDir(workspace, full, await rules.enter(root, rel), options);
+    } else yield rel;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { JsonValue } from "../chord/types.ts";
-import type { ProducerCall, SettledResult, ToolOutputState } from "../output/types.ts";
+import type { ProducerCall, SettledResult } from "../output/types.ts";
 import type { InvocationView, ResultPoll } from "../protocol/index.ts";
 
 export type { ProducerCall };

@@ -21,12 +21,15 @@ export class SandboxUnreachableError extends Error {
 export class SandboxHttpError extends Error {
   readonly status: number;
   readonly code: string;
+  /** The host's own message, without the status prefix (what a tool shows the model). */
+  readonly reason: string;
 
   constructor(status: number, code: string, message: string) {
     super(`sandbox refused the request (${status} ${code}): ${message}`);
     this.name = "SandboxHttpError";
     this.status = status;
     this.code = code;
+    this.reason = message;
   }
 }
 

@@ -2,14 +2,22 @@ import { SandboxHttpError, SandboxStreamError, SandboxUnreachableError } from ".
 import { readNdjson } from "./ndjson.ts";
 import { fetchIdempotent } from "./transient-retry.ts";
 import type {
+  EditRequest,
+  EditResult,
   ExecRequest,
+  FindRequest,
+  FindResult,
   GlobRequest,
   GlobResult,
   GrepRequest,
   GrepResult,
+  LsRequest,
+  LsResult,
   ReadRequest,
   ReadResult,
   ShellUpdate,
+  WriteRequest,
+  WriteResult,
 } from "./types.ts";
 
 /** Answer of `POST /v1/exec/:execId/kill`. */
@@ -104,9 +112,41 @@ export class SandboxClient {
     return this.#json<GlobResult>("POST", "/v1/glob", req, signal);
   }
 
-  /** Reads (read, grep, glob) and kill: idempotent, so a transient failure is retried. */
-  async #json<T>(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-    const res = await this.#request(method, path, body, signal, { idempotent: true });
+  /** Paths matching a glob with pi's `find` rules (hidden files too, relative to `path`). */
+  find(req: FindRequest, signal?: AbortSignal): Promise<FindResult> {
+    return this.#json<FindResult>("POST", "/v1/find", req, signal);
+  }
+
+  /** A directory's entries, sorted, `/` after directories, at most `limit`. */
+  ls(req: LsRequest, signal?: AbortSignal): Promise<LsResult> {
+    return this.#json<LsResult>("POST", "/v1/ls", req, signal);
+  }
+
+  /**
+   * Replaces a file's whole content atomically, creating parent folders. Sent once, never
+   * retried here: the invocation's toolCallId is what makes a change exactly-once.
+   */
+  write(req: WriteRequest, signal?: AbortSignal): Promise<WriteResult> {
+    return this.#json<WriteResult>("POST", "/v1/write", req, signal, { idempotent: false });
+  }
+
+  /**
+   * Applies exact-text replacements to a file (pi's edit rules) and replaces it atomically.
+   * Sent once: a retry after a lost answer would find the edit applied and refuse it.
+   */
+  edit(req: EditRequest, signal?: AbortSignal): Promise<EditResult> {
+    return this.#json<EditResult>("POST", "/v1/edit", req, signal, { idempotent: false });
+  }
+
+  /** Reads (read, grep, glob, find, ls) and kill are idempotent: a transient failure is retried. */
+  async #json<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+    options: { idempotent: boolean } = { idempotent: true },
+  ): Promise<T> {
+    const res = await this.#request(method, path, body, signal, options);
     return (await res.json()) as T;
   }
 

@@ -1,15 +1,23 @@
 /** The sandbox host's HTTP vocabulary, defined once in the protocol (src/protocol/sandbox-wire.ts). */
 export type {
+  EditRequest,
+  EditResult,
   ExecLimits,
   ExecRequest,
   ExitUpdate,
+  FindRequest,
+  FindResult,
   GlobRequest,
   GlobResult,
   GrepMatch,
   GrepRequest,
   GrepResult,
+  LsRequest,
+  LsResult,
   ReadRequest,
   ReadResult,
   SearchEngine,
   ShellUpdate,
+  WriteRequest,
+  WriteResult,
 } from "../protocol/index.ts";

@@ -5,7 +5,6 @@
  * the request goes away is a choice (`cancelOnAbort`), not an accident.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { JsonValue } from "../chord/types.ts";
 import type { InvocationView, ProgressPoll } from "../protocol/index.ts";
 import { firstMoment } from "../tools/index.ts";
 import { foldResult, META_KEY } from "./fold.ts";

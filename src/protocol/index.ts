@@ -43,19 +43,27 @@ export type {
   SandboxView,
 } from "./sandbox.ts";
 export {
+  type EditRequest,
+  type EditResult,
   EXEC_ID_PATTERN,
   type ExecLimits,
   type ExecRequest,
   type ExitUpdate,
+  type FindRequest,
+  type FindResult,
   type GlobRequest,
   type GlobResult,
   type GrepMatch,
   type GrepRequest,
   type GrepResult,
+  type LsRequest,
+  type LsResult,
   type ReadRequest,
   type ReadResult,
   type SearchEngine,
   type ShellUpdate,
+  type WriteRequest,
+  type WriteResult,
 } from "./sandbox-wire.ts";
 export { durationMs } from "./settings.ts";
 export { hmacSha256, toBase64Url } from "./signing.ts";

@@ -116,3 +116,58 @@ export interface GlobResult {
   omitted: Omitted;
   engine: SearchEngine;
 }
+
+/** Body of `POST /v1/write`: the whole new content of a file. */
+export interface WriteRequest {
+  path: string;
+  content: string;
+}
+
+/** Answer of `POST /v1/write`: what was written (UTF-8 bytes, lines). */
+export interface WriteResult {
+  path: string;
+  bytes: number;
+  lines: number;
+}
+
+/** Body of `POST /v1/edit`: replacements, each matched against the original file. */
+export interface EditRequest {
+  path: string;
+  edits: { oldText: string; newText: string }[];
+}
+
+/** Answer of `POST /v1/edit`. `diff` is pi's numbered line diff, at most 32 KiB (it also travels in `details`, capped at 64 KiB). */
+export interface EditResult {
+  path: string;
+  /** How many replacements were made. */
+  replaced: number;
+  diff: string;
+  /** First changed line, 1-based, in the new file. */
+  firstChangedLine?: number;
+}
+
+/** Body of `POST /v1/ls`. */
+export interface LsRequest {
+  path?: string;
+  /** Most entries to return (default 500). */
+  limit?: number;
+}
+
+/** Answer of `POST /v1/ls`: names sorted case-insensitively, `/` after directories. */
+export interface LsResult {
+  path: string;
+  entries: string[];
+  /** Entries in the directory, shown or not. */
+  total: number;
+}
+
+/** Body of `POST /v1/find`: pi's `find` (hidden files too, paths relative to `path`). */
+export interface FindRequest {
+  pattern: string;
+  path?: string;
+  /** Most paths to keep (default 1000). */
+  limit?: number;
+}
+
+/** Answer of `POST /v1/find`. Paths are relative to the searched directory. */
+export type FindResult = GlobResult;

@@ -1,22 +1,30 @@
 /**
  * The tools' public face: the registry, with every built-in registered — the sandbox
- * tools (`bash`, `read`, `grep`, `glob`), `web_fetch`, the agent-side `external` tool and
+ * tools (`bash`, `read`, `grep`, `glob`, `find`, `ls`, `write`, `edit`), `web_fetch`, the agent-side `external` tool and
  * the examples. Import tools from here (not from registry.ts) so the built-ins are present.
  */
 import { bashTool } from "./bash.ts";
+import { editTool } from "./edit.ts";
 import { exampleTools } from "./examples.ts";
+import { findTool } from "./find.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { jobOutputTool, jobsTool, killTool } from "./jobs.ts";
+import { lsTool } from "./ls.ts";
 import { readTool } from "./read.ts";
 import { externalTool, registerTool } from "./registry.ts";
 import { webFetchTool } from "./web-fetch.ts";
+import { writeTool } from "./write.ts";
 
 for (const tool of [
   bashTool,
   readTool,
   grepTool,
   globTool,
+  findTool,
+  lsTool,
+  writeTool,
+  editTool,
   webFetchTool,
   jobsTool,
   jobOutputTool,

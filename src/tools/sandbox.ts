@@ -3,7 +3,8 @@
  * shape of a lookup tool (`read`, `grep`, `glob`): one request, one text, head-retained.
  */
 import { type ZodType, z } from "zod";
-import { resolveSandbox, SandboxClient } from "../execenv/index.ts";
+import type { JsonObject } from "../chord/types.ts";
+import { resolveSandbox, SandboxClient, SandboxHttpError } from "../execenv/index.ts";
 import { defineTool } from "./registry.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
@@ -26,6 +27,23 @@ export function limitParam(max: number, description: string) {
   return z.number().int().min(1).max(max).optional().describe(description);
 }
 
+/**
+ * Runs one host request; a refusal (a 4xx: bad path, edit not unique, too large)
+ * becomes an error with the host's own message, the one the model should act on.
+ * @example const result = await asked(() => client.edit(req, signal));
+ */
+export async function asked<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (err) {
+    if (err instanceof SandboxHttpError && err.status < 500) throw new Error(err.reason);
+    throw err;
+  }
+}
+
+/** What a lookup shows: its text, and optionally `details` beside it. */
+export type LookupAnswer = string | { text: string; details: JsonObject };
+
 /** Lines a lookup's notice may add after its items. */
 const NOTICE_LINES = 4;
 
@@ -42,7 +60,7 @@ export function sandboxLookup<S extends ZodType>(spec: {
   params: S;
   maxItems: number;
   maxBytes?: number;
-  lookup(client: SandboxClient, params: z.output<S>, signal: AbortSignal): Promise<string>;
+  lookup(client: SandboxClient, params: z.output<S>, signal: AbortSignal): Promise<LookupAnswer>;
 }): ToolDefinition<z.output<S>> {
   const maxBytes = spec.maxBytes ?? 50 * 1024;
   return defineTool({
@@ -53,7 +71,10 @@ export function sandboxLookup<S extends ZodType>(spec: {
     replaySafe: true,
     sandbox: true,
     async execute({ params, out, signal, context }) {
-      out.replace(await spec.lookup(sandboxClientFor(context), params, signal));
+      const answer = await spec.lookup(sandboxClientFor(context), params, signal);
+      if (typeof answer === "string") return out.replace(answer);
+      out.replace(answer.text);
+      Object.assign(out.details as JsonObject, answer.details);
     },
   });
 }

@@ -138,6 +138,8 @@ describe("toolwire CLI", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^bash {2}/m);
     expect(run.stdout).toContain("    --command <string>");
+    for (const name of ["write", "edit", "ls", "find"])
+      expect(run.stdout).toMatch(new RegExp(`^${name} {2}`, "m"));
   });
 
   it("explains a wrong token, an unknown tool and an unknown invocation", async () => {

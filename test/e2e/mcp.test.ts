@@ -81,6 +81,10 @@ describe.each([
       "read",
       "grep",
       "glob",
+      "find",
+      "ls",
+      "write",
+      "edit",
       "web_fetch",
       "jobs",
       "job_output",
@@ -93,10 +97,16 @@ describe.each([
       destructiveHint: true,
       readOnlyHint: false,
     });
-    for (const name of ["read", "grep", "glob", "web_fetch", "jobs", "job_output"]) {
+    for (const name of ["read", "grep", "glob", "find", "ls", "web_fetch", "jobs", "job_output"]) {
       expect(byName.get(name)?.annotations?.readOnlyHint).toBe(true);
     }
     expect(byName.get("web_fetch")?.annotations?.openWorldHint).toBe(true);
+    for (const name of ["write", "edit"]) {
+      expect(byName.get(name)?.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: true,
+      });
+    }
     expect(byName.get("bash")?.inputSchema).toMatchObject({
       type: "object",
       required: ["command"],

@@ -1,0 +1,126 @@
+/**
+ * `toolwire/pi`: a pi-coding-agent extension that runs pi's seven tools (bash, read,
+ * edit, write, grep, find, ls) in a Toolwire sandbox. Load it with `pi -e <this file>`
+ * and set `TOOLWIRE_URL`, `TOOLWIRE_TOKEN` and optionally `TOOLWIRE_SANDBOX`. Each tool
+ * keeps pi's own parameter schema and built-in renderers; only where it runs changes
+ * (docs/pi.md). `/toolwire` names the sandbox and the run view.
+ *
+ * Depends on the Toolwire client and pi's packages (peer dependencies of this entry).
+ */
+import {
+  createBashToolDefinition,
+  createEditToolDefinition,
+  createFindToolDefinition,
+  createGrepToolDefinition,
+  createLsToolDefinition,
+  createReadToolDefinition,
+  createWriteToolDefinition,
+  type ExtensionAPI,
+  type ExtensionContext,
+} from "@mariozechner/pi-coding-agent";
+import type { JsonValue } from "../client/index.ts";
+import { type CallLinks, runRemote } from "./remote-call.ts";
+import { type PiToolwireSettings, settingsFromEnv } from "./settings.ts";
+
+export { type PiDetails, type PiTruncation, piDetails } from "./details.ts";
+export { type PiToolResult, type RemoteCall, runRemote } from "./remote-call.ts";
+export { type PiToolwireSettings, settingsFromEnv } from "./settings.ts";
+
+/** What each tool does, said where it runs (the description the model reads). */
+const DESCRIPTIONS: Record<PiToolName, string> = {
+  bash: "Runs a bash command in the Toolwire sandbox (a remote workspace, not this machine). Output is the last 2000 lines or 50 KB; the complete output is saved to a file in the sandbox that read and grep can open. Optional timeout in seconds.",
+  read: "Reads a text file in the Toolwire sandbox workspace (remote; paths are relative to the workspace root): numbered lines from offset (1-based), at most limit lines and 50 KB.",
+  edit: "Edits a file in the Toolwire sandbox workspace (remote) by exact text replacement. Every edits[].oldText must match one region of the original file exactly, once, and not overlap another edit; merge nearby changes into one edit.",
+  write:
+    "Writes a file in the Toolwire sandbox workspace (remote): creates or replaces it whole, creating parent folders.",
+  grep: "Searches file contents in the Toolwire sandbox workspace (remote). Returns path:line: text for up to limit matches (default 100); context lines are not supported remotely.",
+  find: "Finds files by glob in the Toolwire sandbox workspace (remote), hidden files included, .gitignore respected; paths relative to the searched directory, up to limit (default 1000).",
+  ls: "Lists a directory in the Toolwire sandbox workspace (remote): sorted, '/' after directories, dotfiles included, up to limit entries (default 500).",
+};
+
+type PiToolName = "bash" | "read" | "edit" | "write" | "grep" | "find" | "ls";
+
+/** pi's own definitions, for their names, labels, parameter schemas and renderers. */
+function piDefinitions(cwd: string) {
+  return {
+    bash: createBashToolDefinition(cwd),
+    read: createReadToolDefinition(cwd),
+    edit: createEditToolDefinition(cwd),
+    write: createWriteToolDefinition(cwd),
+    grep: createGrepToolDefinition(cwd),
+    find: createFindToolDefinition(cwd),
+    ls: createLsToolDefinition(cwd),
+  };
+}
+
+/** pi's args as Toolwire's tool takes them (grep's `context` has no remote counterpart). */
+function toolwireArgs(tool: PiToolName, params: Record<string, unknown>): JsonValue {
+  const args = { ...params } as Record<string, JsonValue>;
+  if (tool === "grep") delete args.context;
+  return args;
+}
+
+/**
+ * Registers the seven tools and `/toolwire` on `pi`, calling Toolwire as `settings` say.
+ * @example export default (pi: ExtensionAPI) => registerToolwireTools(pi, settingsFromEnv(process.env));
+ */
+export function registerToolwireTools(pi: ExtensionAPI, settings: PiToolwireSettings): void {
+  let links: CallLinks | null = null;
+  let statusContext: ExtensionContext | null = null;
+  const showStatus = () => {
+    statusContext?.ui.setStatus("toolwire", statusLine(settings, links));
+  };
+  const definitions = piDefinitions(process.cwd());
+  for (const name of Object.keys(definitions) as PiToolName[]) {
+    const own = definitions[name];
+    pi.registerTool({
+      name: own.name,
+      label: own.label,
+      description: DESCRIPTIONS[name],
+      parameters: own.parameters,
+      ...(own.prepareArguments ? { prepareArguments: own.prepareArguments } : {}),
+      ...(own.renderShell ? { renderShell: own.renderShell } : {}),
+      async execute(toolCallId, params, signal, onUpdate, ctx) {
+        statusContext = ctx;
+        return runRemote(
+          settings,
+          {
+            tool: name,
+            args: toolwireArgs(name, params as Record<string, unknown>),
+            toolCallId,
+            runId: ctx.sessionManager.getSessionId(),
+          },
+          signal,
+          onUpdate as Parameters<typeof runRemote>[3],
+          (next) => {
+            links = next;
+            showStatus();
+          },
+        );
+      },
+    } as Parameters<ExtensionAPI["registerTool"]>[0]);
+  }
+  pi.registerCommand("toolwire", {
+    description: "Show the Toolwire sandbox the tools run in and the run view link",
+    handler: async (_args, ctx) => {
+      ctx.ui.notify(statusLine(settings, links), "info");
+    },
+  });
+  pi.on("session_start", (_event, ctx) => {
+    statusContext = ctx;
+    showStatus();
+  });
+}
+
+/** `toolwire: sandbox "default" at <url> · run <link>`, or why calls cannot be made. */
+export function statusLine(settings: PiToolwireSettings, links: CallLinks | null): string {
+  if (!settings.url) return "toolwire: TOOLWIRE_URL is not set";
+  const where = `toolwire: sandbox "${settings.sandbox}" at ${settings.url}`;
+  const view = links?.runViewUrl ?? links?.viewUrl;
+  return view ? `${where} · run ${view}` : `${where} · no call yet`;
+}
+
+/** The extension pi loads: settings from the environment. */
+export default function toolwirePi(pi: ExtensionAPI): void {
+  registerToolwireTools(pi, settingsFromEnv(process.env));
+}

@@ -1,0 +1,181 @@
+// The edit tool's text work against pi-coding-agent 0.73.1's own edit tool, run on the
+// same file text through its public operations hook: same file written, same diff and
+// first changed line, or the same refusal, over thousands of random files and edits.
+import { createEditToolDefinition } from "@mariozechner/pi-coding-agent";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  applyEdits,
+  EditRefused,
+  lineDiff,
+  type TextEdit,
+} from "../../../../sandbox/files/edit-text.ts";
+
+type Outcome =
+  | { text: string; diff: string; firstChangedLine: number | undefined }
+  | { error: string };
+
+/** What pi's edit tool does with `original` and `edits`: the file it writes, or its error. */
+async function piEdit(original: string, edits: TextEdit[]): Promise<Outcome> {
+  let written: string | undefined;
+  const tool = createEditToolDefinition("/virtual", {
+    operations: {
+      access: async () => {},
+      readFile: async () => Buffer.from(original, "utf8"),
+      writeFile: async (_path, content) => {
+        written = content;
+      },
+    },
+  });
+  try {
+    const result = await tool.execute(
+      "call",
+      { path: "f.txt", edits },
+      undefined,
+      undefined,
+      undefined as never,
+    );
+    const details = result.details as { diff: string; firstChangedLine?: number };
+    return { text: written ?? "", diff: details.diff, firstChangedLine: details.firstChangedLine };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+function ours(original: string, edits: TextEdit[]): Outcome {
+  try {
+    return applyEdits(original, edits, "f.txt");
+  } catch (err) {
+    if (!(err instanceof EditRefused)) throw err;
+    return { error: err.message };
+  }
+}
+
+// Lines with what pi treats specially: trailing spaces, typographic quotes and dashes,
+// non-breaking spaces, repeats (not unique), blank lines.
+const LINE = fc.constantFrom(
+  "alpha",
+  "beta",
+  "alpha",
+  "  indented();",
+  "trailing   ",
+  "“quoted”",
+  "it’s",
+  "en – dash",
+  "nbsp\u00a0here",
+  "",
+  "x = 1",
+  "x = 2",
+);
+const ENDING = fc.constantFrom("\n", "\r\n");
+const FILE = fc
+  .record({
+    lines: fc.array(LINE, { minLength: 0, maxLength: 14 }),
+    ending: ENDING,
+    bom: fc.boolean(),
+    finalNewline: fc.boolean(),
+  })
+  .map(({ lines, ending, bom, finalNewline }) => {
+    const body = lines.join(ending) + (finalNewline && lines.length > 0 ? ending : "");
+    return (bom ? "\uFEFF" : "") + body;
+  });
+
+/** An oldText: a slice of the file (often unique, sometimes not), loosened at times, or made up. */
+function editFor(file: string) {
+  const plain = file.replace(/^\uFEFF/, "");
+  return fc
+    .record({
+      start: fc.nat({ max: Math.max(0, plain.length) }),
+      length: fc.integer({ min: 0, max: 24 }),
+      kind: fc.constantFrom("slice", "slice", "slice", "ascii", "invented", "empty"),
+      newText: fc.constantFrom("", "NEW", "line one\nline two", "x = 3", "alpha"),
+    })
+    .map(({ start, length, kind, newText }) => {
+      const slice = plain.slice(start, start + length);
+      const oldText =
+        kind === "ascii"
+          ? slice
+              .replace(/[“”]/g, '"')
+              .replace(/’/g, "'")
+              .replace(/–/g, "-")
+              .replace(/\u00a0/g, " ")
+          : kind === "invented"
+            ? "not in the file"
+            : kind === "empty"
+              ? ""
+              : slice;
+      return { oldText, newText };
+    });
+}
+
+const CASE = FILE.chain((file) =>
+  fc.record({
+    file: fc.constant(file),
+    edits: fc.array(editFor(file), { minLength: 1, maxLength: 3 }),
+  }),
+);
+
+describe("edit: pi's semantics", () => {
+  it("writes what pi writes, with pi's diff, or refuses with pi's message (2,000 random cases)", async () => {
+    await fc.assert(
+      fc.asyncProperty(CASE, async ({ file, edits }) => {
+        expect(ours(file, edits)).toEqual(await piEdit(file, edits));
+      }),
+      { numRuns: 2000 },
+    );
+  }, 300_000);
+
+  it("names which edit failed and why", () => {
+    const file = "one\ntwo\ntwo\nthree\n";
+    expect(() => applyEdits(file, [{ oldText: "two", newText: "2" }], "f.txt")).toThrow(
+      "Found 2 occurrences of the text in f.txt. The text must be unique.",
+    );
+    expect(() =>
+      applyEdits(
+        file,
+        [
+          { oldText: "one", newText: "1" },
+          { oldText: "four", newText: "4" },
+        ],
+        "f.txt",
+      ),
+    ).toThrow("Could not find edits[1] in f.txt.");
+    expect(() =>
+      applyEdits(
+        file,
+        [
+          { oldText: "one\ntwo\ntwo", newText: "x" },
+          { oldText: "two\nthree", newText: "y" },
+        ],
+        "f.txt",
+      ),
+    ).toThrow("edits[0] and edits[1] overlap in f.txt.");
+  });
+
+  it("keeps CRLF line endings and the BOM", () => {
+    const edited = applyEdits("\uFEFFa\r\nb\r\n", [{ oldText: "b\n", newText: "c\nd\n" }], "f.txt");
+    expect(edited.text).toBe("\uFEFFa\r\nc\r\nd\r\n");
+    expect(edited.firstChangedLine).toBe(2);
+  });
+
+  it("cuts long unchanged runs to four lines of context", () => {
+    const before = Array.from({ length: 20 }, (_, i) => `l${i + 1}`).join("\n");
+    const after = before.replace("l10", "ten");
+    expect(lineDiff(before, after).diff).toBe(
+      [
+        "    ...",
+        "  6 l6",
+        "  7 l7",
+        "  8 l8",
+        "  9 l9",
+        "-10 l10",
+        "+10 ten",
+        " 11 l11",
+        " 12 l12",
+        " 13 l13",
+        " 14 l14",
+        "    ...",
+      ].join("\n"),
+    );
+  });
+});
