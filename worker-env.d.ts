@@ -1,17 +1,21 @@
 // Bindings, vars and secrets of the Toolwire Worker (see wrangler.toml and the
 // README's configuration table). Written by hand so that vars are plain strings.
 interface Env {
-  INVOCATIONS: DurableObjectNamespace<import("./durable-objects/invocation.ts").InvocationDO>;
+  INVOCATIONS: DurableObjectNamespace<
+    import("./durable-objects/invocation/invocation.ts").InvocationDO
+  >;
   /** One Run DO per runId: the index of a run's calls. */
-  RUNS: DurableObjectNamespace<import("./durable-objects/run.ts").RunDO>;
+  RUNS: DurableObjectNamespace<import("./durable-objects/run/run.ts").RunDO>;
   ASSETS: Fetcher;
   /** One object per terminated MCP 2025-11-25 session (src/mcp, docs/decisions/101). */
-  MCP_SESSIONS: DurableObjectNamespace<import("./durable-objects/mcp-session.ts").McpSessionDO>;
+  MCP_SESSIONS: DurableObjectNamespace<
+    import("./durable-objects/mcp-session/mcp-session.ts").McpSessionDO
+  >;
   /** One Sandbox DO per created sandbox id: its record, idle alarm and calls (docs/sandboxes.md). */
-  SANDBOX_RECORDS: DurableObjectNamespace<import("./durable-objects/sandbox.ts").SandboxDO>;
+  SANDBOX_RECORDS: DurableObjectNamespace<import("./durable-objects/sandbox/sandbox.ts").SandboxDO>;
   /** The list of created sandboxes (one object, "all"). */
   SANDBOX_DIRECTORY: DurableObjectNamespace<
-    import("./durable-objects/sandbox-directory.ts").SandboxDirectoryDO
+    import("./durable-objects/sandbox/sandbox-directory.ts").SandboxDirectoryDO
   >;
   /** Seconds a created sandbox may idle before its alarm ends it, unless the create names its own (default 600). */
   SANDBOX_IDLE_TIMEOUT_SECONDS?: string;

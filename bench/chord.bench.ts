@@ -12,7 +12,7 @@ import { loadavg } from "node:os";
 import fastJsonPatch from "fast-json-patch";
 import { enablePatches, produceWithPatches } from "immer";
 import { create } from "mutative";
-import { encoder, type JsonValue, track } from "../src/chord/index.ts";
+import { encoder, type JsonValue, track } from "../src/core/chord/index.ts";
 import { makeText } from "./log-text.ts";
 
 enablePatches();

@@ -6,7 +6,7 @@
  * UTF-8 JSON. Bytes only: no timings here.
  */
 
-import { encoder, type JsonValue, type Op, track } from "../src/chord/index.ts";
+import { encoder, type JsonValue, type Op, track } from "../src/core/chord/index.ts";
 
 const utf8 = new TextEncoder();
 const bytesOf = (v: unknown): number => utf8.encode(JSON.stringify(v)).length;

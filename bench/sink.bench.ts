@@ -13,8 +13,8 @@
 import { loadavg } from "node:os";
 import { enablePatches, produceWithPatches } from "immer";
 import { create } from "mutative";
-import { ToolOutputSink } from "../src/output/index.ts";
-import type { ToolOutputState, Truncation } from "../src/output/types.ts";
+import { ToolOutputSink } from "../src/core/output/index.ts";
+import type { ToolOutputState, Truncation } from "../src/core/output/types.ts";
 import { makeText } from "./log-text.ts";
 
 enablePatches();

@@ -12,7 +12,7 @@
 
 import { loadavg } from "node:os";
 import * as reference from "@earendil-works/chord/delta";
-import { apply, type JsonValue, type Op, type Tracker, track } from "../src/chord/index.ts";
+import { apply, type JsonValue, type Op, type Tracker, track } from "../src/core/chord/index.ts";
 import { makeText } from "./log-text.ts";
 
 interface Doc {

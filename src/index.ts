@@ -1,10 +1,10 @@
 /** Worker entry: the HTTP app and the Durable Object class it fronts. */
 import { app } from "./worker/index.ts";
 
-export { InvocationDO } from "../durable-objects/invocation.ts";
-export { McpSessionDO } from "../durable-objects/mcp-session.ts";
-export { RunDO } from "../durable-objects/run.ts";
-export { SandboxDO } from "../durable-objects/sandbox.ts";
-export { SandboxDirectoryDO } from "../durable-objects/sandbox-directory.ts";
+export { InvocationDO } from "../durable-objects/invocation/invocation.ts";
+export { McpSessionDO } from "../durable-objects/mcp-session/mcp-session.ts";
+export { RunDO } from "../durable-objects/run/run.ts";
+export { SandboxDO } from "../durable-objects/sandbox/sandbox.ts";
+export { SandboxDirectoryDO } from "../durable-objects/sandbox/sandbox-directory.ts";
 
 export default app;

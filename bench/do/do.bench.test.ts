@@ -12,7 +12,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
-import type { InvocationDO } from "../../durable-objects/invocation.ts";
+import type { InvocationDO } from "../../durable-objects/invocation/invocation.ts";
 import {
   connectSocket,
   startRequest,

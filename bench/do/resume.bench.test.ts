@@ -10,9 +10,9 @@
  * Run: `npm run bench:do -- resume`. Prints one JSON line per run; BENCHMARKS.md records them.
  */
 import { expect, it } from "vitest";
-import { apply, decoder } from "../../src/chord/index.ts";
-import type { JsonValue } from "../../src/chord/types.ts";
-import type { HarnessEvent } from "../../src/events/types.ts";
+import { apply, decoder } from "../../src/core/chord/index.ts";
+import type { JsonValue } from "../../src/core/chord/types.ts";
+import type { HarnessEvent } from "../../src/core/events/types.ts";
 import { startRequest, stubFor, value } from "../../test/worker/durable-objects/helpers.ts";
 
 const LINES = 30_000;

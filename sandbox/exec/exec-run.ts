@@ -5,7 +5,7 @@ import {
   DEFAULT_OUTPUT_POLICY,
   type OutputPolicy,
   type Truncation,
-} from "../../src/output/index.ts";
+} from "../../src/core/output/index.ts";
 import type { ExecLimits, ExitUpdate } from "../../src/protocol/index.ts";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
 import { formatBytes, hostLimit } from "../jail/limits.ts";

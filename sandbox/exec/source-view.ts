@@ -1,4 +1,4 @@
-import { type OutputPolicy, TextWindow, type Truncation } from "../../src/output/index.ts";
+import { type OutputPolicy, TextWindow, type Truncation } from "../../src/core/output/index.ts";
 import { countNewlines } from "./newlines.ts";
 
 /**

@@ -11,7 +11,7 @@
  * It looks every `LOOK_MS` while the file grows, and after a pause that doubles up to
  * 50 ms while it does not.
  */
-import type { OutputPolicy } from "../../src/output/index.ts";
+import type { OutputPolicy } from "../../src/core/output/index.ts";
 import type { CopyTotals } from "./copier-thread.ts";
 import { NewlineCounter } from "./newline-counter.ts";
 import { SourceView } from "./source-view.ts";

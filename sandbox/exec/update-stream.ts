@@ -1,6 +1,6 @@
-import type { Truncation } from "../../src/output/index.ts";
+import type { Truncation } from "../../src/core/output/index.ts";
+import { AdaptivePublisher, type Clock } from "../../src/core/publish/index.ts";
 import type { ExitUpdate, ShellUpdate } from "../../src/protocol/index.ts";
-import { AdaptivePublisher, type Clock } from "../../src/publish/index.ts";
 import type { ViewPosition } from "./source-view.ts";
 
 export interface StreamPacing {

@@ -5,13 +5,13 @@
  * edit reads and the file it writes.
  */
 import path from "node:path";
+import { utf8HeadIndex } from "../../src/core/retention/utf8.ts";
 import type {
   EditRequest,
   EditResult,
   WriteRequest,
   WriteResult,
 } from "../../src/protocol/index.ts";
-import { utf8HeadIndex } from "../../src/retention/utf8.ts";
 import { SandboxError } from "../errors.ts";
 import type { Workspace } from "../workspace.ts";
 import { applyEdits, EditRefused } from "./edit-text.ts";

@@ -5,8 +5,8 @@
  * below the folder, anywhere in it unless it starts with `/` or `**` (as pi runs `fd`).
  */
 import path from "node:path";
+import { ItemRetainer } from "../../src/core/retention/index.ts";
 import type { FindRequest, FindResult } from "../../src/protocol/index.ts";
-import { ItemRetainer } from "../../src/retention/index.ts";
 import { SandboxError } from "../errors.ts";
 import type { Workspace } from "../workspace.ts";
 import { compileGlob } from "./glob-pattern.ts";

@@ -1,6 +1,6 @@
 import type { FileHandle } from "node:fs/promises";
+import { utf8ByteLength, utf8HeadIndex } from "../../src/core/retention/utf8.ts";
 import type { ReadResult } from "../../src/protocol/index.ts";
-import { utf8ByteLength, utf8HeadIndex } from "../../src/retention/utf8.ts";
 import { SandboxError } from "../errors.ts";
 
 export interface ReadWindow {

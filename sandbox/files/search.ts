@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { ItemRetainer } from "../../src/core/retention/index.ts";
 import type {
   GlobRequest,
   GlobResult,
@@ -7,7 +8,6 @@ import type {
   GrepResult,
   SearchEngine,
 } from "../../src/protocol/index.ts";
-import { ItemRetainer } from "../../src/retention/index.ts";
 import { SandboxError } from "../errors.ts";
 import type { Jail } from "../jail/jail.ts";
 import { SPILL_JAIL_PATH, SpillFolder } from "../spill-folder.ts";

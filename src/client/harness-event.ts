@@ -1,4 +1,4 @@
-import type { HarnessEvent } from "../events/types.ts";
+import type { HarnessEvent } from "../core/events/types.ts";
 import { isRecord } from "./errors.ts";
 
 /** A frame parsed: an event, a frame of a kind this client does not know (skipped), or garbage. */

@@ -1,5 +1,5 @@
-import type { JsonValue } from "../chord/types.ts";
-import type { ProducerCall, SettledResult } from "../output/types.ts";
+import type { JsonValue } from "../core/chord/types.ts";
+import type { ProducerCall, SettledResult } from "../core/output/types.ts";
 import type { InvocationView, ResultPoll } from "../protocol/index.ts";
 
 export type { ProducerCall };

@@ -5,15 +5,15 @@
  * fold (`reduceLaneSnapshot`) for views of many invocations of one run.
  */
 
-export type { JsonValue, Op } from "../chord/types.ts";
-export type { LaneTool, LaneView } from "../events/index.ts";
-export { createLaneView, reduceLaneSnapshot } from "../events/index.ts";
+export type { JsonValue, Op } from "../core/chord/types.ts";
+export type { LaneTool, LaneView } from "../core/events/index.ts";
+export { createLaneView, reduceLaneSnapshot } from "../core/events/index.ts";
 export type {
   HarnessEvent,
   ToolEndEvent,
   ToolStartEvent,
   ToolUpdateEvent,
-} from "../events/types.ts";
+} from "../core/events/types.ts";
 export type {
   ImageContent,
   OutputContent,
@@ -23,7 +23,7 @@ export type {
   ToolOutputState,
   Truncation,
   Usage,
-} from "../output/types.ts";
+} from "../core/output/types.ts";
 export { type AnsiLine, type AnsiSpan, type AnsiStyle, parseAnsi, stripAnsi } from "./ansi.ts";
 export { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff.ts";
 export { type InvocationAddress, type StreamKind, streamUrl } from "./endpoints.ts";

@@ -1,7 +1,7 @@
-import { apply, decoder, isBase } from "../chord/index.ts";
-import type { JsonValue, Op, WireOp } from "../chord/types.ts";
-import { isOutputState, outputStateError } from "../output/state.ts";
-import type { ToolOutputState } from "../output/types.ts";
+import { apply, decoder, isBase } from "../core/chord/index.ts";
+import type { JsonValue, Op, WireOp } from "../core/chord/types.ts";
+import { isOutputState, outputStateError } from "../core/output/state.ts";
+import type { ToolOutputState } from "../core/output/types.ts";
 
 /** What became of one `tool_update`. */
 export type ReplicaOutcome =

@@ -1,4 +1,4 @@
-import type { ToolOutputState } from "../output/types.ts";
+import type { ToolOutputState } from "../core/output/types.ts";
 
 /** What is new since the previous state: print `text` after saying `skippedBytes` were missed. */
 export interface FollowStep {

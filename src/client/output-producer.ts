@@ -1,4 +1,4 @@
-import type { ProducerCall, ProducerEnd } from "../output/types.ts";
+import type { ProducerCall, ProducerEnd } from "../core/output/types.ts";
 import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
 import { ToolwireError } from "./errors.ts";
 import type { InvocationInfo } from "./http-client.ts";

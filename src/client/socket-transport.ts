@@ -1,4 +1,4 @@
-import { TOKEN_EXPIRED_CLOSE } from "../events/socket-close.ts";
+import { TOKEN_EXPIRED_CLOSE } from "../core/events/socket-close.ts";
 import { errorFromResponse, ToolwireError, unreachable } from "./errors.ts";
 import {
   DEFAULT_KEEP_ALIVE,

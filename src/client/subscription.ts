@@ -1,5 +1,5 @@
-import type { HarnessEvent, ToolEndEvent, ToolStartEvent } from "../events/types.ts";
-import type { ToolOutputState } from "../output/types.ts";
+import type { HarnessEvent, ToolEndEvent, ToolStartEvent } from "../core/events/types.ts";
+import type { ToolOutputState } from "../core/output/types.ts";
 import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff.ts";
 import { type InvocationAddress, type StreamKind, streamUrl } from "./endpoints.ts";
 import { ToolwireError } from "./errors.ts";

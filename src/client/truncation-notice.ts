@@ -1,4 +1,4 @@
-import type { Truncation } from "../output/types.ts";
+import type { Truncation } from "../core/output/types.ts";
 
 const integer = new Intl.NumberFormat("en-US");
 

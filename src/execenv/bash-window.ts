@@ -9,9 +9,9 @@
  * line that names the omitted middle. The footer always says how to get the rest: the
  * spill path and the exact `read` offset and line range.
  */
-import { formatCount, formatSize, formatTruncationFooter } from "../output/footer.ts";
-import { DEFAULT_OUTPUT_POLICY, type OutputPolicy, type Truncation } from "../output/types.ts";
-import { TextWindow } from "../output/window.ts";
+import { formatCount, formatSize, formatTruncationFooter } from "../core/output/footer.ts";
+import { DEFAULT_OUTPUT_POLICY, type OutputPolicy, type Truncation } from "../core/output/types.ts";
+import { TextWindow } from "../core/output/window.ts";
 import type { ExecLimits } from "../protocol/index.ts";
 
 /** Most lines a call may ask to see: `head`, `tail`, or the two together. */

@@ -1,4 +1,4 @@
-import { utf8ByteLength } from "../retention/utf8.ts";
+import { utf8ByteLength } from "../core/retention/utf8.ts";
 import { SandboxStreamError } from "./errors.ts";
 
 /**

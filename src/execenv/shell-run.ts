@@ -1,5 +1,5 @@
-import { formatTruncationFooter } from "../output/footer.ts";
-import type { ShellOutputMetadata, ToolOutput } from "../output/types.ts";
+import { formatTruncationFooter } from "../core/output/footer.ts";
+import type { ShellOutputMetadata, ToolOutput } from "../core/output/types.ts";
 import { SandboxHttpError, SandboxStreamError, SandboxUnreachableError } from "./errors.ts";
 import type { SandboxClient } from "./sandbox-client.ts";
 import type { ExecRequest, ShellUpdate } from "./types.ts";

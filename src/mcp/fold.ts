@@ -7,8 +7,8 @@
  * offered a second time as an MCP resource.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { JsonValue } from "../chord/types.ts";
-import type { SettledResult } from "../output/types.ts";
+import type { JsonValue } from "../core/chord/types.ts";
+import type { SettledResult } from "../core/output/types.ts";
 import type { InvocationLinks } from "./port.ts";
 
 /** Key of Toolwire's entry in a result's (and a request's) `_meta`. */

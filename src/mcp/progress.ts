@@ -7,7 +7,7 @@
 import type { ProgressRead } from "../protocol/index.ts";
 
 /** Longest `message`, in UTF-16 units, before it is cut with "…" (the DO cuts it). */
-export { LATEST_LINE_MAX as PROGRESS_MESSAGE_MAX, latestLine } from "../output/index.ts";
+export { LATEST_LINE_MAX as PROGRESS_MESSAGE_MAX, latestLine } from "../core/output/index.ts";
 
 /** How often a running call's progress is read: 1 s (docs/decisions/103). */
 export const PROGRESS_INTERVAL_MS = 1000;

@@ -11,7 +11,7 @@ import type {
   StandardSchemaWithJSON,
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
-import type { JsonValue } from "../chord/types.ts";
+import type { JsonValue } from "../core/chord/types.ts";
 import { type AnyTool, ToolArgsError } from "../tools/index.ts";
 
 /** The tools an MCP client sees by default: the source-bounded sandbox and web tools. */

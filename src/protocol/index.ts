@@ -3,12 +3,12 @@
  * the sandbox host and its client, the client): error codes, `Outcome`, the invocation
  * RPC contract, the sandbox host's HTTP vocabulary, bearer tokens and duration settings.
  *
- * Depends on the pure core only (src/chord, src/output, src/retention, src/events);
+ * Depends on the pure core only (src/core/chord, src/core/output, src/core/retention, src/core/events);
  * test/node/layers.test.ts keeps the arrows pointing that way.
  */
 
 /** One `messageOf` for every layer; it lives in the core (the sink's notices use it). */
-export { messageOf } from "../output/message-of.ts";
+export { messageOf } from "../core/output/message-of.ts";
 export { bearerToken, bytesEqual, secretMatches } from "./bearer.ts";
 export {
   type ApiError,

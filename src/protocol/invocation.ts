@@ -2,8 +2,13 @@
  * The contract between the Worker and the Invocation Durable Object: the RPC methods the
  * Worker calls and the values they return (the DO class implements `InvocationApi`).
  */
-import type { JsonValue } from "../chord/index.ts";
-import type { ProducerCall, ProducerEnd, SettledResult, ToolOutputState } from "../output/index.ts";
+import type { JsonValue } from "../core/chord/index.ts";
+import type {
+  ProducerCall,
+  ProducerEnd,
+  SettledResult,
+  ToolOutputState,
+} from "../core/output/index.ts";
 import type { Outcome } from "./outcome.ts";
 
 export type { ProducerCall, ProducerEnd };

@@ -3,7 +3,7 @@
  * (docs/decisions/122): the notes a call sends as it starts, progresses and settles, and
  * the Run DO's RPC surface.
  */
-import type { RunCall } from "../events/run-call.ts";
+import type { RunCall } from "../core/events/run-call.ts";
 
 /** A note from an Invocation DO. `settled` carries everything, so it heals a lost `started`. */
 export type RunNote =

@@ -3,8 +3,8 @@
  * `/v1/grep`, `/v1/glob`, and the Shell updates an exec streams as NDJSON. The host
  * (sandbox/) answers in it and the sandbox client (src/execenv) reads it.
  */
-import type { ShellOutputMetadata } from "../output/index.ts";
-import type { Omitted } from "../retention/index.ts";
+import type { ShellOutputMetadata } from "../core/output/index.ts";
+import type { Omitted } from "../core/retention/index.ts";
 
 /** Exec ids name spill files and URLs: 1-128 letters, digits, `_` or `-`. */
 export const EXEC_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;

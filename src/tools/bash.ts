@@ -6,6 +6,7 @@
  * cancel fails the call with the output kept.
  */
 import { z } from "zod";
+import { DEFAULT_OUTPUT_POLICY, type ToolOutput } from "../core/output/index.ts";
 import {
   headPart,
   headPrefixBytes,
@@ -29,7 +30,6 @@ import {
   type ShellRunResult,
   type ShellSink,
 } from "../execenv/index.ts";
-import { DEFAULT_OUTPUT_POLICY, type ToolOutput } from "../output/index.ts";
 import { durationMs } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";

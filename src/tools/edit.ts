@@ -5,7 +5,7 @@
  * first changed line, in the text and in `details` (pi's `{ diff, firstChangedLine }`).
  */
 import { z } from "zod";
-import type { JsonObject } from "../chord/types.ts";
+import type { JsonObject } from "../core/chord/types.ts";
 import { defineTool } from "./registry.ts";
 import { asked, sandboxClientFor } from "./sandbox.ts";
 

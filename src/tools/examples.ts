@@ -10,7 +10,7 @@
  * - `report`: fills `details`, usage, added tools, the terminate flag and an image.
  */
 import { z } from "zod";
-import type { JsonObject } from "../chord/types.ts";
+import type { JsonObject } from "../core/chord/types.ts";
 import { defineTool } from "./registry.ts";
 
 /** A pause in milliseconds, 0 to 60 s (default 0). */

@@ -3,8 +3,8 @@
  * the first `limit` (default 1000) in path order; the listing stops at the probe.
  */
 import { z } from "zod";
+import { formatRetentionNotice } from "../core/retention/index.ts";
 import type { GlobResult } from "../execenv/index.ts";
-import { formatRetentionNotice } from "../retention/index.ts";
 import { limitParam, sandboxLookup } from "./sandbox.ts";
 
 export const globParams = z.strictObject({

@@ -4,8 +4,8 @@
  * match past the limit, so the notice says more exist without claiming how many.
  */
 import { z } from "zod";
+import { formatRetentionNotice } from "../core/retention/index.ts";
 import type { GrepResult } from "../execenv/index.ts";
-import { formatRetentionNotice } from "../retention/index.ts";
 import { limitParam, sandboxLookup } from "./sandbox.ts";
 
 export const grepParams = z.strictObject({

@@ -10,8 +10,9 @@
  * - `kill { id }`: cancels a call and answers with its output, kept.
  */
 import { z } from "zod";
-import { formatCount, formatSize } from "../output/footer.ts";
-import type { ToolOutput } from "../output/types.ts";
+import { formatCount, formatSize } from "../core/output/footer.ts";
+import type { ToolOutput } from "../core/output/types.ts";
+import { utf8ByteLength } from "../core/retention/utf8.ts";
 import type {
   InvocationApi,
   InvocationView,
@@ -20,7 +21,6 @@ import type {
   ResultPoll,
   RunApi,
 } from "../protocol/index.ts";
-import { utf8ByteLength } from "../retention/utf8.ts";
 import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 import type { ToolContext } from "./types.ts";

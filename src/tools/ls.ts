@@ -3,8 +3,8 @@
  * `/` after directories, dotfiles included, the first `limit` (default 500).
  */
 import { z } from "zod";
+import { formatCount } from "../core/output/index.ts";
 import type { LsResult } from "../execenv/index.ts";
-import { formatCount } from "../output/index.ts";
 import { asked, limitParam, sandboxLookup } from "./sandbox.ts";
 
 export const lsParams = z.strictObject({

@@ -4,8 +4,8 @@
  * and how to continue.
  */
 import { z } from "zod";
+import { formatCount } from "../core/output/index.ts";
 import type { ReadResult } from "../execenv/index.ts";
-import { formatCount } from "../output/index.ts";
 import { limitParam, sandboxLookup } from "./sandbox.ts";
 
 /** Room the output policy leaves above the sandbox's 50 KB window for the notice lines. */

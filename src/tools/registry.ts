@@ -5,9 +5,9 @@
  * Built-ins are registered by `src/tools/index.ts`; import the registry from there.
  */
 import { type ZodError, type ZodType, z } from "zod";
-import { fitsDepth, MAX_JSON_DEPTH } from "../chord/index.ts";
-import type { JsonValue } from "../chord/types.ts";
-import { DEFAULT_OUTPUT_POLICY, type OutputPolicy } from "../output/types.ts";
+import { fitsDepth, MAX_JSON_DEPTH } from "../core/chord/index.ts";
+import type { JsonValue } from "../core/chord/types.ts";
+import { DEFAULT_OUTPUT_POLICY, type OutputPolicy } from "../core/output/types.ts";
 import type { ToolDefinition, ToolRun, ToolStretch } from "./types.ts";
 
 /** Any registered tool, whatever its parameter type. */

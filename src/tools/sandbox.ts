@@ -3,7 +3,7 @@
  * shape of a lookup tool (`read`, `grep`, `glob`): one request, one text, head-retained.
  */
 import { type ZodType, z } from "zod";
-import type { JsonObject } from "../chord/types.ts";
+import type { JsonObject } from "../core/chord/types.ts";
 import { resolveSandbox, SandboxClient, SandboxHttpError } from "../execenv/index.ts";
 import { defineTool } from "./registry.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";

@@ -1,5 +1,5 @@
-import type { JsonValue } from "../chord/types.ts";
-import type { OutputPolicy, ToolOutput } from "../output/types.ts";
+import type { JsonValue } from "../core/chord/types.ts";
+import type { OutputPolicy, ToolOutput } from "../core/output/types.ts";
 
 /** What a tool may use besides its sink. Supplied by the Durable Object. */
 export interface ToolContext {

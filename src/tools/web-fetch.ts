@@ -7,7 +7,7 @@
  * retainer proves the text will not fit. See docs/decisions/053-web-fetch.md.
  */
 import { z } from "zod";
-import { TextRetainer, type TextRetention } from "../retention/index.ts";
+import { TextRetainer, type TextRetention } from "../core/retention/index.ts";
 import { defineTool } from "./registry.ts";
 import { HtmlTextExtractor } from "./web-fetch/html-text.ts";
 import { privateAddressReason } from "./web-fetch/private-address.ts";

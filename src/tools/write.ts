@@ -4,7 +4,7 @@
  * the invocation's toolCallId makes a retried call answer its stored result instead.
  */
 import { z } from "zod";
-import type { JsonObject } from "../chord/types.ts";
+import type { JsonObject } from "../core/chord/types.ts";
 import { defineTool } from "./registry.ts";
 import { asked, sandboxClientFor } from "./sandbox.ts";
 

@@ -4,7 +4,7 @@
  */
 import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { JsonValue } from "../chord/types.ts";
+import type { JsonValue } from "../core/chord/types.ts";
 import { checkSandboxName, DEFAULT_SANDBOX } from "../execenv/index.ts";
 import {
   forwardedSubscription,

@@ -4,8 +4,8 @@
  * `details` ops are untrusted input and go through Chord's own op validation.
  */
 import { z } from "zod";
-import { assertValidOp } from "../chord/index.ts";
-import type { Op } from "../chord/types.ts";
+import { assertValidOp } from "../core/chord/index.ts";
+import type { Op } from "../core/chord/types.ts";
 import type { ProducerCall, ProducerEnd } from "../protocol/index.ts";
 import { raise } from "./errors.ts";
 import { parseWith } from "./schemas.ts";

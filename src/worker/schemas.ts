@@ -3,7 +3,7 @@
  * zod. `parseWith` turns a failed parse into a 400 naming each field and its problem.
  */
 import { type ZodType, z } from "zod";
-import { fitsDepth, MAX_JSON_DEPTH } from "../chord/index.ts";
+import { fitsDepth, MAX_JSON_DEPTH } from "../core/chord/index.ts";
 import { formatIssues } from "../tools/index.ts";
 import { raise } from "./errors.ts";
 

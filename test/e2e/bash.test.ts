@@ -5,9 +5,9 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import type { JsonObject } from "../../src/chord/types.ts";
 import { type CreatedInvocation, subscribe, ToolwireClient } from "../../src/client/index.ts";
-import type { SettledResult } from "../../src/output/index.ts";
+import type { JsonObject } from "../../src/core/chord/types.ts";
+import type { SettledResult } from "../../src/core/output/index.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 

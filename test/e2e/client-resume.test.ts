@@ -2,7 +2,7 @@
 // connection comes back after the last update it folded and gets no new base.
 import { describe, expect, inject, it } from "vitest";
 import { type SocketLike, subscribe, ToolwireClient } from "../../src/client/index.ts";
-import type { HarnessEvent } from "../../src/events/types.ts";
+import type { HarnessEvent } from "../../src/core/events/types.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 

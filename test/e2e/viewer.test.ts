@@ -4,8 +4,8 @@ import { existsSync, mkdirSync } from "node:fs";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
-import type { JsonObject } from "../../src/chord/types.ts";
 import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
+import type { JsonObject } from "../../src/core/chord/types.ts";
 import { mintSubscribeToken } from "../../src/worker/subscribe-token.ts";
 
 const ONE_PIXEL_PNG =

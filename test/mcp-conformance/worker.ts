@@ -8,9 +8,9 @@ import { mcpRoute, mcpTools } from "../../src/worker/mcp-route.ts";
 import { registerConformanceFixtures } from "./fixtures.ts";
 import { TASK_FIXTURES } from "./task-fixtures.ts";
 
-export { InvocationDO } from "../../durable-objects/invocation.ts";
-export { McpSessionDO } from "../../durable-objects/mcp-session.ts";
-export { RunDO } from "../../durable-objects/run.ts";
+export { InvocationDO } from "../../durable-objects/invocation/invocation.ts";
+export { McpSessionDO } from "../../durable-objects/mcp-session/mcp-session.ts";
+export { RunDO } from "../../durable-objects/run/run.ts";
 
 const conformanceApp = new Hono<{ Bindings: Env }>();
 conformanceApp.route(

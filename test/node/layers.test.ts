@@ -154,7 +154,7 @@ describe("layers", () => {
     expect(new Set(all.map((e) => e.file)).size).toBeGreaterThan(100);
     expect(all.length).toBeGreaterThan(300);
     expect(all).toContainEqual({
-      file: "durable-objects/invocation.ts",
+      file: "durable-objects/invocation/invocation.ts",
       specifier: "cloudflare:workers",
     });
   });
@@ -169,9 +169,9 @@ describe("layers", () => {
         {
           file: "src/worker/errors.ts",
           specifier: "../../durable-objects/outcome.ts",
-          target: "durable-objects/outcome.ts",
+          target: "durable-objects/invocation/outcome.ts",
         },
-        { file: "src/output/sink.ts", specifier: "node:fs" },
+        { file: "src/core/output/sink.ts", specifier: "node:fs" },
         {
           file: "src/tools/sandbox.ts",
           specifier: "../worker/auth.ts",
@@ -180,7 +180,7 @@ describe("layers", () => {
       ]),
     ).toEqual([
       'src/worker/errors.ts imports "../../durable-objects/outcome.ts": worker may import core, protocol, execenv, tools, mcp, worker, not durable-object',
-      'src/output/sink.ts imports "node:fs": core runs in every runtime',
+      'src/core/output/sink.ts imports "node:fs": core runs in every runtime',
       'src/tools/sandbox.ts imports "../worker/auth.ts": tools may import core, protocol, execenv, tools, not worker',
     ]);
   });

@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/publish/clock.ts";
+import type { Clock } from "../../src/core/publish/clock.ts";
 
 interface FakeTimer {
   id: number;

@@ -1,4 +1,4 @@
-import type { Op, Path } from "../../src/chord/index.ts";
+import type { Op, Path } from "../../src/core/chord/index.ts";
 
 /**
  * Toolwire's first encoder (before docs/decisions/008), kept only to write batches in

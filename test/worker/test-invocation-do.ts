@@ -3,7 +3,7 @@
  * test/worker/test-entry.ts): production's class plus the seams only crash tests need
  * (docs/decisions/093). Each lives in memory, so a new instance after a crash has none.
  */
-import { InvocationDO } from "../../durable-objects/invocation.ts";
+import { InvocationDO } from "../../durable-objects/invocation/invocation.ts";
 
 /** Batches the last recovery of each instance decoded (set while the base class constructs). */
 const recoveredBatches = new WeakMap<InvocationDO, number>();

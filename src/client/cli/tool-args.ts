@@ -1,4 +1,4 @@
-import type { JsonValue } from "../../chord/types.ts";
+import type { JsonValue } from "../../core/chord/types.ts";
 import { type RawArg, UsageError } from "./parse-args.ts";
 
 type Schema = { type?: unknown; properties?: Record<string, { type?: unknown }> };

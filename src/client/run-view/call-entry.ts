@@ -3,7 +3,7 @@
  * state) that expands to the call's own live output, followed with the client library
  * over the call's WebSocket (a subscribe token from `/v1/runs/:runId/calls/:id/links`).
  */
-import type { RunCall } from "../../events/run-call.ts";
+import type { RunCall } from "../../core/events/run-call.ts";
 import { type Subscription, subscribe } from "../subscription.ts";
 import { formatBytes, formatCount } from "../truncation-notice.ts";
 import { el } from "../viewer/dom.ts";

@@ -9,7 +9,7 @@
  * const run = followRun("wss://tw.example/v1/runs/run-7/socket?token=…");
  * run.onChange(() => console.log([...run.calls.values()].map((c) => c.status)));
  */
-import type { RunCall, RunMessage } from "../../events/run-call.ts";
+import type { RunCall, RunMessage } from "../../core/events/run-call.ts";
 import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "../backoff.ts";
 
 export type { RunCall, RunMessage };

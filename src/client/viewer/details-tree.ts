@@ -1,4 +1,4 @@
-import type { JsonValue } from "../../chord/types.ts";
+import type { JsonValue } from "../../core/chord/types.ts";
 import { formatCount } from "../truncation-notice.ts";
 import { el } from "./dom.ts";
 

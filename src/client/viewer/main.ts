@@ -4,8 +4,8 @@
  * truncation, details and usage. Bundled with the library into public/viewer.html by
  * scripts/build-client.ts.
  */
-import type { JsonValue } from "../../chord/types.ts";
-import type { ToolOutputState, Usage } from "../../output/types.ts";
+import type { JsonValue } from "../../core/chord/types.ts";
+import type { ToolOutputState, Usage } from "../../core/output/types.ts";
 import { ToolwireClient } from "../http-client.ts";
 import { type Subscription, subscribe } from "../subscription.ts";
 import { describeTruncation, formatCount } from "../truncation-notice.ts";

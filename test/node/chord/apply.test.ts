@@ -10,7 +10,7 @@ import {
   type JsonValue,
   type Op,
   UnsafePathError,
-} from "../../../src/chord/index.ts";
+} from "../../../src/core/chord/index.ts";
 
 describe("apply", () => {
   it("applies the seven verbs and returns the new value", () => {

@@ -10,7 +10,7 @@ import {
   track,
   UnsafePathError,
   type WireOp,
-} from "../../../src/chord/index.ts";
+} from "../../../src/core/chord/index.ts";
 
 describe("encoder", () => {
   it("defines a path on its second use with a wire op of its own before the op, then sends its id", () => {

@@ -12,7 +12,7 @@ import {
   NotJsonError,
   type Op,
   track,
-} from "../../../src/chord/index.ts";
+} from "../../../src/core/chord/index.ts";
 
 /** Arrays nested `levels` deep around 0: `nested(0)` is 0, `nested(2)` is [[0]]. */
 function nested(levels: number): JsonValue {

@@ -8,7 +8,7 @@ import {
   type Op,
   track,
   upgradeLegacyWire,
-} from "../../../src/chord/index.ts";
+} from "../../../src/core/chord/index.ts";
 import { legacyEncoder } from "../../support/legacy-encoder.ts";
 import { at, container, containers, mutate, plain, step } from "./mutations.ts";
 

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { JsonObject, JsonValue } from "../../../src/chord/index.ts";
+import type { JsonObject, JsonValue } from "../../../src/core/chord/index.ts";
 
 /**
  * Random JSON values and random mutation steps, shared by the property tests that

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { apply, findOverlap, type JsonValue, track } from "../../../src/chord/index.ts";
+import { apply, findOverlap, type JsonValue, track } from "../../../src/core/chord/index.ts";
 import {
   LONG_HEAD,
   MAX_CANDIDATES,
   OVERLAP_WINDOW,
   type OverlapProbe,
-} from "../../../src/chord/overlap.ts";
+} from "../../../src/core/chord/overlap.ts";
 
 function probed(prev: string, next: string) {
   const probe: OverlapProbe = { candidates: 0 };

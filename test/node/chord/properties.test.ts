@@ -9,7 +9,7 @@ import {
   type JsonValue,
   type Op,
   track,
-} from "../../../src/chord/index.ts";
+} from "../../../src/core/chord/index.ts";
 import { at, container, containers, isObject, mutate, plain, step, text } from "./mutations.ts";
 
 /** A consumer of the stream: its own encoder (producer side), decoder and replica. */

@@ -9,7 +9,7 @@ import {
   type Op,
   track,
   type WireOp,
-} from "../../../src/chord/index.ts";
+} from "../../../src/core/chord/index.ts";
 import { at, container, containers, mutate, plain, type Step, step } from "./mutations.ts";
 
 /**

@@ -1,7 +1,7 @@
 import * as reference from "@earendil-works/chord/delta";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Op, track } from "../../../src/chord/index.ts";
+import { type Op, track } from "../../../src/core/chord/index.ts";
 
 /**
  * The string path op for op against the reference Chord (`@earendil-works/chord/delta`):

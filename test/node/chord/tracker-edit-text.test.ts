@@ -8,7 +8,7 @@ import {
   type Op,
   type Path,
   track,
-} from "../../../src/chord/index.ts";
+} from "../../../src/core/chord/index.ts";
 
 const plain = (v: unknown): JsonValue => JSON.parse(JSON.stringify(v));
 

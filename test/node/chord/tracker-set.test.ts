@@ -9,7 +9,7 @@ import {
   type Path,
   type Seg,
   track,
-} from "../../../src/chord/index.ts";
+} from "../../../src/core/chord/index.ts";
 import { container, json, plain } from "./mutations.ts";
 
 /**

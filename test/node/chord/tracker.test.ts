@@ -9,7 +9,7 @@ import {
   type Tracker,
   track,
   UnsafePathError,
-} from "../../../src/chord/index.ts";
+} from "../../../src/core/chord/index.ts";
 
 /** A tracker already past its first (base) flush. Typed loosely so tests can write odd values. */
 function tracked<T>(value: T): Tracker<T> {

@@ -4,11 +4,12 @@
  * every connection and after every resync. Connections are the client's `Transport`
  * interface, so `subscribe()` runs unchanged against it.
  */
-import { encoder, type Op, type Tracker, track } from "../../../src/chord/index.ts";
+
 import type { Transport, TransportHandlers } from "../../../src/client/index.ts";
 import { ToolwireError } from "../../../src/client/index.ts";
-import type { HarnessEvent } from "../../../src/events/types.ts";
-import type { ToolOutputState } from "../../../src/output/types.ts";
+import { encoder, type Op, type Tracker, track } from "../../../src/core/chord/index.ts";
+import type { HarnessEvent } from "../../../src/core/events/types.ts";
+import type { ToolOutputState } from "../../../src/core/output/types.ts";
 
 const ids = { runId: "run", turnId: "turn", toolCallId: "call" };
 

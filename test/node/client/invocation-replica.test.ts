@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { JsonValue, Op } from "../../../src/chord/types.ts";
 import { InvocationReplica } from "../../../src/client/index.ts";
+import type { JsonValue, Op } from "../../../src/core/chord/types.ts";
 import { emptyState } from "./fake-producer.ts";
 
 function synced(): InvocationReplica {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OutputFollower } from "../../../src/client/index.ts";
-import type { ToolOutputState } from "../../../src/output/types.ts";
+import type { ToolOutputState } from "../../../src/core/output/types.ts";
 import { emptyState } from "./fake-producer.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;

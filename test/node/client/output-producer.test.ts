@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { InvocationInfo } from "../../../src/client/index.ts";
 import { OutputProducer, ToolwireError } from "../../../src/client/index.ts";
-import type { ProducerCall } from "../../../src/output/types.ts";
+import type { ProducerCall } from "../../../src/core/output/types.ts";
 
 const info = (seq: number) => ({ id: "x", seq }) as unknown as InvocationInfo;
 const lost = () => new ToolwireError("unreachable", "connection reset", 0);

@@ -3,14 +3,14 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { encoder, type Op, track } from "../../../src/chord/index.ts";
 import {
   type ResumePoint,
   subscribe,
   type Transport,
   type TransportHandlers,
 } from "../../../src/client/index.ts";
-import type { ToolOutputState } from "../../../src/output/types.ts";
+import { encoder, type Op, track } from "../../../src/core/chord/index.ts";
+import type { ToolOutputState } from "../../../src/core/output/types.ts";
 import { emptyState, settle } from "./fake-producer.ts";
 
 const ids = { runId: "run", turnId: "turn", toolCallId: "call" };

@@ -1,7 +1,7 @@
 // The client acts on the server's "subscribe token expired" close (docs/decisions/112).
 import { describe, expect, it } from "vitest";
 import { type SocketLike, subscribe } from "../../../src/client/index.ts";
-import { TOKEN_EXPIRED_CLOSE } from "../../../src/events/index.ts";
+import { TOKEN_EXPIRED_CLOSE } from "../../../src/core/events/index.ts";
 import { emptyState, settle } from "./fake-producer.ts";
 
 const ids = { runId: "r", turnId: "t", toolCallId: "c" };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseArgs, UsageError } from "../../../src/client/cli/parse-args.ts";
 import { describeCall } from "../../../src/client/cli/watch-run.ts";
-import type { RunCall } from "../../../src/events/run-call.ts";
+import type { RunCall } from "../../../src/core/events/run-call.ts";
 
 describe("toolwire watch --run", () => {
   it("parses a run id, with connection options anywhere", () => {

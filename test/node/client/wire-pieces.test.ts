@@ -6,7 +6,7 @@ import {
   formatBytes,
   streamUrl,
 } from "../../../src/client/index.ts";
-import type { Truncation } from "../../../src/output/types.ts";
+import type { Truncation } from "../../../src/core/output/types.ts";
 
 const base: Truncation = {
   truncated: true,

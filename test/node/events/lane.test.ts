@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { encoder, type WireOp } from "../../../src/chord/index.ts";
+import { encoder, type WireOp } from "../../../src/core/chord/index.ts";
 import {
   createLaneView,
   type HarnessEvent,
   type LaneView,
   reduceLaneSnapshot,
-} from "../../../src/events/index.ts";
-import { ToolOutputSink } from "../../../src/output/index.ts";
+} from "../../../src/core/events/index.ts";
+import { ToolOutputSink } from "../../../src/core/output/index.ts";
 
 const ids = { runId: "run", turnId: "turn" };
 const start = (toolCallId: string, toolName = "bash"): HarnessEvent => ({

@@ -1,5 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_OUTPUT_POLICY, type Truncation } from "../../../src/core/output/types.ts";
+import { TextWindow } from "../../../src/core/output/window.ts";
+import { utf8ByteLength } from "../../../src/core/retention/utf8.ts";
 import {
   headPart,
   headPrefixBytes,
@@ -16,9 +19,6 @@ import {
   windowFooter,
   windowPlan,
 } from "../../../src/execenv/bash-window.ts";
-import { DEFAULT_OUTPUT_POLICY, type Truncation } from "../../../src/output/types.ts";
-import { TextWindow } from "../../../src/output/window.ts";
-import { utf8ByteLength } from "../../../src/retention/utf8.ts";
 
 const encoder = new TextEncoder();
 const SPILL = ".toolwire/spill/x.log";

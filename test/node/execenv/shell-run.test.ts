@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ShellOutputMetadata, ToolOutputSink } from "../../../src/core/output/index.ts";
 import { bashEnding, runShell, SandboxClient, type ShellSink } from "../../../src/execenv/index.ts";
-import { type ShellOutputMetadata, ToolOutputSink } from "../../../src/output/index.ts";
 import { execId, startTestHost, type TestHost } from "../sandbox/harness.ts";
 
 /** A sink replica: just enough of ToolOutput to see what bash's fold calls. */

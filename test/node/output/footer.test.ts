@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { formatCount, formatSize, formatTruncationFooter } from "../../../src/output/footer.ts";
-import type { Truncation } from "../../../src/output/types.ts";
-import { TextWindow } from "../../../src/output/window.ts";
+import {
+  formatCount,
+  formatSize,
+  formatTruncationFooter,
+} from "../../../src/core/output/footer.ts";
+import type { Truncation } from "../../../src/core/output/types.ts";
+import { TextWindow } from "../../../src/core/output/window.ts";
 
 const base: Truncation = {
   truncated: true,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { messageOf } from "../../../src/output/index.ts";
+import { messageOf } from "../../../src/core/output/index.ts";
 import { messageOf as protocolMessageOf } from "../../../src/protocol/index.ts";
 
 describe("messageOf", () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { apply, decoder, encoder, type JsonValue, type Op } from "../../../src/chord/index.ts";
+import { apply, decoder, encoder, type JsonValue, type Op } from "../../../src/core/chord/index.ts";
 import {
   MAX_DETAILS_BYTES,
   MAX_IMAGE_BASE64,
@@ -8,8 +8,8 @@ import {
   type OutputPolicy,
   ToolOutputSink,
   type Truncation,
-} from "../../../src/output/index.ts";
-import { utf8ByteLength } from "../../../src/retention/utf8.ts";
+} from "../../../src/core/output/index.ts";
+import { utf8ByteLength } from "../../../src/core/retention/utf8.ts";
 import { lines, referenceWindow } from "./window-reference.ts";
 
 const TEXT = ["content", 0, "text"];

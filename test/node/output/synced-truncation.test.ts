@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { track } from "../../../src/chord/index.ts";
+import { track } from "../../../src/core/chord/index.ts";
 import {
   copyTruncation,
   emptyOutputState,
@@ -8,8 +8,8 @@ import {
   TRUNCATION_KEYS,
   type Truncation,
   truncationError,
-} from "../../../src/output/index.ts";
-import { SyncedTruncation } from "../../../src/output/synced-truncation.ts";
+} from "../../../src/core/output/index.ts";
+import { SyncedTruncation } from "../../../src/core/output/synced-truncation.ts";
 
 const start: Truncation = {
   truncated: false,

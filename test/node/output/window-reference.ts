@@ -2,8 +2,8 @@
  * A naive reference for `TextWindow`: recomputes the window from the whole text with
  * `split`/`slice`, exactly as decision 020 words the rules.
  */
-import type { OutputPolicy, Truncation } from "../../../src/output/types.ts";
-import { utf8ByteLength, utf8HeadIndex, utf8TailIndex } from "../../../src/retention/utf8.ts";
+import type { OutputPolicy, Truncation } from "../../../src/core/output/types.ts";
+import { utf8ByteLength, utf8HeadIndex, utf8TailIndex } from "../../../src/core/retention/utf8.ts";
 
 export function lines(s: string): number {
   if (s === "") return 0;

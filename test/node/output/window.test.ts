@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { OutputPolicy } from "../../../src/output/types.ts";
-import { countLines, TextWindow } from "../../../src/output/window.ts";
+import type { OutputPolicy } from "../../../src/core/output/types.ts";
+import { countLines, TextWindow } from "../../../src/core/output/window.ts";
 import { referenceWindow } from "./window-reference.ts";
 
 const tail = (maxBytes: number, maxLines: number): OutputPolicy => ({

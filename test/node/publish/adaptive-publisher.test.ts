@@ -1,6 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AdaptivePublisher, type AdaptivePublisherOptions } from "../../../src/publish/index.ts";
+import {
+  AdaptivePublisher,
+  type AdaptivePublisherOptions,
+} from "../../../src/core/publish/index.ts";
 import { FakeClock } from "../../support/fake-clock.ts";
 
 interface Event {

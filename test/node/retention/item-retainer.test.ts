@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ItemRetainer, Omitted } from "../../../src/retention/index.ts";
+import { ItemRetainer, Omitted } from "../../../src/core/retention/index.ts";
 
 function feed(maxItems: number, stop: "stopWhenFull" | "readToEnd", count: number) {
   const r = new ItemRetainer<number>({ kind: "head", maxItems, stop });

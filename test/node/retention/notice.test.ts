@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { describeOmitted, formatRetentionNotice, Omitted } from "../../../src/retention/index.ts";
+import {
+  describeOmitted,
+  formatRetentionNotice,
+  Omitted,
+} from "../../../src/core/retention/index.ts";
 
 const match = { one: "match", other: "matches" };
 

@@ -2,7 +2,7 @@
  * Slow, obviously-correct references for the retainers, built on `TextDecoder` and
  * `TextEncoder` only: what the retained text must be, and how many input bytes it spans.
  */
-import type { TextRetainerOptions } from "../../../src/retention/index.ts";
+import type { TextRetainerOptions } from "../../../src/core/retention/index.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TextQueue, utf8ByteLength } from "../../../src/retention/index.ts";
+import { TextQueue, utf8ByteLength } from "../../../src/core/retention/index.ts";
 
 const piece = fc.constantFrom("a", "bc", "\n", "é", "€", "😀", "xyz\n", "");
 

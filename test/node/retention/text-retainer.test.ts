@@ -5,7 +5,7 @@ import {
   TextRetainer,
   type TextRetainerOptions,
   type TextRetention,
-} from "../../../src/retention/index.ts";
+} from "../../../src/core/retention/index.ts";
 import { budgetOf, concat, decode, encode, expected, size } from "./reference.ts";
 
 function retain(options: TextRetainerOptions, chunks: (string | Uint8Array)[]): TextRetention {

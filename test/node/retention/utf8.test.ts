@@ -9,8 +9,8 @@ import {
   utf8HeadIndex,
   utf8ReachCut,
   utf8TailIndex,
-} from "../../../src/retention/index.ts";
-import { validRunEnd } from "../../../src/retention/utf8-segmenter.ts";
+} from "../../../src/core/retention/index.ts";
+import { validRunEnd } from "../../../src/core/retention/utf8-segmenter.ts";
 import { decode, encode } from "./reference.ts";
 
 /** Strings rich in what goes wrong: pairs, lone halves of both kinds, 1- to 3-byte units. */

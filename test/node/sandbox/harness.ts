@@ -8,8 +8,8 @@ import {
   type SandboxConfig,
   startSandboxHost,
 } from "../../../sandbox/index.ts";
+import type { Truncation } from "../../../src/core/output/index.ts";
 import { SandboxClient, type ShellUpdate } from "../../../src/execenv/index.ts";
-import type { Truncation } from "../../../src/output/index.ts";
 
 export interface TestHost {
   url: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AdaptivePublisher, systemClock } from "../../../src/publish/index.ts";
+import { AdaptivePublisher, systemClock } from "../../../src/core/publish/index.ts";
 import { FakeClock } from "../../support/fake-clock.ts";
 
 describe("FakeClock", () => {

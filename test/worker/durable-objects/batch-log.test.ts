@@ -1,9 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { BatchLog } from "../../../durable-objects/batch-log.ts";
-import { MAX_ROW_BYTES } from "../../../durable-objects/chunks.ts";
-import { migrate } from "../../../durable-objects/schema.ts";
-import type { WireOp } from "../../../src/chord/types.ts";
+import { BatchLog } from "../../../durable-objects/invocation/output/batch-log.ts";
+import { MAX_ROW_BYTES } from "../../../durable-objects/invocation/output/chunks.ts";
+import { migrate } from "../../../durable-objects/invocation/output/schema.ts";
+import type { WireOp } from "../../../src/core/chord/types.ts";
 import { stubFor } from "./helpers.ts";
 
 /** A one-op batch whose JSON is exactly `bytes` long. */

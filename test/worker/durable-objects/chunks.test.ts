@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fromChunks, toChunks } from "../../../durable-objects/chunks.ts";
+import { fromChunks, toChunks } from "../../../durable-objects/invocation/output/chunks.ts";
 
 describe("chunks", () => {
   it("round-trips any JSON value through pieces of any size, each within the bound", () => {

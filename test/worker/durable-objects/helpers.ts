@@ -5,10 +5,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { apply, decoder } from "../../../src/chord/index.ts";
-import type { JsonValue } from "../../../src/chord/types.ts";
-import type { HarnessEvent } from "../../../src/events/types.ts";
-import type { ToolOutputState } from "../../../src/output/types.ts";
+import { apply, decoder } from "../../../src/core/chord/index.ts";
+import type { JsonValue } from "../../../src/core/chord/types.ts";
+import type { HarnessEvent } from "../../../src/core/events/types.ts";
+import type { ToolOutputState } from "../../../src/core/output/types.ts";
 import type {
   InvocationApi,
   InvocationView,

@@ -4,7 +4,7 @@ import {
   DEFAULT_EXTERNAL_IDLE_TIMEOUT_SECONDS,
   idleNotice,
   idleTimeoutMs,
-} from "../../../durable-objects/idle-timeout.ts";
+} from "../../../durable-objects/invocation/idle-timeout.ts";
 import { startRequest, stubFor, textOf, value, view } from "./helpers.ts";
 
 const DEFAULT_MS = DEFAULT_EXTERNAL_IDLE_TIMEOUT_SECONDS * 1000;

@@ -6,11 +6,11 @@ import {
   PING_MESSAGE,
   SSE_KEEPALIVE_COMMENT,
   sseKeepAliveMs,
-} from "../../../durable-objects/keep-alive.ts";
-import { Subscribers } from "../../../durable-objects/subscribers.ts";
-import { encoder } from "../../../src/chord/index.ts";
-import type { ToolStartEvent } from "../../../src/events/types.ts";
-import { ToolOutputSink } from "../../../src/output/index.ts";
+} from "../../../durable-objects/invocation/fanout/keep-alive.ts";
+import { Subscribers } from "../../../durable-objects/invocation/fanout/subscribers.ts";
+import { encoder } from "../../../src/core/chord/index.ts";
+import type { ToolStartEvent } from "../../../src/core/events/types.ts";
+import { ToolOutputSink } from "../../../src/core/output/index.ts";
 import { connectSocket, startRequest, stubFor, textOf, value, view, waitFor } from "./helpers.ts";
 
 const start: ToolStartEvent = {

@@ -1,9 +1,9 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { BatchLog } from "../../../durable-objects/batch-log.ts";
-import { toChunks } from "../../../durable-objects/chunks.ts";
-import { migrate } from "../../../durable-objects/schema.ts";
-import { decoder } from "../../../src/chord/index.ts";
+import { BatchLog } from "../../../durable-objects/invocation/output/batch-log.ts";
+import { toChunks } from "../../../durable-objects/invocation/output/chunks.ts";
+import { migrate } from "../../../durable-objects/invocation/output/schema.ts";
+import { decoder } from "../../../src/core/chord/index.ts";
 import { legacyEncoder } from "../../support/legacy-encoder.ts";
 import type { TestInvocationDO as InvocationDO } from "../test-invocation-do.ts";
 import { connectSocket, startRequest, stubFor, textOf, value, view } from "./helpers.ts";

@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { HEARTBEAT_MS } from "../../../durable-objects/alarm-schedule.ts";
-import { CANCELLED_NOTICE } from "../../../durable-objects/settle-table.ts";
+import { HEARTBEAT_MS } from "../../../durable-objects/invocation/alarm-schedule.ts";
+import { CANCELLED_NOTICE } from "../../../durable-objects/invocation/settle-table.ts";
 import type { TestInvocationDO as InvocationDO } from "../test-invocation-do.ts";
 import { crash, startRequest, stubFor, textOf, value, view, waitFor } from "./helpers.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_DETAILS_BYTES, MAX_IMAGE_BASE64, MAX_IMAGES } from "../../../src/output/index.ts";
+import { MAX_DETAILS_BYTES, MAX_IMAGE_BASE64, MAX_IMAGES } from "../../../src/core/output/index.ts";
 import { startRequest, stubFor, textOf, value, view } from "./helpers.ts";
 
 async function external(name: string) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LATEST_LINE_MAX } from "../../../src/output/index.ts";
+import { LATEST_LINE_MAX } from "../../../src/core/output/index.ts";
 import type { ProgressRead } from "../../../src/protocol/index.ts";
 import { type InvocationStub, startRequest, stubFor, value } from "./helpers.ts";
 

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { type JsonValue, MAX_JSON_DEPTH } from "../../../src/chord/index.ts";
+import { type JsonValue, MAX_JSON_DEPTH } from "../../../src/core/chord/index.ts";
 import type { TestInvocationDO as InvocationDO } from "../test-invocation-do.ts";
 import { connectSocket, startRequest, stubFor, textOf, value, view, waitFor } from "./helpers.ts";
 

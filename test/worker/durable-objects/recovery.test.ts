@@ -1,9 +1,9 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { BatchLog } from "../../../durable-objects/batch-log.ts";
-import { REBASE_EVERY } from "../../../durable-objects/durable-output.ts";
-import { readCheckpoint } from "../../../durable-objects/recovery.ts";
-import { INTERRUPTED_NOTICE } from "../../../durable-objects/settle-table.ts";
+import { BatchLog } from "../../../durable-objects/invocation/output/batch-log.ts";
+import { REBASE_EVERY } from "../../../durable-objects/invocation/output/durable-output.ts";
+import { readCheckpoint } from "../../../durable-objects/invocation/output/recovery.ts";
+import { INTERRUPTED_NOTICE } from "../../../durable-objects/invocation/settle-table.ts";
 import type { TestInvocationDO as InvocationDO } from "../test-invocation-do.ts";
 import {
   connectSocket,

@@ -1,7 +1,7 @@
 import { evictDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import type { ToolUpdateEvent } from "../../../src/events/types.ts";
+import type { ToolUpdateEvent } from "../../../src/core/events/types.ts";
 import { connectSocket, startRequest, stubFor, textOf, value, view } from "./helpers.ts";
 
 type Step =

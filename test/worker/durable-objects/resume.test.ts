@@ -1,8 +1,8 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { REBASE_EVERY } from "../../../durable-objects/durable-output.ts";
-import type { ToolUpdateEvent } from "../../../src/events/types.ts";
-import type { ToolOutputState } from "../../../src/output/types.ts";
+import { REBASE_EVERY } from "../../../durable-objects/invocation/output/durable-output.ts";
+import type { ToolUpdateEvent } from "../../../src/core/events/types.ts";
+import type { ToolOutputState } from "../../../src/core/output/types.ts";
 import {
   connectSocket,
   openEvents,

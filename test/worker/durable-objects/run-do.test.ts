@@ -4,8 +4,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CALLS_PER_MESSAGE } from "../../../durable-objects/run.ts";
-import type { RunApi, RunCall } from "../../../durable-objects/run-notes.ts";
+import { CALLS_PER_MESSAGE } from "../../../durable-objects/run/run.ts";
+import type { RunApi, RunCall } from "../../../durable-objects/run/run-notes.ts";
 import { freshId, ORIGIN, postJson } from "../worker/helpers.ts";
 
 const runStub = (runId: string) => env.RUNS.getByName(runId) as unknown as RunApi;

@@ -1,12 +1,15 @@
 import { createParser } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
-import { MAX_SSE_QUEUED_BYTES, SseStream } from "../../../durable-objects/sse-stream.ts";
-import { apply, encoder } from "../../../src/chord/index.ts";
-import type { JsonValue, Op } from "../../../src/chord/types.ts";
+import {
+  MAX_SSE_QUEUED_BYTES,
+  SseStream,
+} from "../../../durable-objects/invocation/fanout/sse-stream.ts";
 import { InvocationReplica } from "../../../src/client/index.ts";
-import type { HarnessEvent, ToolStartEvent } from "../../../src/events/types.ts";
-import { DEFAULT_OUTPUT_POLICY, ToolOutputSink } from "../../../src/output/index.ts";
-import type { ToolOutputState } from "../../../src/output/types.ts";
+import { apply, encoder } from "../../../src/core/chord/index.ts";
+import type { JsonValue, Op } from "../../../src/core/chord/types.ts";
+import type { HarnessEvent, ToolStartEvent } from "../../../src/core/events/types.ts";
+import { DEFAULT_OUTPUT_POLICY, ToolOutputSink } from "../../../src/core/output/index.ts";
+import type { ToolOutputState } from "../../../src/core/output/types.ts";
 import { startRequest, stubFor, textOf, value, view, waitFor } from "./helpers.ts";
 
 type StatsStub = ReturnType<typeof stubFor> & {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { JsonValue } from "../../../src/chord/types.ts";
+import type { JsonValue } from "../../../src/core/chord/types.ts";
 import { runCall, type ToolCall } from "../../../src/mcp/call.ts";
 import type { InvocationPort } from "../../../src/mcp/port.ts";
 import type { ProgressValue } from "../../../src/mcp/progress.ts";

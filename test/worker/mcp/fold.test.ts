@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { SettledResult } from "../../../src/core/output/types.ts";
 import { exitOf, foldResult, META_KEY } from "../../../src/mcp/fold.ts";
-import type { SettledResult } from "../../../src/output/types.ts";
 
 const truncation = {
   truncated: false,

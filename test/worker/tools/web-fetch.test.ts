@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import type { ToolOutput } from "../../../src/output/index.ts";
+import type { ToolOutput } from "../../../src/core/output/index.ts";
 import {
   WEB_FETCH_MAX_DOWNLOAD_BYTES,
   WEB_FETCH_MAX_REDIRECTS,

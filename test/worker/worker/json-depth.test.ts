@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type JsonValue, MAX_JSON_DEPTH } from "../../../src/chord/index.ts";
+import { type JsonValue, MAX_JSON_DEPTH } from "../../../src/core/chord/index.ts";
 import { call, create, expectError, freshId, postJson, viewWhen } from "./helpers.ts";
 
 /** Arrays nested `levels` deep around 0. */

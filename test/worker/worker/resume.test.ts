@@ -1,6 +1,6 @@
 // Resuming through the Worker: `Last-Event-ID` and `?after=` reach the Durable Object.
 import { describe, expect, it } from "vitest";
-import type { HarnessEvent } from "../../../src/events/types.ts";
+import type { HarnessEvent } from "../../../src/core/events/types.ts";
 import { call, create, postJson } from "./helpers.ts";
 
 async function socketFrames(path: string, count: number): Promise<HarnessEvent[]> {

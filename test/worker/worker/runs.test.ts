@@ -3,7 +3,7 @@
 // with the run token of runViewUrl (docs/decisions/122).
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type RunCall, summarizeArgs } from "../../../durable-objects/run-notes.ts";
+import { type RunCall, summarizeArgs } from "../../../durable-objects/run/run-notes.ts";
 import { mintSubscribeToken } from "../../../src/worker/subscribe-token.ts";
 import { call, expectError, freshId, ORIGIN, postJson, SUBSCRIBE_SECRET } from "./helpers.ts";
 

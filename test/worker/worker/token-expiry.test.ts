@@ -1,8 +1,8 @@
 // A subscription outlives no subscribe token: sockets and event streams opened with a
 // token stop at the first event after it expires (docs/decisions/112).
 import { describe, expect, it } from "vitest";
-import { TOKEN_EXPIRED_CLOSE } from "../../../src/events/index.ts";
-import type { HarnessEvent } from "../../../src/events/types.ts";
+import { TOKEN_EXPIRED_CLOSE } from "../../../src/core/events/index.ts";
+import type { HarnessEvent } from "../../../src/core/events/types.ts";
 import { expired } from "../../../src/protocol/index.ts";
 import { mintSubscribeToken } from "../../../src/worker/index.ts";
 import { API_TOKEN, call, create, expectError, postJson, SUBSCRIBE_SECRET } from "./helpers.ts";

@@ -17,8 +17,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SpillFolder } from "../../../../sandbox/spill-folder.ts";
+import { utf8ByteLength } from "../../../../src/core/retention/index.ts";
 import { SandboxClient, SandboxHttpError } from "../../../../src/execenv/index.ts";
-import { utf8ByteLength } from "../../../../src/retention/index.ts";
 import {
   applyUpdate,
   execId,

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { countNewlines } from "../../../../sandbox/exec/newlines.ts";
 import { SourceView } from "../../../../sandbox/exec/source-view.ts";
 import { nextUpdate, type Sent } from "../../../../sandbox/exec/update-stream.ts";
-import { type OutputPolicy, TextWindow } from "../../../../src/output/index.ts";
+import { type OutputPolicy, TextWindow } from "../../../../src/core/output/index.ts";
 import { applyUpdate, type Folded } from "../harness.ts";
 
 const piece = fc.oneof(

@@ -2,7 +2,7 @@
 // before it was killed, then the cancel notice. The command writes a counter to a
 // marker file after each line it prints; a second command reads the marker afterwards.
 import { expect, it } from "vitest";
-import { CANCELLED_NOTICE } from "../../../../durable-objects/settle-table.ts";
+import { CANCELLED_NOTICE } from "../../../../durable-objects/invocation/settle-table.ts";
 import { startRequest, stubFor, textOf, value, view, waitFor } from "../helpers.ts";
 
 async function markerOf(name: string, marker: string): Promise<number> {

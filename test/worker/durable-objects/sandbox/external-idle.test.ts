@@ -2,7 +2,7 @@
 // deadline passes within the test.
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { expect, it } from "vitest";
-import { IDLE_NOTICE_PREFIX } from "../../../../durable-objects/idle-timeout.ts";
+import { IDLE_NOTICE_PREFIX } from "../../../../durable-objects/invocation/idle-timeout.ts";
 import { connectSocket, startRequest, stubFor, textOf, value, view, waitFor } from "../helpers.ts";
 
 const TIMEOUT_MS = 2000;

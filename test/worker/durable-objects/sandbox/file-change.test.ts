@@ -3,7 +3,7 @@
 // of one file serialize on the host, so none is lost. Through the real Invocation DO and a
 // real sandbox host.
 import { describe, expect, it } from "vitest";
-import type { SettledResult } from "../../../../src/output/types.ts";
+import type { SettledResult } from "../../../../src/core/output/types.ts";
 import { startRequest, stubFor, value } from "../helpers.ts";
 
 /** Starts (or, with a known toolCallId, re-asks for) a call; true when it was created. */

@@ -3,7 +3,7 @@
 // the call's line count, so the run page's count moves before the call ends.
 import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
-import type { RunApi, RunCall } from "../../../../durable-objects/run-notes.ts";
+import type { RunApi, RunCall } from "../../../../durable-objects/run/run-notes.ts";
 import { create, freshId } from "../../worker/helpers.ts";
 
 it("a running bash call's line count reaches its run between stretches", async () => {

@@ -3,7 +3,7 @@
 // project binds SANDBOX_REJOIN_SECONDS = "2".
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { JsonValue } from "../../../../src/chord/types.ts";
+import type { JsonValue } from "../../../../src/core/chord/types.ts";
 import { call, expectError, freshId, postJson } from "../../worker/helpers.ts";
 import { startRequest, stubFor, textOf, value } from "../helpers.ts";
 

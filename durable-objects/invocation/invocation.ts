@@ -1,0 +1,181 @@
+/**
+ * The Invocation Durable Object: one per tool call, named by its `toolCallId`. This file
+ * says what is wired to what; the life of the invocation (start → run → publish →
+ * persist → settle → retire) is told in lifecycle.ts.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { encoder } from "../../src/core/chord/index.ts";
+import {
+  errorResponse,
+  type InvocationApi,
+  type InvocationView,
+  type Outcome,
+  type ProducerCall,
+  type ProducerEnd,
+  type ProgressPoll,
+  type ReadCursor,
+  type ReadRange,
+  type ResultPoll,
+  type StartRequest,
+} from "../../src/protocol/index.ts";
+import { PING_MESSAGE, PONG_MESSAGE, sseKeepAliveMs } from "./fanout/keep-alive.ts";
+import { closeSocket, Subscribers } from "./fanout/subscribers.ts";
+import { openSubscription } from "./fanout/subscription.ts";
+import { startEventOf } from "./fanout/views.ts";
+import { InvocationLifecycle } from "./lifecycle.ts";
+import { NO_INVOCATION, notFound } from "./outcome.ts";
+import type { StorageStats } from "./output/store.ts";
+import { StoredInvocation } from "./output/stored-invocation.ts";
+import { ReadCursors } from "./read-cursors.ts";
+
+export class InvocationDO extends DurableObject<Env> implements InvocationApi {
+  readonly #stored: StoredInvocation;
+  readonly #subscribers: Subscribers;
+  readonly #life: InvocationLifecycle;
+  readonly #cursors: ReadCursors;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    // The lifecycle loads with synchronous SQL: the constructor finishes before any
+    // event is delivered, so nothing can observe a half-loaded object.
+    this.#stored = new StoredInvocation(ctx.storage);
+    this.#cursors = new ReadCursors(ctx.storage.sql);
+    this.#subscribers = new Subscribers(ctx, encoder, { sseKeepAliveMs: sseKeepAliveMs(env) });
+    const parts = { stored: this.#stored, subscribers: this.#subscribers };
+    this.#life = new InvocationLifecycle(ctx, env, parts, {
+      memoMoment: (name, moment) => this.memoMoment(name, moment),
+      beforeFlush: () => this.beforeFlush(),
+      recovered: (batches) => this.recovered(batches),
+    });
+    // Pings are answered by the runtime, so a client's keep-alive never wakes a
+    // hibernated object (docs/decisions/071).
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_MESSAGE, PONG_MESSAGE));
+  }
+
+  // ── the Worker's RPC (src/protocol/invocation.ts) ────────────────────────────
+
+  /** Creates the invocation and starts its tool, or returns the existing one. */
+  start(req: StartRequest): Promise<Outcome<{ created: boolean; view: InvocationView }>> {
+    return this.#life.start(req);
+  }
+
+  /**
+   * The producer API of the `external` tool: every call or none, then `end` if given;
+   * with a `seq`, idempotent (producer-sequence.ts).
+   */
+  produce(
+    calls: ProducerCall[],
+    end?: ProducerEnd,
+    seq?: number,
+  ): Promise<Outcome<InvocationView>> {
+    return this.#life.producer.produce(calls, end, seq);
+  }
+
+  /** Aborts a running tool; the result keeps the partial output and says it was cancelled. */
+  cancel(): Promise<Outcome<InvocationView>> {
+    return this.#life.cancel();
+  }
+
+  async view(): Promise<Outcome<InvocationView>> {
+    return this.#life.reads.view();
+  }
+
+  /**
+   * What a watching MCP call reads every second: waits like `result`, answers the
+   * output's totals and latest line while running (not the view), the result once settled.
+   */
+  progress(waitMs: number): Promise<Outcome<ProgressPoll>> {
+    return this.#life.reads.progress(waitMs);
+  }
+
+  /** Settled → the result; otherwise waits up to `waitMs` (at most 30 s) for it. */
+  result(waitMs: number): Promise<Outcome<ResultPoll>> {
+    return this.#life.reads.result(waitMs);
+  }
+
+  /** Where `reader` (a job_output call) stands in this output (read-cursors.ts). */
+  async readCursor(reader: string): Promise<Outcome<ReadCursor>> {
+    if (!this.#stored.record) return notFound();
+    return { ok: true, value: this.#cursors.cursor(reader) };
+  }
+
+  /** Gives `reader` a range of this output's lines, once (read-cursors.ts). */
+  async commitRead(reader: string, range: ReadRange): Promise<Outcome<ReadRange>> {
+    if (!this.#stored.record) return notFound();
+    return this.#cursors.commit(reader, range);
+  }
+
+  // ── the runtime's events ─────────────────────────────────────────────────────
+
+  /** Heartbeat, resume after a crash, idle deadline or retirement (alarm-schedule.ts). */
+  override alarm(): Promise<void> {
+    return this.#life.alarm();
+  }
+
+  /**
+   * `/socket` or `/events` (subscription.ts); the Worker checked the subscribe token. With
+   * no invocation here it answers 404 in the API's error shape itself.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const record = this.#stored.record;
+    if (!record) return errorResponse(NO_INVOCATION);
+    const ended = record.status === "settled" ? { isError: record.isError } : null;
+    const [start, state] = [startEventOf(record), this.#life.reads.state()];
+    return openSubscription(this.#subscribers, request, start, state, this.#stored.log, ended);
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    const record = this.#stored.record;
+    if (!record) return;
+    this.#subscribers.receive(ws, message, () => ({
+      start: startEventOf(record),
+      state: this.#life.reads.state(),
+      seq: this.#stored.log.lastSeq,
+    }));
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.#subscribers.drop(ws);
+    closeSocket(ws, code, reason);
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.#subscribers.drop(ws);
+  }
+
+  // ── for tests and benchmarks ─────────────────────────────────────────────────
+
+  /** Forces a publication of pending output now. */
+  flushOutput(): void {
+    this.#life.flushOutput();
+  }
+
+  /** SSE queues: the fullest stream's unread bytes and how often a reader fell behind. */
+  sseStats(): { maxQueuedBytes: number; resets: number; streams: number } {
+    return this.#subscribers.sseStats();
+  }
+
+  /** Storage use. */
+  storageStats(): StorageStats {
+    return this.#stored.stats();
+  }
+
+  /**
+   * Called by `context.setMemo` just before and just after it writes a memo and its
+   * checkpoint; `"halt"` stops the run there as a crash would. Production never halts;
+   * the crash tests' subclass does (docs/decisions/049, 093).
+   */
+  protected memoMoment(_name: string, _moment: "before" | "after"): "halt" | undefined {
+    return undefined;
+  }
+
+  /**
+   * Called before every flush of the sink; a throw stands for a flush that fails, which
+   * no input can cause since the depth cap (docs/decisions/006). Only the tests' subclass
+   * throws here.
+   */
+  protected beforeFlush(): void {}
+
+  /** Called once per recovery with the batches it decoded (the tests' subclass counts them). */
+  protected recovered(_batches: number): void {}
+}

@@ -1,0 +1,222 @@
+/**
+ * One created sandbox's record: its backend and placement, limits, status, when it was
+ * created and last used, and the calls made in it. Its alarm ends it after the idle
+ * timeout (a running command counts as use); ending it, by delete or expiry, cancels
+ * its calls (their output is kept) and removes it from its host. An ended record
+ * answers 410 saying how it ended for `retentionDays`, then is forgotten (404).
+ * One object per sandbox id (docs/decisions/142).
+ */
+import { DurableObject } from "cloudflare:workers";
+import { type HostSandboxInfo, hostCall } from "../../src/execenv/sandbox-host-api.ts";
+import {
+  type InvocationApi,
+  type Outcome,
+  ok,
+  refusal,
+  type SandboxApi,
+  type SandboxCreate,
+  type SandboxLimits,
+  type SandboxStatus,
+  type SandboxView,
+} from "../../src/protocol/index.ts";
+
+interface SandboxRecord {
+  id: string;
+  name: string | null;
+  placement: string;
+  status: SandboxStatus;
+  limits: SandboxLimits;
+  idleTimeoutMs: number;
+  retentionMs: number;
+  createdAt: number;
+  lastUsedAt: number;
+  endedAt: number | null;
+  endReason: string | null;
+}
+
+/** How soon an alarm that could not reach the host tries again. */
+const HOST_RETRY_MS = 60_000;
+
+export class SandboxDO extends DurableObject<Env> implements SandboxApi {
+  async create(input: SandboxCreate): Promise<Outcome<SandboxView>> {
+    if (await this.#record()) return refusal("conflict", `sandbox ${input.id} already exists`);
+    const made = await hostCall<HostSandboxInfo>(
+      this.env,
+      input.placement,
+      "POST",
+      "/v1/sandboxes",
+      {
+        id: input.id,
+        limits: input.limits,
+      },
+    );
+    if (!made.ok) return made;
+    const now = Date.now();
+    const record: SandboxRecord = {
+      id: input.id,
+      name: input.name,
+      placement: input.placement,
+      status: "active",
+      limits: made.value.limits,
+      idleTimeoutMs: input.idleTimeoutSeconds * 1000,
+      retentionMs: input.retentionDays * 86_400_000,
+      createdAt: now,
+      lastUsedAt: now,
+      endedAt: null,
+      endReason: null,
+    };
+    await this.#save(record);
+    return ok(viewOf(record));
+  }
+
+  async view(): Promise<Outcome<SandboxView>> {
+    const record = await this.#record();
+    return record ? ok(viewOf(record)) : notFound();
+  }
+
+  async use(toolCallId: string | null): Promise<Outcome<SandboxView>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    const onHost = await hostCall<HostSandboxInfo>(
+      this.env,
+      record.placement,
+      "GET",
+      `/v1/sandboxes/${record.id}`,
+    );
+    if (!onHost.ok) {
+      if (onHost.error.code !== "not_found") return onHost;
+      await this.#end(
+        record,
+        "lost",
+        `its host "${record.placement}" no longer has it (the host restarted or lost it)`,
+      );
+      return gone(record);
+    }
+    record.lastUsedAt = Date.now();
+    if (toolCallId !== null) await this.ctx.storage.put(`call:${toolCallId}`, true);
+    await this.#save(record);
+    return ok(viewOf(record));
+  }
+
+  async remove(): Promise<Outcome<SandboxView>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    const ended = await this.#end(record, "deleted", "it was deleted");
+    return ended.ok ? ok(viewOf(record)) : ended;
+  }
+
+  override async alarm(): Promise<void> {
+    const record = await this.#record();
+    if (!record) return;
+    const now = Date.now();
+    if (record.status !== "active") {
+      if (now >= (record.endedAt ?? 0) + record.retentionMs) {
+        await this.env.SANDBOX_DIRECTORY.getByName("all").forget(record.id);
+        await this.ctx.storage.deleteAll();
+      } else await this.ctx.storage.setAlarm((record.endedAt ?? 0) + record.retentionMs);
+      return;
+    }
+    if (now < record.lastUsedAt + record.idleTimeoutMs) {
+      await this.ctx.storage.setAlarm(record.lastUsedAt + record.idleTimeoutMs);
+      return;
+    }
+    const onHost = await hostCall<HostSandboxInfo>(
+      this.env,
+      record.placement,
+      "GET",
+      `/v1/sandboxes/${record.id}`,
+    );
+    if (onHost.ok && onHost.value.runningExecs > 0) {
+      // A command still running is use: the sandbox idles from when it ends.
+      record.lastUsedAt = now;
+      await this.#save(record);
+      return;
+    }
+    if (!onHost.ok && onHost.error.code !== "not_found") {
+      await this.ctx.storage.setAlarm(now + HOST_RETRY_MS);
+      return;
+    }
+    const seconds = Math.round(record.idleTimeoutMs / 1000);
+    await this.#end(record, "expired", `it was idle for its timeout of ${seconds} s`);
+  }
+
+  /** Cancels its calls (settled ones answer as they are), then removes it from its host. */
+  async #end(record: SandboxRecord, status: SandboxStatus, reason: string): Promise<Outcome<null>> {
+    const calls = await this.ctx.storage.list({ prefix: "call:" });
+    await Promise.all(
+      [...calls.keys()].map((key) =>
+        invocation(this.env, key.slice("call:".length))
+          .cancel()
+          .catch(() => null),
+      ),
+    );
+    if (status !== "lost") {
+      const removed = await hostCall(
+        this.env,
+        record.placement,
+        "DELETE",
+        `/v1/sandboxes/${record.id}`,
+      );
+      if (!removed.ok && removed.error.code !== "not_found") return removed;
+    }
+    record.status = status;
+    record.endedAt = Date.now();
+    record.endReason = reason;
+    await this.#save(record);
+    return ok(null);
+  }
+
+  async #record(): Promise<SandboxRecord | undefined> {
+    return this.ctx.storage.get<SandboxRecord>("record");
+  }
+
+  /** Writes the record, its alarm and its line in the directory. */
+  async #save(record: SandboxRecord): Promise<void> {
+    await this.ctx.storage.put("record", record);
+    await this.ctx.storage.setAlarm(
+      record.status === "active"
+        ? record.lastUsedAt + record.idleTimeoutMs
+        : (record.endedAt ?? Date.now()) + record.retentionMs,
+    );
+    await this.env.SANDBOX_DIRECTORY.getByName("all").put(viewOf(record));
+  }
+}
+
+/** The invocation DO as its protocol contract (the generated stub type nests too deep to check). */
+function invocation(env: Env, id: string): InvocationApi {
+  return env.INVOCATIONS.getByName(id) as unknown as InvocationApi;
+}
+
+function viewOf(r: SandboxRecord): SandboxView {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    backend: "host",
+    placement: r.placement,
+    limits: r.limits,
+    idleTimeoutSeconds: Math.round(r.idleTimeoutMs / 1000),
+    createdAt: iso(r.createdAt),
+    lastUsedAt: iso(r.lastUsedAt),
+    expiresAt: r.status === "active" ? iso(r.lastUsedAt + r.idleTimeoutMs) : null,
+    endedAt: r.endedAt === null ? null : iso(r.endedAt),
+    endReason: r.endReason,
+  };
+}
+
+function notFound<T>(): Outcome<T> {
+  return refusal(
+    "not_found",
+    "no such sandbox (never created, or ended long enough ago to be forgotten); create one with POST /v1/sandboxes",
+  );
+}
+
+function gone<T>(r: SandboxRecord): Outcome<T> {
+  return refusal(
+    "gone",
+    `sandbox ${r.id} is ${r.status}: ${r.endReason} (at ${new Date(r.endedAt ?? 0).toISOString()}); create a new one with POST /v1/sandboxes`,
+  );
+}

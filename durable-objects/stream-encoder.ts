@@ -1,6 +1,0 @@
-import type { Op, WireOp } from "../src/chord/types.ts";
-
-/** Encodes one stream's batches (path tables are per stream: WebSocket group or SSE stream). */
-export interface StreamEncoder {
-  encode(ops: Op[]): WireOp[];
-}
