@@ -1,21 +1,26 @@
 // Bindings, vars and secrets of the Toolwire Worker (see wrangler.toml and the
 // README's configuration table). Written by hand so that vars are plain strings.
+// The Durable Object namespaces are typed by the RPC contracts in src/protocol, which
+// the DO classes implement, never by the classes: the Worker sees the protocol layer only.
+type ProtocolStub<T> = Rpc.DurableObjectBranded & T;
 interface Env {
   INVOCATIONS: DurableObjectNamespace<
-    import("./durable-objects/invocation/invocation.ts").InvocationDO
+    ProtocolStub<import("./src/protocol/index.ts").InvocationApi>
   >;
   /** One Run DO per runId: the index of a run's calls. */
-  RUNS: DurableObjectNamespace<import("./durable-objects/run/run.ts").RunDO>;
+  RUNS: DurableObjectNamespace<ProtocolStub<import("./src/protocol/index.ts").RunApi>>;
   ASSETS: Fetcher;
   /** One object per terminated MCP 2025-11-25 session (src/mcp, docs/decisions/101). */
   MCP_SESSIONS: DurableObjectNamespace<
-    import("./durable-objects/mcp-session/mcp-session.ts").McpSessionDO
+    ProtocolStub<import("./src/protocol/index.ts").McpSessionApi>
   >;
   /** One Sandbox DO per created sandbox id: its record, idle alarm and calls (docs/sandboxes.md). */
-  SANDBOX_RECORDS: DurableObjectNamespace<import("./durable-objects/sandbox/sandbox.ts").SandboxDO>;
+  SANDBOX_RECORDS: DurableObjectNamespace<
+    ProtocolStub<import("./src/protocol/index.ts").SandboxApi>
+  >;
   /** The list of created sandboxes (one object, "all"). */
   SANDBOX_DIRECTORY: DurableObjectNamespace<
-    import("./durable-objects/sandbox/sandbox-directory.ts").SandboxDirectoryDO
+    ProtocolStub<import("./src/protocol/index.ts").SandboxDirectoryApi>
   >;
   /** Seconds a created sandbox may idle before its alarm ends it, unless the create names its own (default 600). */
   SANDBOX_IDLE_TIMEOUT_SECONDS?: string;
@@ -46,14 +51,5 @@ interface Env {
   [key: `SANDBOX_TOKEN_${string}`]: string | undefined;
 }
 declare namespace Cloudflare {
-  interface GlobalProps {
-    mainModule: typeof import("./src/index.ts");
-    durableNamespaces:
-      | "InvocationDO"
-      | "RunDO"
-      | "McpSessionDO"
-      | "SandboxDO"
-      | "SandboxDirectoryDO";
-  }
   interface Env extends globalThis.Env {}
 }

@@ -8,6 +8,7 @@
  * object per session, named by its id; an unknown id costs a read that finds nothing.
  */
 import { DurableObject } from "cloudflare:workers";
+import type { McpSessionApi } from "../../src/protocol/index.ts";
 
 /** How long a session's records are kept after their last write: 7 days, like settled invocations. */
 const RETENTION_MS = 7 * 86_400_000;
@@ -17,7 +18,7 @@ function eventKey(streamId: string, seq: number): string {
   return `event:${streamId}:${String(seq).padStart(10, "0")}`;
 }
 
-export class McpSessionDO extends DurableObject<Env> {
+export class McpSessionDO extends DurableObject<Env> implements McpSessionApi {
   async isTerminated(): Promise<boolean> {
     return (await this.ctx.storage.get<boolean>("terminated")) === true;
   }
@@ -27,7 +28,6 @@ export class McpSessionDO extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(Date.now() + RETENTION_MS);
   }
 
-  /** Records that JSON-RPC request `requestId` of this session is invocation `invocationId`. */
   async rememberCall(requestId: string | number, invocationId: string): Promise<void> {
     await this.ctx.storage.put(`call:${JSON.stringify(requestId)}`, invocationId);
     await this.ctx.storage.setAlarm(Date.now() + RETENTION_MS);
@@ -37,7 +37,6 @@ export class McpSessionDO extends DurableObject<Env> {
     return (await this.ctx.storage.get<string>(`call:${JSON.stringify(requestId)}`)) ?? null;
   }
 
-  /** Appends one SSE event (a JSON-RPC message, as JSON) to stream `streamId`; its number. */
   async appendEvent(streamId: string, message: string): Promise<number> {
     const counter = `seq:${streamId}`;
     const seq = ((await this.ctx.storage.get<number>(counter)) ?? 0) + 1;
@@ -46,7 +45,6 @@ export class McpSessionDO extends DurableObject<Env> {
     return seq;
   }
 
-  /** The events of stream `streamId` after number `seq`, in order. */
   async eventsAfter(
     streamId: string,
     seq: number,

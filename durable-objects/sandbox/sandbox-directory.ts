@@ -4,12 +4,12 @@
  * One object (named "all"); a sandbox's own DO stays the source of truth.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { SandboxView } from "../../src/protocol/index.ts";
+import type { SandboxDirectoryApi, SandboxView } from "../../src/protocol/index.ts";
 
 /** Most lines `list` answers with (newest first). */
 export const MAX_LISTED_SANDBOXES = 1000;
 
-export class SandboxDirectoryDO extends DurableObject<Env> {
+export class SandboxDirectoryDO extends DurableObject<Env> implements SandboxDirectoryApi {
   async put(view: SandboxView): Promise<void> {
     await this.ctx.storage.put(`sbx:${view.id}`, view);
   }

@@ -32,12 +32,14 @@ export type {
   StartRequest,
   SubscriptionPath,
 } from "./invocation.ts";
+export type { McpSessionApi } from "./mcp-session.ts";
 export { type Outcome, ok, refusal } from "./outcome.ts";
 export type { RunApi, RunNote } from "./run.ts";
 export type {
   SandboxApi,
   SandboxBackend,
   SandboxCreate,
+  SandboxDirectoryApi,
   SandboxLimits,
   SandboxStatus,
   SandboxView,

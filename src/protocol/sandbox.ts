@@ -58,3 +58,10 @@ export interface SandboxApi {
   /** Cancels its running calls, then removes it from its host. */
   remove(): Promise<Outcome<SandboxView>>;
 }
+
+/** The sandbox directory DO's RPC methods: the list behind `GET /v1/sandboxes`. */
+export interface SandboxDirectoryApi {
+  put(view: SandboxView): Promise<void>;
+  forget(id: string): Promise<void>;
+  list(): Promise<SandboxView[]>;
+}

@@ -1,7 +1,9 @@
 /**
  * The layers point one way (docs/decisions/090). Reads every import of every .ts file
- * under src/, durable-objects/ and sandbox/ and checks it against the table below, so a
+ * under src/, durable-objects/ and sandbox/, and of worker-env.d.ts, takes each file's
+ * layer from its path alone and checks every import against the table below, so a
  * forbidden import fails `npm test` with the file, the import and the rule it breaks.
+ * A circle of imports between files fails it too, named file by file.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -24,16 +26,14 @@ type Layer =
 /** Which layer a repo-relative path belongs to; undefined for a folder the table lacks. */
 function layerOf(file: string): Layer | undefined {
   if (file === "src/index.ts") return "worker-entry";
+  // The bindings' types are read by every Worker file, so they are the Worker's.
+  if (file === "worker-env.d.ts") return "worker";
   const [top, second] = file.split("/");
   if (top === "durable-objects") return "durable-object";
   if (top === "sandbox") return "sandbox-host";
   if (top !== "src") return undefined;
   switch (second) {
-    case "chord":
-    case "retention":
-    case "publish":
-    case "output":
-    case "events":
+    case "core":
       return "core";
     case "protocol":
       return "protocol";
@@ -105,7 +105,7 @@ interface Edge {
 }
 
 function edges(): Edge[] {
-  const files = ["src", "durable-objects", "sandbox"].flatMap(tsFiles);
+  const files = [...["src", "durable-objects", "sandbox"].flatMap(tsFiles), "worker-env.d.ts"];
   return files.flatMap((file) =>
     importsOf(readFileSync(path.join(ROOT, file), "utf8")).map((specifier) =>
       specifier.startsWith(".")
@@ -117,6 +117,39 @@ function edges(): Edge[] {
         : { file, specifier },
     ),
   );
+}
+
+/**
+ * Every circle of imports between files, each once, as `a.ts -> b.ts -> a.ts` starting at
+ * its first file in sort order. Type-only imports count: a circle of types still ties
+ * two files into one unit that cannot be read, or moved, apart.
+ */
+function circles(all: Edge[]): string[] {
+  const next = new Map<string, string[]>();
+  for (const { file, target } of all) {
+    if (target === undefined || target === file) continue;
+    next.set(file, [...(next.get(file) ?? []), target]);
+  }
+  const found = new Set<string>();
+  const onPath: string[] = [];
+  const done = new Set<string>();
+  const visit = (file: string): void => {
+    const at = onPath.indexOf(file);
+    if (at >= 0) {
+      const loop = onPath.slice(at);
+      const first = loop.indexOf([...loop].sort()[0]!);
+      const turned = [...loop.slice(first), ...loop.slice(0, first)];
+      found.add([...turned, turned[0]].join(" -> "));
+      return;
+    }
+    if (done.has(file)) return;
+    onPath.push(file);
+    for (const to of next.get(file) ?? []) visit(to);
+    onPath.pop();
+    done.add(file);
+  };
+  for (const file of [...next.keys()].sort()) visit(file);
+  return [...found].sort();
 }
 
 /** Every broken rule, one line each. */
@@ -161,6 +194,39 @@ describe("layers", () => {
 
   it("keeps every import on an allowed edge", () => {
     expect(violations(all)).toEqual([]);
+  });
+
+  it("has no circle of imports", () => {
+    expect(circles(all)).toEqual([]);
+  });
+
+  it("names a circle of two files and one of three, each once", () => {
+    const edge = (file: string, target: string): Edge => ({ file, specifier: "", target });
+    expect(
+      circles([
+        edge("src/b.ts", "src/a.ts"),
+        edge("src/a.ts", "src/b.ts"),
+        edge("src/x.ts", "src/y.ts"),
+        edge("src/y.ts", "src/z.ts"),
+        edge("src/z.ts", "src/x.ts"),
+        edge("src/z.ts", "src/w.ts"),
+      ]),
+    ).toEqual(["src/a.ts -> src/b.ts -> src/a.ts", "src/x.ts -> src/y.ts -> src/z.ts -> src/x.ts"]);
+  });
+
+  it("reads the layer of the Worker's bindings, which may not name a Durable Object class", () => {
+    expect(all.some((e) => e.file === "worker-env.d.ts")).toBe(true);
+    expect(
+      violations([
+        {
+          file: "worker-env.d.ts",
+          specifier: "./durable-objects/invocation/invocation.ts",
+          target: "durable-objects/invocation/invocation.ts",
+        },
+      ]),
+    ).toEqual([
+      'worker-env.d.ts imports "./durable-objects/invocation/invocation.ts": worker may import core, protocol, execenv, tools, mcp, worker, not durable-object',
+    ]);
   });
 
   it("refuses an adapter importing another adapter, and the core importing a runtime", () => {
