@@ -1,7 +1,7 @@
 import type { ProducerCall, ProducerEnd } from "../core/output/types.ts";
+import type { InvocationView as InvocationInfo } from "../protocol/index.ts";
 import { type BackoffPolicy, backoffDelay } from "./backoff.ts";
 import { ToolwireError } from "./errors.ts";
-import type { InvocationInfo } from "./http-client.ts";
 
 export interface OutputProducerOptions {
   /** The seq of the first body (default 0; another value continues an earlier producer). */

@@ -21,9 +21,10 @@ import {
   listTools,
   ToolArgsError,
 } from "../tools/index.ts";
-import { agentOnly, type ReaderVariables, readerOf, subscribeSecret } from "./auth.ts";
+import { agentOnly, readerOf, subscribeSecret } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
+import type { Routes } from "./invocation-context.ts";
 import { invocationLinks } from "./invocation-links.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { noStore } from "./no-store.ts";
@@ -34,8 +35,6 @@ import { useSandbox } from "./sandbox-routes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
 import { spillRoute } from "./spill-route.ts";
 
-/** The invocation routes' context: the validated `:id` and, for reads, when the credential expires. */
-export type Routes = { Bindings: Env; Variables: { id: string } & ReaderVariables };
 
 export const invocationRoutes = new Hono<Routes>();
 invocationRoutes.use("*", noStore);

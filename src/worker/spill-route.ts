@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import { execIdFor, fetchIdempotent, resolveSandbox } from "../execenv/index.ts";
 import { errorBodyMessage, type InvocationView, messageOf } from "../protocol/index.ts";
 import { raise } from "./errors.ts";
-import type { Routes } from "./invocation-routes.ts";
+import type { Routes } from "./invocation-context.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 
 /** Headers the host answers with that describe the bytes; everything else is dropped. */

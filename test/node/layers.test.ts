@@ -21,6 +21,7 @@ type Layer =
   | "sandbox-host"
   | "client"
   | "mcp"
+  | "pi"
   | "worker-entry";
 
 /** Which layer a repo-relative path belongs to; undefined for a folder the table lacks. */
@@ -47,6 +48,8 @@ function layerOf(file: string): Layer | undefined {
       return "client";
     case "mcp":
       return "mcp";
+    case "pi":
+      return "pi";
     default:
       return undefined;
   }
@@ -70,6 +73,8 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   client: ["core", "protocol", "client"],
   // The MCP adapter lists the tools and speaks to the DO through a port the Worker gives it.
   mcp: ["core", "protocol", "tools", "mcp"],
+  // The pi extension is a client of the API: it runs pi's tools through toolwire/client.
+  pi: ["core", "protocol", "client", "pi"],
   "worker-entry": ["worker", "durable-object"],
 };
 

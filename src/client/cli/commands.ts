@@ -3,8 +3,9 @@ import { type ToolInfo, ToolwireClient } from "../http-client.ts";
 import { SandboxesClient } from "../sandboxes.ts";
 import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
 import { describeTruncation, formatBytes } from "../truncation-notice.ts";
+import type { CliProcess } from "./cli-process.ts";
 import { helpText } from "./help.ts";
-import { LivePrinter, type Terminal } from "./live-printer.ts";
+import { LivePrinter } from "./live-printer.ts";
 import {
   type CliCommand,
   type Connection,
@@ -42,13 +43,7 @@ function endStatus(isError: boolean | undefined, details: unknown): number {
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 
-/** What the CLI needs from its process: output streams, environment, Ctrl-C. */
-export interface CliProcess extends Terminal {
-  env: Record<string, string | undefined>;
-  /** Registers a Ctrl-C handler; returns a function that removes it. */
-  onInterrupt(handler: () => void): () => void;
-  version: string;
-}
+export type { CliProcess } from "./cli-process.ts";
 
 /**
  * Runs one `toolwire` command line and returns its exit status.

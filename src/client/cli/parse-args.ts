@@ -8,16 +8,9 @@
 import { parseArgs as tokenize } from "node:util";
 import type { StreamKind } from "../endpoints.ts";
 import { parseSandboxArgs, type SandboxAction } from "./sandbox-command.ts";
+import { COMMANDS, type CommandName, UsageError } from "./usage.ts";
 
-export type CommandName = "run" | "watch" | "link" | "result" | "tools" | "sandbox";
-export const COMMANDS: readonly CommandName[] = [
-  "run",
-  "watch",
-  "link",
-  "result",
-  "tools",
-  "sandbox",
-];
+export { COMMANDS, type CommandName, UsageError } from "./usage.ts";
 
 /** A tool argument as typed: a string, or `true` for a bare flag. */
 export type RawArg = string | true;
@@ -54,16 +47,6 @@ export type RunCommand = Extract<CliCommand, { kind: "run" }>;
 export interface ParsedCommandLine {
   connection: Connection;
   command: CliCommand;
-}
-
-/** A mistake in the command line: exit code 2, with the message and a pointer to help. */
-export class UsageError extends Error {
-  readonly topic: CommandName | undefined;
-  constructor(message: string, topic?: CommandName) {
-    super(message);
-    this.name = "UsageError";
-    this.topic = topic;
-  }
 }
 
 type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string }>;

@@ -8,8 +8,8 @@ import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { SandboxesClient, SandboxView } from "../sandboxes.ts";
-import type { CliProcess } from "./commands.ts";
-import { UsageError } from "./parse-args.ts";
+import type { CliProcess } from "./cli-process.ts";
+import { UsageError } from "./usage.ts";
 
 export type SandboxAction =
   | { action: "create"; name?: string; idleTimeoutSeconds?: number; json: boolean }
