@@ -3,7 +3,7 @@
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
 
-import { EXEC_ID_PATTERN } from "../src/protocol/index.ts";
+import { EXEC_ID_PATTERN, MAX_COMMAND_BYTES } from "../src/protocol/index.ts";
 
 // zod/mini ships no messages of its own; these are the English ones zod uses by default.
 z.config(en());
@@ -56,13 +56,6 @@ export const globRequestSchema = z.object({
   path: z.optional(relPath),
   limit: z.optional(lineCount(100_000)),
 });
-
-/**
- * Longest command, in bytes: it is passed as one argument (`bash -c <command>`), and the
- * kernel takes at most 128 KiB per argument, its NUL included (MAX_ARG_STRLEN); past it,
- * exec fails with E2BIG. The same holds for each `NAME=value` of the environment.
- */
-export const MAX_COMMAND_BYTES = 128 * 1024 - 1;
 
 /**
  * Null when the command and its variables fit what exec accepts, else the message of

@@ -28,8 +28,8 @@ export function formatCount(n: number): string {
  *
  * @example
  * describeTruncation({ truncated: true, truncatedBy: "bytes", totalLines: 34567,
- *   outputLines: 2000, maxBytes: 51200, spillPath: ".toolwire/spill/x.log", ... }, "tail")
- * // "Showing the last 2,000 of 34,567 lines (50 KB limit). Full output: .toolwire/spill/x.log"
+ *   outputLines: 2000, maxBytes: 51200, spillPath: "/toolwire/spill/x.log", ... }, "tail")
+ * // "Showing the last 2,000 of 34,567 lines (50 KB limit). Full output: /toolwire/spill/x.log"
  */
 export function describeTruncation(t: Truncation, retain?: "head" | "tail"): string | null {
   if (!t.truncated) return null;

@@ -107,7 +107,7 @@ const READ_LINES = 2000;
 /**
  * How to read `range` of the spill: the exact `read` call. Past 2,000 lines (what one
  * `read` shows) it says to continue from the offset read's footer gives.
- * @example readHint(".toolwire/spill/a.log", { from: 1, to: 1000 }) // '[To see lines 1–1,000: read {"path":".toolwire/spill/a.log","offset":1,"limit":1000}]'
+ * @example readHint("/toolwire/spill/a.log", { from: 1, to: 1000 }) // '[To see lines 1–1,000: read {"path":"/toolwire/spill/a.log","offset":1,"limit":1000}]'
  */
 export function readHint(spillPath: string, range: LineRange): string {
   const count = range.to - range.from + 1;
@@ -128,7 +128,7 @@ export function readHint(spillPath: string, range: LineRange): string {
  * The footer of a windowed bash result: which lines are shown, of how many, where the
  * full output is, and the `read` call that shows what is not. "" when nothing was cut.
  * @example windowFooter({ kind: "tail", lines: 2000, bytes: 51200 }, meta, null)
- * // "[Showing lines 1,001–3,000 of 3,000. Full output: .toolwire/spill/a.log]\n[To see lines 1–1,000: read {…}]"
+ * // "[Showing lines 1,001–3,000 of 3,000. Full output: /toolwire/spill/a.log]\n[To see lines 1–1,000: read {…}]"
  */
 export function windowFooter(plan: WindowPlan, t: Truncation, middle: LineRange | null): string {
   if (!t.truncated) return "";

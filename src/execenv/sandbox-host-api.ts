@@ -95,16 +95,22 @@ export async function hostFetch(
     if (typeof parsed.error?.message === "string") message = parsed.error.message;
     code = HOST_CODES[res.status] ?? code;
   } catch {}
+  if (res.status === 401) {
+    message = `sandbox host "${host}" refused the Worker's SANDBOX_TOKEN (${message}); set the token the host was started with`;
+  }
   return refusal(code, message);
 }
 
 /** How the host's statuses read in the Worker's vocabulary. */
 const HOST_CODES: Record<number, ErrorCode> = {
   400: "bad_request",
+  // The host refused the Worker's own token: the deployment's SANDBOX_TOKEN is wrong.
+  401: "not_configured",
   403: "forbidden",
   404: "not_found",
   409: "conflict",
   413: "too_large",
   429: "too_many_requests",
+  503: "busy",
   507: "insufficient_storage",
 };

@@ -60,6 +60,7 @@ export {
   type GrepResult,
   type LsRequest,
   type LsResult,
+  MAX_COMMAND_BYTES,
   type ReadRequest,
   type ReadResult,
   type SearchEngine,

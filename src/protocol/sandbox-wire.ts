@@ -6,6 +6,13 @@
 import type { ShellOutputMetadata } from "../core/output/index.ts";
 import type { Omitted } from "../core/retention/index.ts";
 
+/**
+ * Longest command, in bytes: it is passed as one argument (`bash -c <command>`), and the
+ * kernel takes at most 128 KiB per argument, its NUL included (MAX_ARG_STRLEN); past it,
+ * exec fails with E2BIG. The same holds for each `NAME=value` of the environment.
+ */
+export const MAX_COMMAND_BYTES = 128 * 1024 - 1;
+
 /** Exec ids name spill files and URLs: 1-128 letters, digits, `_` or `-`. */
 export const EXEC_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 

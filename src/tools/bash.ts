@@ -30,7 +30,7 @@ import {
   type ShellRunResult,
   type ShellSink,
 } from "../execenv/index.ts";
-import { durationMs } from "../protocol/index.ts";
+import { durationMs, MAX_COMMAND_BYTES } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 import type { StretchEnd } from "./types.ts";
@@ -68,6 +68,8 @@ export function streamStretchMs(env: Pick<Env, "SANDBOX_STREAM_WINDOW_SECONDS">)
   return durationMs(env.SANDBOX_STREAM_WINDOW_SECONDS, DEFAULT_STREAM_STRETCH_SECONDS);
 }
 
+const utf8 = new TextEncoder();
+
 /** Longest timeout a call may ask for: one day. */
 export const MAX_BASH_TIMEOUT_SECONDS = 86_400;
 
@@ -76,7 +78,11 @@ export const bashParams = z
     command: z
       .string()
       .min(1)
-      .max(256 * 1024)
+      // Checked here, at the edge, in bytes as exec counts them: a command the host would
+      // refuse is a 400 at create, not a call that is accepted and then fails.
+      .refine((command) => utf8.encode(command).length <= MAX_COMMAND_BYTES, {
+        message: `a command may have at most ${MAX_COMMAND_BYTES.toLocaleString("en-US")} bytes (the kernel's limit on one argument); write a longer script to a file and run that file`,
+      })
       .describe("Shell command, run with bash -c (bash syntax: {1..3}, [[ … ]], arrays)"),
     timeout: z
       .number()

@@ -35,7 +35,6 @@ import { useSandbox } from "./sandbox-routes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
 import { spillRoute } from "./spill-route.ts";
 
-
 export const invocationRoutes = new Hono<Routes>();
 invocationRoutes.use("*", noStore);
 

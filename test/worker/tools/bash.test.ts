@@ -67,3 +67,20 @@ describe("bash's window arguments", () => {
     }
   });
 });
+
+describe("bash's command length", () => {
+  const parse = (command: string) => bashParams.safeParse({ command });
+
+  it("takes a command of exactly 131,071 bytes and one just under; one byte more is refused, naming the limit", () => {
+    expect(parse("x".repeat(131_070)).success).toBe(true);
+    expect(parse("x".repeat(131_071)).success).toBe(true);
+    const over = parse("x".repeat(131_072));
+    expect(over.success).toBe(false);
+    expect(JSON.stringify(over.error?.issues)).toContain("at most 131,071 bytes");
+  });
+
+  it("counts bytes, not characters: 65,536 two-byte characters are one byte too many", () => {
+    expect(parse("é".repeat(65_535)).success).toBe(true);
+    expect(parse("é".repeat(65_536)).success).toBe(false);
+  });
+});

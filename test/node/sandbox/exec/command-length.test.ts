@@ -1,6 +1,6 @@
 // A command is one argument to exec: at most 131,071 bytes (MAX_ARG_STRLEN less its NUL).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_COMMAND_BYTES } from "../../../../sandbox/requests.ts";
+import { MAX_COMMAND_BYTES } from "../../../../src/protocol/index.ts";
 import { execId, fold, startTestHost, type TestHost } from "../harness.ts";
 
 let host: TestHost;
