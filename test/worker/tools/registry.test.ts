@@ -32,7 +32,9 @@ describe("GET /v1/tools", () => {
       body: JSON.stringify({ tool: "nope", args: {}, toolCallId: freshId("nope") }),
     });
     const message = await expectError(res, 400, "bad_request");
-    expect(message).toMatch(/known: bash, read, grep, glob, web_fetch, external/);
+    expect(message).toMatch(
+      /known: bash, read, grep, glob, find, ls, write, edit, web_fetch, jobs, job_output, kill, external/,
+    );
     expect(message).not.toMatch(/\b(emit|steps|report)\b/);
   });
 
