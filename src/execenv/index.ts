@@ -20,7 +20,6 @@ export {
   runShell,
   type ShellRunOptions,
   type ShellRunResult,
-  type ShellSink,
 } from "./shell-run.ts";
 export { fetchIdempotent } from "./transient-retry.ts";
 export type * from "./types.ts";

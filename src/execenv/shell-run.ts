@@ -6,9 +6,6 @@ import type { ExecRequest, ShellUpdate } from "./types.ts";
 
 export type ExitUpdate = Extract<ShellUpdate, { kind: "exit" }>;
 
-/** A sink that can also drop from the front of its text (what a tail window's slide needs). */
-export type ShellSink = ToolOutput & { slide(drop: number, text: string): void };
-
 export interface ShellRunOptions {
   /** Join `req.execId`, already running (or recently finished), instead of starting it. */
   reattach: boolean;
@@ -49,7 +46,7 @@ export interface ShellRunResult {
 export async function runShell(
   client: SandboxClient,
   req: ExecRequest,
-  out: ShellSink,
+  out: ToolOutput,
   signal: AbortSignal,
   options: ShellRunOptions,
 ): Promise<ShellRunResult> {
@@ -132,7 +129,7 @@ export async function runShell(
 
 function applyShellUpdate(
   update: Exclude<ShellUpdate, ExitUpdate>,
-  out: ShellSink,
+  out: ToolOutput,
   state: ShellRunResult,
 ): void {
   switch (update.kind) {

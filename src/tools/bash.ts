@@ -28,7 +28,6 @@ import {
   runShell,
   type SandboxClient,
   type ShellRunResult,
-  type ShellSink,
 } from "../execenv/index.ts";
 import { durationMs, MAX_COMMAND_BYTES } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
@@ -178,7 +177,7 @@ export async function runBash(
       idleTimeoutSec: params.idleTimeout,
       limits,
     },
-    shellSink(out),
+    out,
     signal,
     {
       reattach: options.reattach,
@@ -214,7 +213,7 @@ async function foldHead(
   client: SandboxClient,
   execId: string,
   plan: Extract<WindowPlan, { kind: "headTail" }>,
-  out: ShellSink,
+  out: ToolOutput,
   result: ShellRunResult,
   signal: AbortSignal,
 ): Promise<LineRange | null> {
@@ -280,11 +279,3 @@ export const bashTool = defineTool({
     },
   },
 });
-
-function shellSink(out: ToolOutput): ShellSink {
-  const slide = (out as Partial<ShellSink>).slide;
-  if (typeof slide !== "function") {
-    throw new Error("bash needs a sink with slide(drop, text) to mirror the sandbox's tail window");
-  }
-  return out as ShellSink;
-}

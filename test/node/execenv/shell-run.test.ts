@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ShellOutputMetadata, ToolOutputSink } from "../../../src/core/output/index.ts";
-import { bashEnding, runShell, SandboxClient, type ShellSink } from "../../../src/execenv/index.ts";
+import { bashEnding, runShell, SandboxClient } from "../../../src/execenv/index.ts";
 import { execId, startTestHost, type TestHost } from "../sandbox/harness.ts";
 
 /** A sink replica: just enough of ToolOutput to see what bash's fold calls. */
@@ -36,8 +36,8 @@ beforeAll(async () => {
 });
 afterAll(() => host.close());
 
-function sink(): RecordingSink & ShellSink {
-  return new RecordingSink() as RecordingSink & ShellSink;
+function sink(): RecordingSink {
+  return new RecordingSink();
 }
 
 describe("runShell + bashEnding", () => {
@@ -66,7 +66,7 @@ describe("runShell + bashEnding", () => {
     const result = await runShell(
       host.client,
       { execId: execId(), command: "seq 1 3000" },
-      real.output as ShellSink,
+      real.output,
       new AbortController().signal,
       { reattach: false },
     );
