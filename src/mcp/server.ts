@@ -79,7 +79,7 @@ export function toolwireServer(options: ToolwireServerOptions, ctx: McpRequestCo
     // The SDK aborts its signal on an in-band cancel; the request's own signal aborts
     // when the client's connection goes (enable_request_signal). On 2025-11-25 that is
     // no end of the call: the watch goes on so its response is stored for a resume.
-    if (isBackgroundCall({ tool: tool.name, args })) {
+    if (isBackgroundCall({ tool: tool.name, args: args.raw })) {
       return backgroundCall(port, {
         invocationId: identity.id,
         tool: tool.name,

@@ -199,7 +199,10 @@ describe("the CLI", () => {
       "1",
     ]);
     expect(windowed.code).toBe(0);
-    expect(windowed.stdout.startsWith("1\n2\n[… 47 lines omitted (3–49) …]\n50\n")).toBe(true);
+    // The head is written at the exit: a live tail printed before it is followed by the
+    // whole final window (stderr says the output restarted), so the window is in stdout
+    // whatever the machine's speed.
+    expect(windowed.stdout).toContain("1\n2\n[… 47 lines omitted (3–49) …]\n50\n");
     const idle = await toolwire([
       "run",
       "bash",
