@@ -179,7 +179,7 @@ function resumeUrl(url: string, resume: ResumePoint | undefined): string {
 function tokenExpired(): ToolwireError {
   return new ToolwireError(
     "unauthorized",
-    "The subscribe token has expired, so the server closed the connection; get a fresh one by repeating POST /v1/invocations with the same toolCallId.",
+    "The subscribe token has expired, so the server closed the connection; get fresh links with GET /v1/invocations/:id/links (toolwire link <id>).",
     401,
   );
 }

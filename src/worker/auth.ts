@@ -82,7 +82,7 @@ const TOKEN_FAILURES = {
   bad_signature:
     "the subscribe token's signature does not verify (tampered, or issued with another SUBSCRIBE_SECRET)",
   expired:
-    "the subscribe token has expired; create a new one by repeating POST /v1/invocations with the same toolCallId",
+    "the subscribe token has expired; get fresh links with GET /v1/invocations/:id/links (toolwire link <id>)",
 } as const;
 
 /** A subscribe token on a route that needs the API token: 403 if it verifies, else 401. */

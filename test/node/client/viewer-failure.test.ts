@@ -4,7 +4,7 @@ import { describeFailure } from "../../../src/client/viewer/failure-message.ts";
 
 const expired = new ToolwireError(
   "unauthorized",
-  "the subscribe token has expired; create a new one by repeating POST /v1/invocations with the same toolCallId",
+  "the subscribe token has expired; get fresh links with GET /v1/invocations/:id/links (toolwire link <id>)",
   401,
 );
 
