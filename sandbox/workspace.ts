@@ -28,7 +28,7 @@ export class Workspace {
    * @example await ws.resolve("src/index.ts") // "/abs/workspace/src/index.ts"
    */
   async resolve(rel: string | undefined): Promise<string> {
-    const candidate = this.lexical(rel);
+    const candidate = this.#lexical(rel);
     let real: string;
     try {
       real = await realpathOfExisting(candidate);
@@ -83,7 +83,7 @@ export class Workspace {
     return abs === this.root || abs.startsWith(this.root + path.sep);
   }
 
-  private lexical(rel: string | undefined): string {
+  #lexical(rel: string | undefined): string {
     if (rel === undefined || rel === "" || rel === ".") return this.root;
     if (rel.includes("\0")) {
       throw new SandboxError("bad_request", "path contains a NUL byte");

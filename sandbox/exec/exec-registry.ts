@@ -5,36 +5,36 @@ import { ExecRun, type ExecRunOptions } from "./exec-run.ts";
  * (default 10 minutes) so a caller that lost its stream can still read the result.
  */
 export class ExecRegistry {
-  private readonly runs = new Map<string, ExecRun>();
-  private readonly keepMs: number;
+  readonly #runs = new Map<string, ExecRun>();
+  readonly #keepMs: number;
 
   /** @example const registry = new ExecRegistry(10 * 60_000); */
   constructor(keepMs: number) {
-    this.keepMs = keepMs;
+    this.#keepMs = keepMs;
   }
 
   /** The run named `execId`, if it is running or finished less than `keepMs` ago. */
   get(execId: string): ExecRun | undefined {
-    return this.runs.get(execId);
+    return this.#runs.get(execId);
   }
 
   /** How many of its runs have not exited yet. */
   runningCount(): number {
     let n = 0;
-    for (const run of this.runs.values()) if (!run.exit) n++;
+    for (const run of this.#runs.values()) if (!run.exit) n++;
     return n;
   }
 
   /** Creates, registers and starts a run; the caller checked that the id is free. */
   start(options: ExecRunOptions): ExecRun {
     const run = new ExecRun(options);
-    this.runs.set(run.execId, run);
+    this.#runs.set(run.execId, run);
     const unsubscribe = run.subscribe(() => {
       if (!run.exit) return;
       unsubscribe();
       const timer = setTimeout(() => {
-        if (this.runs.get(run.execId) === run) this.runs.delete(run.execId);
-      }, this.keepMs);
+        if (this.#runs.get(run.execId) === run) this.#runs.delete(run.execId);
+      }, this.#keepMs);
       timer.unref();
     });
     run.start();
@@ -46,7 +46,7 @@ export class ExecRegistry {
    * after `waitMs` (the SIGKILL grace plus a margin) if some never do.
    */
   killAll(waitMs: number): Promise<void> {
-    const running = [...this.runs.values()].filter((run) => !run.exit);
+    const running = [...this.#runs.values()].filter((run) => !run.exit);
     const exited = running.map(
       (run) =>
         new Promise<void>((resolve) => {

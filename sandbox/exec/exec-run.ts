@@ -54,49 +54,49 @@ export interface ExecRunOptions {
  */
 export class ExecRun {
   readonly execId: string;
-  private readonly options: ExecRunOptions;
-  private readonly policy: OutputPolicy;
-  private readonly spill: SpillFile;
+  readonly #options: ExecRunOptions;
+  readonly #policy: OutputPolicy;
+  readonly #spill: SpillFile;
   /** The spill file's path as published (the jail's and the file tools' name for it). */
-  private readonly spillPath: string;
+  readonly #spillPath: string;
   /** Reads the spill file behind the command into the view (spill-follower.ts). */
-  private readonly follower: SpillFollower;
+  readonly #follower: SpillFollower;
   /** Set once the output is past the window: the file is kept and its path published. */
-  private spillOpened = false;
-  private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  private jailed: JailedCommand | null = null;
+  #spillOpened = false;
+  #exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  #jailed: JailedCommand | null = null;
   /** Copies the command's pipe into the spill file. */
-  private copier: CopierThread | null = null;
+  #copier: CopierThread | null = null;
   /**
    * What the copier wrote, once it has ended (the file then holds everything the command
    * wrote; its thread may copy for another exec next).
    */
-  private finalTotals: CopyTotals | null = null;
+  #finalTotals: CopyTotals | null = null;
   /** The command has exited (or never started). */
-  private commandDone = false;
-  private target: KillTarget = { outer: -1, group: null };
-  private exitUpdate: ExitUpdate | null = null;
-  private failure: string | null = null;
-  private termination: GroupTermination | null = null;
-  private timeoutTimer: NodeJS.Timeout | null = null;
-  private idleTimer: NodeJS.Timeout | null = null;
+  #commandDone = false;
+  #target: KillTarget = { outer: -1, group: null };
+  #exitUpdate: ExitUpdate | null = null;
+  #failure: string | null = null;
+  #termination: GroupTermination | null = null;
+  #timeoutTimer: NodeJS.Timeout | null = null;
+  #idleTimer: NodeJS.Timeout | null = null;
   /** Which limit stopped the command, if one did. */
-  private stoppedBy: ExitUpdate["stoppedBy"] = undefined;
-  private readonly listeners = new Set<() => void>();
+  #stoppedBy: ExitUpdate["stoppedBy"] = undefined;
+  readonly #listeners = new Set<() => void>();
 
   constructor(options: ExecRunOptions) {
     this.execId = options.execId;
-    this.options = options;
-    this.policy = { ...DEFAULT_OUTPUT_POLICY, ...definedLimits(options.limits) };
-    this.spill = new SpillFile(options.spills, options.execId);
-    this.spillPath = options.spills.jailPath(options.execId);
-    this.follower = new SpillFollower({
-      spill: this.spill,
-      policy: this.policy,
-      totals: () => this.finalTotals ?? this.copier?.totals() ?? { bytes: 0, newlines: 0 },
-      exited: () => this.commandDone && this.finalTotals !== null,
-      grew: () => this.grew(),
-      drained: () => this.finish(),
+    this.#options = options;
+    this.#policy = { ...DEFAULT_OUTPUT_POLICY, ...definedLimits(options.limits) };
+    this.#spill = new SpillFile(options.spills, options.execId);
+    this.#spillPath = options.spills.jailPath(options.execId);
+    this.#follower = new SpillFollower({
+      spill: this.#spill,
+      policy: this.#policy,
+      totals: () => this.#finalTotals ?? this.#copier?.totals() ?? { bytes: 0, newlines: 0 },
+      exited: () => this.#commandDone && this.#finalTotals !== null,
+      grew: () => this.#grew(),
+      drained: () => this.#finish(),
     });
   }
 
@@ -105,30 +105,30 @@ export class ExecRun {
    * the copier thread from the pipe into the spill file (copier-thread.ts).
    */
   start(): void {
-    const { jail, command, cwd, env } = this.options;
+    const { jail, command, cwd, env } = this.#options;
     let jailed: JailedCommand;
     let spillFd: number;
     let pipe: OutputPipe | null = null;
     try {
-      spillFd = this.openSpill();
+      spillFd = this.#openSpill();
       pipe = openOutputPipe();
       jailed = jail.wrap({ argv: ["/bin/bash", "-c", command], cwd, env, writable: true });
     } catch (err) {
-      this.failure = `could not start the command: ${(err as Error).message}`;
+      this.#failure = `could not start the command: ${(err as Error).message}`;
       if (pipe) for (const fd of [pipe.readFd, pipe.writeFd]) closeSync(fd);
-      this.commandDone = true;
-      this.finalTotals = { bytes: 0, newlines: 0 };
-      this.finish();
+      this.#commandDone = true;
+      this.#finalTotals = { bytes: 0, newlines: 0 };
+      this.#finish();
       return;
     }
-    this.jailed = jailed;
-    this.copier = CopierThread.acquire();
-    this.copier.run(
-      { readFd: pipe.readFd, spillFd, maxBytes: this.options.maxSpillBytes },
+    this.#jailed = jailed;
+    this.#copier = CopierThread.acquire();
+    this.#copier.run(
+      { readFd: pipe.readFd, spillFd, maxBytes: this.#options.maxSpillBytes },
       (end) => {
-        this.finalTotals = end.totals;
-        this.copierEnded(end);
-        this.follower.follow();
+        this.#finalTotals = end.totals;
+        this.#copierEnded(end);
+        this.#follower.follow();
       },
     );
     let child: ReturnType<typeof spawnShell>;
@@ -138,30 +138,30 @@ export class ExecRun {
       // The command holds its own end now: the pipe ends when its last process is gone.
       closeSync(pipe.writeFd);
     }
-    this.target = { outer: child.pid ?? -1, group: jailed.statusFd ? null : (child.pid ?? null) };
+    this.#target = { outer: child.pid ?? -1, group: jailed.statusFd ? null : (child.pid ?? null) };
     const status = child.stdio[3];
-    if (status && "setEncoding" in status) this.readJailStatus(status as Readable);
-    child.on("error", (err) => this.fail(`could not start the command: ${err.message}`));
+    if (status && "setEncoding" in status) this.#readJailStatus(status as Readable);
+    child.on("error", (err) => this.#fail(`could not start the command: ${err.message}`));
     child.on("close", (code, signal) => {
-      this.exited = { code, signal };
-      this.commandDone = true;
-      this.afterCommand();
-      this.follower.follow();
+      this.#exited = { code, signal };
+      this.#commandDone = true;
+      this.#afterCommand();
+      this.#follower.follow();
     });
-    this.follower.follow();
-    const timeoutSec = this.options.timeoutSec;
+    this.#follower.follow();
+    const timeoutSec = this.#options.timeoutSec;
     if (timeoutSec !== undefined) {
-      this.timeoutTimer = setTimeout(
+      this.#timeoutTimer = setTimeout(
         () =>
-          this.terminate(
+          this.#terminate(
             `timed out after ${timeoutSec} s (timeout); the process group was killed; its output is kept`,
             "timeout",
           ),
         timeoutSec * 1000,
       );
-      this.timeoutTimer.unref();
+      this.#timeoutTimer.unref();
     }
-    if (this.options.idleTimeoutSec !== undefined) this.watchIdle(this.options.idleTimeoutSec);
+    if (this.#options.idleTimeoutSec !== undefined) this.#watchIdle(this.#options.idleTimeoutSec);
   }
 
   /**
@@ -169,13 +169,13 @@ export class ExecRun {
    * is sampled a few times a second (a counter read, no syscall), so a command that keeps
    * printing is never stopped, and a silent one is stopped within a sample of the limit.
    */
-  private watchIdle(seconds: number): void {
+  #watchIdle(seconds: number): void {
     const limitMs = seconds * 1000;
     const sampleMs = Math.min(250, Math.max(10, limitMs / 4));
     let seen = -1;
     let lastOutputAt = Date.now();
-    this.idleTimer = setInterval(() => {
-      const bytes = this.copier?.totals().bytes ?? 0;
+    this.#idleTimer = setInterval(() => {
+      const bytes = this.#copier?.totals().bytes ?? 0;
       const now = Date.now();
       if (bytes !== seen) {
         seen = bytes;
@@ -183,21 +183,21 @@ export class ExecRun {
         return;
       }
       if (now - lastOutputAt < limitMs) return;
-      this.terminate(
+      this.#terminate(
         `stopped after ${seconds} s without output (idleTimeout); the process group was killed; its output is kept`,
         "idleTimeout",
       );
     }, sampleMs);
-    this.idleTimer.unref();
+    this.#idleTimer.unref();
   }
 
   /** Creates the spill file; its errors name the published path, never the host's. */
-  private openSpill(): number {
+  #openSpill(): number {
     try {
-      return this.spill.open();
+      return this.#spill.open();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new Error(`the spill file ${this.spillPath} could not be created (${code})`);
+      throw new Error(`the spill file ${this.#spillPath} could not be created (${code})`);
     }
   }
 
@@ -208,47 +208,47 @@ export class ExecRun {
    * as the jail would, and a process that left the group (`setsid`) gets the grace to
    * let go of the pipe before the copier stops.
    */
-  private afterCommand(): void {
-    if (this.jailed?.statusFd) return;
-    if (this.target.group !== null) signalGroup(this.target.group, "SIGKILL");
-    const copier = this.copier;
-    if (!copier || this.finalTotals) return;
+  #afterCommand(): void {
+    if (this.#jailed?.statusFd) return;
+    if (this.#target.group !== null) signalGroup(this.#target.group, "SIGKILL");
+    const copier = this.#copier;
+    if (!copier || this.#finalTotals) return;
     const backstop = setTimeout(() => {
-      if (!this.finalTotals) copier.stop();
-    }, this.options.killGraceMs);
+      if (!this.#finalTotals) copier.stop();
+    }, this.#options.killGraceMs);
     backstop.unref();
   }
 
   /** Terminates the process group (SIGTERM, then SIGKILL after the grace). */
   kill(): void {
-    this.terminate("killed on request; the process group was terminated");
+    this.#terminate("killed on request; the process group was terminated");
   }
 
   /** Current text of the view. */
   get text(): string {
-    return this.view.text;
+    return this.#view.text;
   }
 
   /** Where the current text sits in the stream of everything appended. */
   get viewPosition(): ViewPosition {
-    return this.view.position;
+    return this.#view.position;
   }
 
   /** Source-owned totals (exact, everything ever printed) plus the spill path once it is kept. */
   get metadata(): Truncation {
-    const truncation = this.view.truncation();
-    return this.spillOpened ? { ...truncation, spillPath: this.spillPath } : truncation;
+    const truncation = this.#view.truncation();
+    return this.#spillOpened ? { ...truncation, spillPath: this.#spillPath } : truncation;
   }
 
   /** The exit, once the process is gone and its output read to the end. */
   get exit(): ExitUpdate | null {
-    return this.exitUpdate;
+    return this.#exitUpdate;
   }
 
   /** Calls `listener` after every change, and once more when the run exits. */
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /**
@@ -257,124 +257,124 @@ export class ExecRun {
    * stopped with the cap's error; on a read or write error, nothing more can be kept, so
    * the command is stopped too.
    */
-  private copierEnded(end: CopyEnd): void {
+  #copierEnded(end: CopyEnd): void {
     switch (end.reason) {
       case "eof":
       case "stopped": // the backstop after the command's exit (a survivor holding the pipe)
         return;
       case "cap":
-        this.spillCapReached(this.options.maxSpillBytes);
+        this.#spillCapReached(this.#options.maxSpillBytes);
         return;
       case "file-limit":
-        this.spillCapReached(
-          Math.min(this.options.maxSpillBytes, hostLimit("Max file size", "soft")),
+        this.#spillCapReached(
+          Math.min(this.#options.maxSpillBytes, hostLimit("Max file size", "soft")),
         );
         return;
       case "error":
-        this.fail(
+        this.#fail(
           `the output could not be copied (${end.message}); the command was stopped; its output up to there is kept`,
         );
     }
   }
 
   /** The view grew: past the window, the file is kept and its path published. */
-  private grew(): void {
-    const seen = this.follower.bytesSeen;
-    if (!this.spillOpened && (this.view.truncated || seen > this.policy.maxBytes)) {
-      this.spillOpened = true;
+  #grew(): void {
+    const seen = this.#follower.bytesSeen;
+    if (!this.#spillOpened && (this.#view.truncated || seen > this.#policy.maxBytes)) {
+      this.#spillOpened = true;
     }
-    this.notify();
+    this.#notify();
   }
 
   /** The output reached a cap: the spill keeps exactly the cap, and the command is stopped. */
-  private spillCapReached(limit: number): void {
-    this.spillOpened = true;
+  #spillCapReached(limit: number): void {
+    this.#spillOpened = true;
     // The copier stopped reading at the cap: the command's writes now fail (EPIPE).
-    this.fail(
-      `output reached the ${formatBytes(limit)} limit; the command was stopped; everything up to there is in ${this.spillPath}`,
+    this.#fail(
+      `output reached the ${formatBytes(limit)} limit; the command was stopped; everything up to there is in ${this.#spillPath}`,
     );
   }
 
-  private fail(message: string): void {
-    if (this.failure) return;
-    this.failure = message;
-    this.stopGroup();
+  #fail(message: string): void {
+    if (this.#failure) return;
+    this.#failure = message;
+    this.#stopGroup();
   }
 
-  private terminate(message: string, stoppedBy?: ExitUpdate["stoppedBy"]): void {
-    if (this.exitUpdate || this.failure) return;
-    this.failure = message;
-    this.stoppedBy = stoppedBy;
-    if (this.idleTimer) clearInterval(this.idleTimer);
-    this.stopGroup();
+  #terminate(message: string, stoppedBy?: ExitUpdate["stoppedBy"]): void {
+    if (this.#exitUpdate || this.#failure) return;
+    this.#failure = message;
+    this.#stoppedBy = stoppedBy;
+    if (this.#idleTimer) clearInterval(this.#idleTimer);
+    this.#stopGroup();
   }
 
-  private stopGroup(): void {
-    if (this.target.outer < 0 || this.termination) return;
-    this.termination = terminateGroup(this.target, this.options.killGraceMs);
+  #stopGroup(): void {
+    if (this.#target.outer < 0 || this.#termination) return;
+    this.#termination = terminateGroup(this.#target, this.#options.killGraceMs);
   }
 
   /** bubblewrap's first status object names the jail's PID 1, the group SIGTERM goes to. */
-  private readJailStatus(status: Readable): void {
+  #readJailStatus(status: Readable): void {
     let text = "";
     status.setEncoding("utf8");
     status.on("data", (piece: string) => {
-      if (this.target.group !== null) return;
+      if (this.#target.group !== null) return;
       text += piece;
       const pid = /"child-pid":\s*(\d+)/.exec(text)?.[1];
-      if (pid !== undefined) this.target.group = Number(pid);
+      if (pid !== undefined) this.#target.group = Number(pid);
     });
   }
 
   /** The command is gone and its output read: settle the file and report the exit. */
-  private finish(): void {
-    if (this.exitUpdate) return;
-    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
-    if (this.idleTimer) clearInterval(this.idleTimer);
-    this.follower.stop();
+  #finish(): void {
+    if (this.#exitUpdate) return;
+    if (this.#timeoutTimer) clearTimeout(this.#timeoutTimer);
+    if (this.#idleTimer) clearInterval(this.#idleTimer);
+    this.#follower.stop();
     // A terminated command is over once its shell is gone: whatever is left of the group
     // (SIGTERM ignored, pipes not held, so nothing kept the exec open) is killed now.
-    this.termination?.killNow();
-    const oomKills = this.jailed?.memory?.oomKills() ?? 0;
+    this.#termination?.killNow();
+    const oomKills = this.#jailed?.memory?.oomKills() ?? 0;
     if (oomKills > 0) {
-      const limit = formatBytes(this.options.jail.limits.maxCommandMemoryBytes);
-      this.failure ??= `out of memory: the command's processes together reached the ${limit} memory limit, and the kernel killed ${oomKills === 1 ? "one of them" : `${oomKills} of them`}; its output up to there is kept`;
+      const limit = formatBytes(this.#options.jail.limits.maxCommandMemoryBytes);
+      this.#failure ??= `out of memory: the command's processes together reached the ${limit} memory limit, and the kernel killed ${oomKills === 1 ? "one of them" : `${oomKills} of them`}; its output up to there is kept`;
     }
-    this.jailed?.release();
-    const code = this.exited?.code ?? null;
-    const signal = this.exited?.signal ?? null;
-    this.view.end(0);
-    this.follower.release();
+    this.#jailed?.release();
+    const code = this.#exited?.code ?? null;
+    const signal = this.#exited?.signal ?? null;
+    this.#view.end(0);
+    this.#follower.release();
     // Output that fit but is not plain UTF-8 shows U+FFFD where its bytes were: the spill
     // is kept (and its path published) so the raw bytes stay readable (decision 165).
-    if (!this.spillOpened && this.view.text.includes("\uFFFD")) this.spillOpened = true;
+    if (!this.#spillOpened && this.#view.text.includes("\uFFFD")) this.#spillOpened = true;
     try {
-      this.spill.close(this.spillOpened);
+      this.#spill.close(this.#spillOpened);
     } catch (err) {
-      this.failure ??= `spill file could not be closed (${(err as Error).message}); output is incomplete`;
+      this.#failure ??= `spill file could not be closed (${(err as Error).message}); output is incomplete`;
     }
     const update: ExitUpdate = { kind: "exit", exitCode: code };
     if (signal) update.signal = signal;
     // bubblewrap exits with 128 + n when the command died of signal n; on a
     // termination the host caused, that is reported as the signal, as unjailed.
-    const jailSignal = this.termination && code !== null ? signalOf(code) : undefined;
+    const jailSignal = this.#termination && code !== null ? signalOf(code) : undefined;
     if (jailSignal) {
       update.exitCode = null;
       update.signal = jailSignal;
     }
-    if (this.failure) update.error = this.failure;
-    if (this.stoppedBy) update.stoppedBy = this.stoppedBy;
-    this.exitUpdate = update;
-    this.notify();
-    this.listeners.clear();
+    if (this.#failure) update.error = this.#failure;
+    if (this.#stoppedBy) update.stoppedBy = this.#stoppedBy;
+    this.#exitUpdate = update;
+    this.#notify();
+    this.#listeners.clear();
   }
 
-  private get view(): SourceView {
-    return this.follower.view;
+  get #view(): SourceView {
+    return this.#follower.view;
   }
 
-  private notify(): void {
-    for (const listener of this.listeners) listener();
+  #notify(): void {
+    for (const listener of this.#listeners) listener();
   }
 }
 

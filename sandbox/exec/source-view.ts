@@ -50,56 +50,56 @@ const TAIL_SLACK_BYTES = 16;
  * view.text; // "hello\n"
  */
 export class SourceView {
-  private readonly policy: OutputPolicy;
-  private readonly release: (bytes: Uint8Array) => void;
-  private readonly window: TextWindow;
-  private readonly at: ViewPosition = { dropped: 0, appended: 0 };
-  private decoders: [TextDecoder, TextDecoder] = [new TextDecoder(), new TextDecoder()];
+  readonly #policy: OutputPolicy;
+  readonly #release: (bytes: Uint8Array) => void;
+  readonly #window: TextWindow;
+  readonly #at: ViewPosition = { dropped: 0, appended: 0 };
+  #decoders: [TextDecoder, TextDecoder] = [new TextDecoder(), new TextDecoder()];
   /** Last bytes (at most 3) each decoder was fed: what it may hold of an unfinished character. */
-  private readonly fedTail: [Uint8Array, Uint8Array] = [EMPTY, EMPTY];
+  readonly #fedTail: [Uint8Array, Uint8Array] = [EMPTY, EMPTY];
   /**
    * Per pipe, once chunks were skipped: the bytes of a character the skipped chunks left
    * unfinished. The decoder restarts with them, so that character still appears where
    * its last byte arrives.
    */
-  private readonly carry: [Uint8Array | null, Uint8Array | null] = [null, null];
-  private full = false;
-  private pending: Pending[] = [];
-  private pendingBytes = 0;
-  private totalBytes = 0;
-  private newlines = 0;
-  private lastByte = -1;
+  readonly #carry: [Uint8Array | null, Uint8Array | null] = [null, null];
+  #full = false;
+  #pending: Pending[] = [];
+  #pendingBytes = 0;
+  #totalBytes = 0;
+  #newlines = 0;
+  #lastByte = -1;
 
   constructor(policy: OutputPolicy, release: (bytes: Uint8Array) => void = () => {}) {
-    this.policy = policy;
-    this.release = release;
-    this.window = new TextWindow(policy);
+    this.#policy = policy;
+    this.#release = release;
+    this.#window = new TextWindow(policy);
   }
 
   /** Adds a raw chunk read from `pipe`; `newlines` when the caller has counted them already. */
   push(pipe: Pipe, bytes: Uint8Array, newlines = countNewlines(bytes)): void {
     if (bytes.length === 0) return;
-    this.totalBytes += bytes.length;
-    this.newlines += newlines;
-    this.lastByte = bytes[bytes.length - 1]!;
-    if (!this.full) {
-      this.decode(pipe, this.decodedPart(pipe, bytes));
-      this.release(bytes);
-      this.full = this.window.truncation().truncated;
+    this.#totalBytes += bytes.length;
+    this.#newlines += newlines;
+    this.#lastByte = bytes[bytes.length - 1]!;
+    if (!this.#full) {
+      this.#decode(pipe, this.#decodedPart(pipe, bytes));
+      this.#release(bytes);
+      this.#full = this.#window.truncation().truncated;
       return;
     }
-    if (this.policy.retain === "head") {
-      this.release(bytes);
+    if (this.#policy.retain === "head") {
+      this.#release(bytes);
       return;
     }
-    this.pending.push({ pipe, bytes });
-    this.pendingBytes += bytes.length;
-    const keep = this.policy.maxBytes + TAIL_SLACK_BYTES;
-    while (this.pending.length > 1 && this.pendingBytes - sizeOf(this.pending[0]!) >= keep) {
-      const skipped = this.pending.shift()!;
-      this.pendingBytes -= sizeOf(skipped);
-      this.skip(skipped.pipe, skipped.bytes);
-      if (skipped.bytes) this.release(skipped.bytes);
+    this.#pending.push({ pipe, bytes });
+    this.#pendingBytes += bytes.length;
+    const keep = this.#policy.maxBytes + TAIL_SLACK_BYTES;
+    while (this.#pending.length > 1 && this.#pendingBytes - sizeOf(this.#pending[0]!) >= keep) {
+      const skipped = this.#pending.shift()!;
+      this.#pendingBytes -= sizeOf(skipped);
+      this.#skip(skipped.pipe, skipped.bytes);
+      if (skipped.bytes) this.#release(skipped.bytes);
     }
   }
 
@@ -112,19 +112,19 @@ export class SourceView {
    * ended a line. The copier counted `newlines` (decision 087).
    */
   skipFull(pipe: Pipe, length: number, newlines: number, last: Uint8Array): void {
-    if (!this.full) throw new Error("skipFull: the view is not full");
+    if (!this.#full) throw new Error("skipFull: the view is not full");
     if (length === 0) return;
-    this.totalBytes += length;
-    this.newlines += newlines;
-    this.lastByte = last[last.length - 1]!;
-    if (this.policy.retain === "head") return;
-    for (const { pipe: p, bytes } of this.pending) {
-      this.skip(p, bytes);
-      if (bytes) this.release(bytes);
+    this.#totalBytes += length;
+    this.#newlines += newlines;
+    this.#lastByte = last[last.length - 1]!;
+    if (this.#policy.retain === "head") return;
+    for (const { pipe: p, bytes } of this.#pending) {
+      this.#skip(p, bytes);
+      if (bytes) this.#release(bytes);
     }
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.skip(pipe, last);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#skip(pipe, last);
   }
 
   /**
@@ -135,69 +135,69 @@ export class SourceView {
    * the first (it is full after them and never decodes again). A 1 MiB read of `y\n` no
    * longer becomes a 1 MiB string and 500 K line starts in the window (decision 085).
    */
-  private decodedPart(pipe: Pipe, bytes: Uint8Array): Uint8Array {
-    const keep = this.policy.maxBytes + TAIL_SLACK_BYTES;
+  #decodedPart(pipe: Pipe, bytes: Uint8Array): Uint8Array {
+    const keep = this.#policy.maxBytes + TAIL_SLACK_BYTES;
     if (bytes.length <= keep) return bytes;
-    if (this.policy.retain === "head") return bytes.subarray(0, keep);
+    if (this.#policy.retain === "head") return bytes.subarray(0, keep);
     const front = bytes.subarray(0, bytes.length - keep);
-    this.carry[pipe] = unfinishedTail(lastThree(this.carry[pipe] ?? this.fedTail[pipe], front));
+    this.#carry[pipe] = unfinishedTail(lastThree(this.#carry[pipe] ?? this.#fedTail[pipe], front));
     return bytes.subarray(bytes.length - keep);
   }
 
   /** The pipe closed: a sequence cut short at its end decodes as U+FFFD. */
   end(pipe: Pipe): void {
-    if (!this.full) this.decode(pipe, null);
-    else if (this.policy.retain === "tail") this.pending.push({ pipe, bytes: null });
+    if (!this.#full) this.#decode(pipe, null);
+    else if (this.#policy.retain === "tail") this.#pending.push({ pipe, bytes: null });
   }
 
   /** True once the cap has been exceeded. */
   get truncated(): boolean {
-    return this.full;
+    return this.#full;
   }
 
   /** The retained text. */
   get text(): string {
-    this.sync();
-    return this.window.text;
+    this.#sync();
+    return this.#window.text;
   }
 
   /** Where the retained text sits in everything appended to the window. */
   get position(): ViewPosition {
-    this.sync();
-    return { ...this.at };
+    this.#sync();
+    return { ...this.#at };
   }
 
   /** Exact totals of the raw stream, and measures of the retained text. */
   truncation(): Truncation {
-    this.sync();
-    const t = this.window.truncation();
-    t.totalBytes = this.totalBytes;
-    t.totalLines = this.newlines + (this.totalBytes > 0 && this.lastByte !== 10 ? 1 : 0);
+    this.#sync();
+    const t = this.#window.truncation();
+    t.totalBytes = this.#totalBytes;
+    t.totalLines = this.#newlines + (this.#totalBytes > 0 && this.#lastByte !== 10 ? 1 : 0);
     return t;
   }
 
-  private feed(text: string): void {
+  #feed(text: string): void {
     if (text === "") return;
-    const change = this.window.append(text);
-    this.at.dropped += change.drop;
-    this.at.appended += change.append.length;
+    const change = this.#window.append(text);
+    this.#at.dropped += change.drop;
+    this.#at.appended += change.append.length;
   }
 
-  private sync(): void {
-    if (this.pending.length === 0) return;
-    const pending = this.pending;
-    this.pending = [];
-    this.pendingBytes = 0;
-    const [first, offset] = this.linesCut(pending);
+  #sync(): void {
+    if (this.#pending.length === 0) return;
+    const pending = this.#pending;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    const [first, offset] = this.#linesCut(pending);
     for (let i = 0; i < pending.length; i++) {
       const { pipe, bytes } = pending[i]!;
-      if (i < first) this.skip(pipe, bytes);
+      if (i < first) this.#skip(pipe, bytes);
       else if (i === first && bytes && offset > 0) {
         // The skipped front ends with "\n", so no character is cut: the decoder restarts.
-        this.skip(pipe, bytes.subarray(0, offset));
-        this.decode(pipe, bytes.subarray(offset));
-      } else this.decode(pipe, bytes);
-      if (bytes) this.release(bytes);
+        this.#skip(pipe, bytes.subarray(0, offset));
+        this.#decode(pipe, bytes.subarray(offset));
+      } else this.#decode(pipe, bytes);
+      if (bytes) this.#release(bytes);
     }
   }
 
@@ -209,12 +209,12 @@ export class SourceView {
    * 50 KiB per read of the view (decision 085). "\n" is one byte in UTF-8 and never
    * part of another character, so the cut is also a character boundary.
    */
-  private linesCut(pending: Pending[]): [number, number] {
+  #linesCut(pending: Pending[]): [number, number] {
     let last = pending.length - 1;
     while (last >= 0 && !pending[last]!.bytes) last--;
     if (last < 0) return [0, 0];
     // One line more than the window keeps, and one for the last line, ended or not.
-    let need = this.policy.maxLines + 2;
+    let need = this.#policy.maxLines + 2;
     for (let i = last; i >= 0; i--) {
       const bytes = pending[i]!.bytes;
       if (!bytes) continue;
@@ -228,28 +228,28 @@ export class SourceView {
   }
 
   /** A chunk (or end) of `pipe` the window will not keep: only an unfinished character's start is carried. */
-  private skip(pipe: Pipe, bytes: Uint8Array | null): void {
-    const before = this.carry[pipe] ?? this.fedTail[pipe];
-    this.carry[pipe] = bytes ? unfinishedTail(lastThree(before, bytes)) : EMPTY;
+  #skip(pipe: Pipe, bytes: Uint8Array | null): void {
+    const before = this.#carry[pipe] ?? this.#fedTail[pipe];
+    this.#carry[pipe] = bytes ? unfinishedTail(lastThree(before, bytes)) : EMPTY;
   }
 
   /** Decodes a chunk (or, for null, the end) of `pipe` into the window. */
-  private decode(pipe: Pipe, bytes: Uint8Array | null): void {
-    const carry = this.carry[pipe];
+  #decode(pipe: Pipe, bytes: Uint8Array | null): void {
+    const carry = this.#carry[pipe];
     if (carry) {
-      this.carry[pipe] = null;
-      this.decoders[pipe] = new TextDecoder();
-      if (carry.length > 0) this.feed(this.decoders[pipe].decode(carry, { stream: true }));
+      this.#carry[pipe] = null;
+      this.#decoders[pipe] = new TextDecoder();
+      if (carry.length > 0) this.#feed(this.#decoders[pipe].decode(carry, { stream: true }));
     }
     if (!bytes) {
-      this.feed(this.decoders[pipe].decode());
+      this.#feed(this.#decoders[pipe].decode());
       return;
     }
     // A copy (`new Uint8Array` of a view): `bytes` may be released once decoded.
-    this.fedTail[pipe] = new Uint8Array(
-      (bytes.length >= 3 ? bytes : concat(this.fedTail[pipe], bytes)).subarray(-3),
+    this.#fedTail[pipe] = new Uint8Array(
+      (bytes.length >= 3 ? bytes : concat(this.#fedTail[pipe], bytes)).subarray(-3),
     );
-    this.feed(this.decoders[pipe].decode(bytes, { stream: true }));
+    this.#feed(this.#decoders[pipe].decode(bytes, { stream: true }));
   }
 }
 

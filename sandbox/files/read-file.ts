@@ -69,14 +69,14 @@ class LineCollector {
   truncatedBy: "lines" | "bytes" | null = null;
   totalLines = 0;
   collecting = true;
-  private readonly win: ReadWindow;
-  private current = "";
-  private currentCut = false;
-  private currentOpen = false;
-  private bytes = 0;
+  readonly #win: ReadWindow;
+  #current = "";
+  #currentCut = false;
+  #currentOpen = false;
+  #bytes = 0;
 
   constructor(win: ReadWindow) {
-    this.win = win;
+    this.#win = win;
   }
 
   feed(text: string): void {
@@ -84,9 +84,9 @@ class LineCollector {
     for (;;) {
       const nl = text.indexOf("\n", start);
       const piece = text.slice(start, nl === -1 ? text.length : nl);
-      this.grow(piece);
+      this.#grow(piece);
       if (nl === -1) return;
-      this.closeLine();
+      this.#closeLine();
       start = nl + 1;
     }
   }
@@ -97,62 +97,62 @@ class LineCollector {
     let last = -1;
     while (i !== -1) {
       this.totalLines++;
-      this.currentOpen = false;
+      this.#currentOpen = false;
       last = i;
       i = chunk.indexOf(10, i + 1);
     }
-    if (last < chunk.length - 1) this.currentOpen = true;
+    if (last < chunk.length - 1) this.#currentOpen = true;
   }
 
   end(): void {
-    if (this.currentOpen) this.closeLine();
+    if (this.#currentOpen) this.#closeLine();
   }
 
-  private grow(piece: string): void {
-    if (piece.length > 0) this.currentOpen = true;
-    if (this.current.length >= this.win.maxLineChars) {
-      if (piece.length > 0) this.currentCut = true;
+  #grow(piece: string): void {
+    if (piece.length > 0) this.#currentOpen = true;
+    if (this.#current.length >= this.#win.maxLineChars) {
+      if (piece.length > 0) this.#currentCut = true;
       return;
     }
-    this.current += piece;
-    if (this.current.length > this.win.maxLineChars) {
-      this.current = this.current.slice(0, this.win.maxLineChars);
-      this.currentCut = true;
+    this.#current += piece;
+    if (this.#current.length > this.#win.maxLineChars) {
+      this.#current = this.#current.slice(0, this.#win.maxLineChars);
+      this.#currentCut = true;
     }
   }
 
-  private closeLine(): void {
+  #closeLine(): void {
     this.totalLines++;
     const n = this.totalLines;
-    if (this.collecting && n >= this.win.offset) this.keep(n, this.current, this.currentCut);
-    this.current = "";
-    this.currentCut = false;
-    this.currentOpen = false;
+    if (this.collecting && n >= this.#win.offset) this.#keep(n, this.#current, this.#currentCut);
+    this.#current = "";
+    this.#currentCut = false;
+    this.#currentOpen = false;
   }
 
-  private keep(n: number, text: string, cut: boolean): void {
-    if (this.lines.length >= this.win.limit) {
-      this.stop("lines");
+  #keep(n: number, text: string, cut: boolean): void {
+    if (this.lines.length >= this.#win.limit) {
+      this.#stop("lines");
       return;
     }
     const prefix = String(n).length + 2;
     const size = prefix + utf8ByteLength(text);
-    if (this.bytes + size > this.win.maxBytes) {
+    if (this.#bytes + size > this.#win.maxBytes) {
       if (this.lines.length > 0) {
-        this.stop("bytes");
+        this.#stop("bytes");
         return;
       }
       // A first line that alone exceeds the cap is shown cut rather than not at all.
-      text = text.slice(0, utf8HeadIndex(text, Math.max(0, this.win.maxBytes - prefix)));
+      text = text.slice(0, utf8HeadIndex(text, Math.max(0, this.#win.maxBytes - prefix)));
       cut = true;
       this.truncatedBy = "bytes";
     }
-    this.bytes += prefix + utf8ByteLength(text);
+    this.#bytes += prefix + utf8ByteLength(text);
     this.lines.push(text);
     if (cut) this.cutLines++;
   }
 
-  private stop(by: "lines" | "bytes"): void {
+  #stop(by: "lines" | "bytes"): void {
     this.truncatedBy = by;
     this.collecting = false;
   }

@@ -76,19 +76,19 @@ export interface ToolInfo {
  */
 export class ToolwireClient {
   readonly baseUrl: string;
-  private readonly token: string | undefined;
-  private readonly subscribeToken: string | undefined;
-  private readonly doFetch: typeof fetch;
+  readonly #token: string | undefined;
+  readonly #subscribeToken: string | undefined;
+  readonly #doFetch: typeof fetch;
 
   constructor(options: ToolwireClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.token = options.token;
-    this.subscribeToken = options.subscribeToken;
-    this.doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#token = options.token;
+    this.#subscribeToken = options.subscribeToken;
+    this.#doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
   async createInvocation(request: CreateInvocationRequest): Promise<CreatedInvocation> {
-    const { body, status } = await this.call(
+    const { body, status } = await this.#call(
       "POST",
       "/v1/invocations",
       request,
@@ -102,16 +102,16 @@ export class ToolwireClient {
   }
 
   async get(id: string): Promise<InvocationInfo> {
-    const { body } = await this.call("GET", this.path(id), undefined, `Reading invocation ${id}`);
+    const { body } = await this.#call("GET", this.#path(id), undefined, `Reading invocation ${id}`);
     return expectInvocation(body);
   }
 
   /** Waits up to `wait` seconds on the server for the invocation to settle. */
   async result(id: string, options: { wait?: number } = {}): Promise<ResultPoll> {
     const query = options.wait ? `?wait=${options.wait}` : "";
-    const { body, status } = await this.call(
+    const { body, status } = await this.#call(
       "GET",
-      `${this.path(id)}/result${query}`,
+      `${this.#path(id)}/result${query}`,
       undefined,
       `Reading the result of ${id}`,
     );
@@ -126,7 +126,7 @@ export class ToolwireClient {
    * @example (await client.links("call_1")).viewUrl
    */
   async links(id: string): Promise<InvocationLinks> {
-    const { body } = await this.call("GET", `${this.path(id)}/links`, undefined, `Linking ${id}`);
+    const { body } = await this.#call("GET", `${this.#path(id)}/links`, undefined, `Linking ${id}`);
     const links = expectRecord(body, "the links");
     if (typeof links.viewUrl !== "string") throw badBody("the links have no viewUrl");
     return links as unknown as InvocationLinks;
@@ -134,7 +134,7 @@ export class ToolwireClient {
 
   /** A new run page link for run `runId` (API token only). */
   async runLinks(runId: string): Promise<{ runId: string; runViewUrl: string }> {
-    const { body } = await this.call(
+    const { body } = await this.#call(
       "GET",
       `/v1/runs/${encodeURIComponent(runId)}/links`,
       undefined,
@@ -146,7 +146,7 @@ export class ToolwireClient {
   }
 
   async cancel(id: string): Promise<InvocationInfo> {
-    const { body } = await this.call("POST", `${this.path(id)}/cancel`, {}, `Cancelling ${id}`);
+    const { body } = await this.#call("POST", `${this.#path(id)}/cancel`, {}, `Cancelling ${id}`);
     return expectInvocation(body);
   }
 
@@ -163,9 +163,9 @@ export class ToolwireClient {
     const payload: Record<string, unknown> = { calls };
     if (end) payload.end = end;
     if (options.seq !== undefined) payload.seq = options.seq;
-    const { body } = await this.call(
+    const { body } = await this.#call(
       "POST",
-      `${this.path(id)}/output`,
+      `${this.#path(id)}/output`,
       payload,
       `Writing output to ${id}`,
     );
@@ -185,7 +185,7 @@ export class ToolwireClient {
   }
 
   async tools(): Promise<ToolInfo[]> {
-    const { body } = await this.call("GET", "/v1/tools", undefined, "Listing tools");
+    const { body } = await this.#call("GET", "/v1/tools", undefined, "Listing tools");
     const list = isRecord(body) ? body.tools : undefined;
     if (!Array.isArray(list)) throw badBody("the tool list is missing");
     return list as ToolInfo[];
@@ -201,36 +201,36 @@ export class ToolwireClient {
   subscribe(invocation: string | CreatedInvocation, options: SubscribeOptions = {}): Subscription {
     if (typeof invocation !== "string") {
       return subscribe(options.transport === "sse" ? invocation.eventsUrl : invocation.socketUrl, {
-        fetch: this.doFetch,
+        fetch: this.#doFetch,
         ...options,
       });
     }
     const address: InvocationAddress = { baseUrl: this.baseUrl, id: invocation };
-    if (this.subscribeToken) address.token = this.subscribeToken;
+    if (this.#subscribeToken) address.token = this.#subscribeToken;
     return subscribe(address, {
-      fetch: this.doFetch,
+      fetch: this.#doFetch,
       ...options,
-      headers: { ...this.authHeaders(), ...options.headers },
+      headers: { ...this.#authHeaders(), ...options.headers },
     });
   }
 
-  private path(id: string): string {
+  #path(id: string): string {
     return `/v1/invocations/${encodeURIComponent(id)}`;
   }
 
-  private authHeaders(): Record<string, string> {
-    return this.token ? { authorization: `Bearer ${this.token}` } : {};
+  #authHeaders(): Record<string, string> {
+    return this.#token ? { authorization: `Bearer ${this.#token}` } : {};
   }
 
-  private async call(
+  async #call(
     method: "GET" | "POST",
     path: string,
     payload: unknown,
     what: string,
   ): Promise<{ body: unknown; status: number }> {
     const url = new URL(this.baseUrl + path);
-    if (this.subscribeToken && !this.token) url.searchParams.set("token", this.subscribeToken);
-    const headers: Record<string, string> = { accept: "application/json", ...this.authHeaders() };
+    if (this.#subscribeToken && !this.#token) url.searchParams.set("token", this.#subscribeToken);
+    const headers: Record<string, string> = { accept: "application/json", ...this.#authHeaders() };
     const init: RequestInit = { method, headers };
     if (payload !== undefined) {
       headers["content-type"] = "application/json";
@@ -238,7 +238,7 @@ export class ToolwireClient {
     }
     let res: Response;
     try {
-      res = await this.doFetch(url.toString(), init);
+      res = await this.#doFetch(url.toString(), init);
     } catch (error) {
       throw unreachable(this.baseUrl, error);
     }

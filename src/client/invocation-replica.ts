@@ -30,17 +30,17 @@ export class InvocationReplica {
    * replica lost track (a gap, a pending resync). What a new connection resumes after.
    */
   seq: number | null = null;
-  private stream = decoder();
-  private phase: "fresh" | "resyncing" | "synced" = "fresh";
+  #stream = decoder();
+  #phase: "fresh" | "resyncing" | "synced" = "fresh";
 
   /** Whether the replica follows its current stream (it has seen the stream's base). */
   get synced(): boolean {
-    return this.phase === "synced";
+    return this.#phase === "synced";
   }
 
   /** A new connection: the next update must be a base. */
   newStream(): void {
-    this.phase = "fresh";
+    this.#phase = "fresh";
   }
 
   /**
@@ -49,33 +49,33 @@ export class InvocationReplica {
    * Returns false, and expects a base, when there is nothing to resume from.
    */
   resumeStream(): boolean {
-    if (this.state === null || this.seq === null || this.phase !== "synced") {
+    if (this.state === null || this.seq === null || this.#phase !== "synced") {
       this.newStream();
       return false;
     }
-    this.stream = decoder();
+    this.#stream = decoder();
     return true;
   }
 
   /** A base was requested on the current connection: skip deltas until it arrives. */
   awaitBase(): void {
-    this.phase = "resyncing";
+    this.#phase = "resyncing";
     this.seq = null;
   }
 
   receive(ops: WireOp[], seq?: number): ReplicaOutcome {
     const base = isBase(ops);
-    if (!base && this.phase === "resyncing") return { kind: "skipped" };
-    if (!base && this.phase === "fresh") {
+    if (!base && this.#phase === "resyncing") return { kind: "skipped" };
+    if (!base && this.#phase === "fresh") {
       return { kind: "needs_base", reason: "the stream did not start with a base batch" };
     }
-    if (base) this.stream = decoder();
+    if (base) this.#stream = decoder();
     try {
-      const decoded = this.stream.decode(ops);
+      const decoded = this.#stream.decode(ops);
       // `apply` works in place: fold into a copy of the touched containers, commit only a valid result.
       const next = apply(copyAlongPaths(this.state as JsonValue, decoded), decoded);
       if (!isOutputState(next)) {
-        this.phase = "fresh";
+        this.#phase = "fresh";
         this.seq = null;
         const problem = outputStateError(next)?.message;
         return {
@@ -84,12 +84,12 @@ export class InvocationReplica {
         };
       }
       this.state = next;
-      this.phase = "synced";
+      this.#phase = "synced";
       this.seq = seq ?? null;
       return { kind: "applied" };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      this.phase = "fresh";
+      this.#phase = "fresh";
       this.seq = null;
       return { kind: "needs_base", reason };
     }

@@ -25,36 +25,36 @@ const utf8Length = (s: string): number => encoder.encode(s).length;
  * f.next(stateWithText("b\nc\n")).text // "c\n" (the window slid by one line)
  */
 export class OutputFollower {
-  private readonly retain: "head" | "tail";
-  private text: string | null = null;
-  private totalBytes = 0;
+  readonly #retain: "head" | "tail";
+  #text: string | null = null;
+  #totalBytes = 0;
 
   /**
    * `retain` is the tool's policy (`GET /v1/tools`): a tail window slides, a head stops
    * growing at its cap. Unknown means tail, the default policy.
    */
   constructor(retain: "head" | "tail" = "tail") {
-    this.retain = retain;
+    this.#retain = retain;
   }
 
   next(state: ToolOutputState): FollowStep {
     const first = state.content[0];
     const next = first?.type === "text" ? first.text : "";
     const total = state.truncation.totalBytes;
-    const step = this.diff(next, total);
-    this.text = next;
-    this.totalBytes = total;
+    const step = this.#diff(next, total);
+    this.#text = next;
+    this.#totalBytes = total;
     return step;
   }
 
-  private diff(next: string, total: number): FollowStep {
-    const prev = this.text;
+  #diff(next: string, total: number): FollowStep {
+    const prev = this.#text;
     if (prev === null) {
       // Joining: what the totals count beyond the window was not seen.
       return { text: next, skippedBytes: Math.max(0, total - utf8Length(next)), restarted: false };
     }
-    const written = total - this.totalBytes;
-    if (written > 0) return this.grown(prev, next, written);
+    const written = total - this.#totalBytes;
+    if (written > 0) return this.#grown(prev, next, written);
     // Totals did not move (or started over after a `replace`): only the texts can tell.
     if (next === prev) return { text: "", skippedBytes: 0, restarted: false };
     if (next.startsWith(prev)) {
@@ -70,8 +70,8 @@ export class OutputFollower {
    * like (a window of repeated lines can slide and look unchanged). Every one of those
    * bytes is either printed or reported as skipped.
    */
-  private grown(prev: string, next: string, written: number): FollowStep {
-    if (this.retain === "tail") {
+  #grown(prev: string, next: string, written: number): FollowStep {
+    if (this.#retain === "tail") {
       const nextBytes = utf8Length(next);
       if (written >= nextBytes) {
         return { text: next, skippedBytes: written - nextBytes, restarted: false };

@@ -129,205 +129,205 @@ class LiveSubscription implements Subscription {
   attempt = 0;
   readonly finished: Promise<SubscriptionOutcome>;
 
-  private readonly connect: Transport;
-  private readonly replica = new InvocationReplica();
-  private readonly listeners = new Set<(subscription: Subscription) => void>();
-  private readonly policy: BackoffPolicy;
-  private readonly keepEvents: number;
-  private connection: TransportConnection | null = null;
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private readonly resyncTimeoutMs: number;
-  private resyncTimer: ReturnType<typeof setTimeout> | null = null;
+  readonly #connect: Transport;
+  readonly #replica = new InvocationReplica();
+  readonly #listeners = new Set<(subscription: Subscription) => void>();
+  readonly #policy: BackoffPolicy;
+  readonly #keepEvents: number;
+  #connection: TransportConnection | null = null;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  readonly #resyncTimeoutMs: number;
+  #resyncTimer: ReturnType<typeof setTimeout> | null = null;
   /** Whether the current connection resumed after a seq instead of starting from a base. */
-  private resumed = false;
+  #resumed = false;
   /** Whether the current resync was already sent again after a skipped delta. */
-  private resyncRepeated = false;
-  private resolve: (outcome: SubscriptionOutcome) => void = () => {};
+  #resyncRepeated = false;
+  #resolve: (outcome: SubscriptionOutcome) => void = () => {};
 
   constructor(connect: Transport, options: SubscribeOptions) {
-    this.connect = connect;
-    this.policy = { ...DEFAULT_BACKOFF, ...options.backoff };
-    this.keepEvents = options.keepEvents ?? 1000;
-    this.resyncTimeoutMs = options.resyncTimeoutMs ?? 5000;
+    this.#connect = connect;
+    this.#policy = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.#keepEvents = options.keepEvents ?? 1000;
+    this.#resyncTimeoutMs = options.resyncTimeoutMs ?? 5000;
     this.finished = new Promise((resolve) => {
-      this.resolve = resolve;
+      this.#resolve = resolve;
     });
-    this.open();
+    this.#open();
   }
 
   get state(): ToolOutputState | null {
-    return this.replica.state;
+    return this.#replica.state;
   }
 
   onChange(listener: (subscription: Subscription) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   close(): void {
-    this.stop("closed");
+    this.#stop("closed");
   }
 
-  private get over(): boolean {
+  get #over(): boolean {
     return this.status === "settled" || this.status === "closed" || this.status === "failed";
   }
 
   /** Opens a connection; one that follows a folded state resumes after its seq (docs/decisions/111). */
-  private open(): void {
-    const resumed = this.replica.resumeStream();
-    const resume = resumed && this.replica.seq !== null ? { after: this.replica.seq } : undefined;
-    this.resumed = resume !== undefined;
-    const connection = this.connect(
+  #open(): void {
+    const resumed = this.#replica.resumeStream();
+    const resume = resumed && this.#replica.seq !== null ? { after: this.#replica.seq } : undefined;
+    this.#resumed = resume !== undefined;
+    const connection = this.#connect(
       {
         message: (text, id) => {
-          if (this.connection === connection) this.frame(text, id);
+          if (this.#connection === connection) this.#frame(text, id);
         },
         closed: (error) => {
-          if (this.connection === connection) this.dropped(error);
+          if (this.#connection === connection) this.#dropped(error);
         },
       },
       resume,
     );
-    this.connection = connection;
+    this.#connection = connection;
   }
 
-  private frame(text: string, id?: string): void {
+  #frame(text: string, id?: string): void {
     const parsed = parseFrame(text);
     if (parsed.kind === "unknown") return;
     if (parsed.kind === "malformed") {
-      this.recover(parsed.reason);
+      this.#recover(parsed.reason);
       return;
     }
     const event = parsed.event;
     this.events.push(event);
-    if (this.events.length > this.keepEvents)
-      this.events.splice(0, this.events.length - this.keepEvents);
+    if (this.events.length > this.#keepEvents)
+      this.events.splice(0, this.events.length - this.#keepEvents);
     if (event.type === "tool_start") {
       this.start = event;
-      if (this.resumed && this.replica.synced) {
+      if (this.#resumed && this.#replica.synced) {
         // Resumed: the state shown is current again; the server sends only what is new.
         this.attempt = 0;
         this.error = null;
         this.status = "live";
       }
-      this.changed();
+      this.#changed();
       return;
     }
     if (event.type === "tool_update") {
-      const outcome = this.replica.receive(event.ops, event.seq ?? seqOf(id));
+      const outcome = this.#replica.receive(event.ops, event.seq ?? seqOf(id));
       if (outcome.kind === "needs_base") {
-        this.recover(outcome.reason);
+        this.#recover(outcome.reason);
         return;
       }
-      if (outcome.kind === "skipped" && !this.resyncRepeated) {
+      if (outcome.kind === "skipped" && !this.#resyncRepeated) {
         // A publication after our resync: if the server had nothing new to send then
         // (docs/decisions/070), it will answer now. Once per resync, so at most one extra base.
-        this.resyncRepeated = true;
-        this.connection?.resync();
+        this.#resyncRepeated = true;
+        this.#connection?.resync();
         return;
       }
       if (outcome.kind === "applied") {
         this.attempt = 0;
         this.error = null;
         this.status = "live";
-        this.changed();
+        this.#changed();
       }
       return;
     }
     // The end is only trusted on a stream the replica follows; otherwise fetch the final base.
-    if (!this.replica.synced) {
-      this.reconnect("the invocation ended before a base batch");
+    if (!this.#replica.synced) {
+      this.#reconnect("the invocation ended before a base batch");
       return;
     }
     this.end = event;
     this.error = null;
-    this.stop("settled");
+    this.#stop("settled");
   }
 
   /** The fold fell behind: ask for a base on this connection, or open a new one. */
-  private recover(reason: string): void {
+  #recover(reason: string): void {
     this.error = new ToolwireError("out_of_sync", `Resynchronising: ${reason}.`, 0);
     this.status = "reconnecting";
-    if (this.attempt >= this.policy.maxAttempts) {
-      this.giveUp();
+    if (this.attempt >= this.#policy.maxAttempts) {
+      this.#giveUp();
       return;
     }
-    if (this.connection?.resync()) {
+    if (this.#connection?.resync()) {
       this.attempt++;
-      this.resyncRepeated = false;
-      this.replica.awaitBase();
-      this.watchResync(this.connection);
-      this.changed();
+      this.#resyncRepeated = false;
+      this.#replica.awaitBase();
+      this.#watchResync(this.#connection);
+      this.#changed();
       return;
     }
-    this.reconnect(reason);
+    this.#reconnect(reason);
   }
 
   /** A resync that brings no base in time is given up for a new connection (which starts with one). */
-  private watchResync(connection: TransportConnection): void {
-    if (this.resyncTimer !== null) clearTimeout(this.resyncTimer);
-    this.resyncTimer = setTimeout(() => {
-      this.resyncTimer = null;
-      if (this.connection === connection && !this.replica.synced && !this.over) {
-        this.reconnect("no base arrived after a resync");
+  #watchResync(connection: TransportConnection): void {
+    if (this.#resyncTimer !== null) clearTimeout(this.#resyncTimer);
+    this.#resyncTimer = setTimeout(() => {
+      this.#resyncTimer = null;
+      if (this.#connection === connection && !this.#replica.synced && !this.#over) {
+        this.#reconnect("no base arrived after a resync");
       }
-    }, this.resyncTimeoutMs);
+    }, this.#resyncTimeoutMs);
   }
 
-  private reconnect(reason: string): void {
-    this.connection?.close();
-    this.dropped(new ToolwireError("out_of_sync", `Reconnecting: ${reason}.`, 0));
+  #reconnect(reason: string): void {
+    this.#connection?.close();
+    this.#dropped(new ToolwireError("out_of_sync", `Reconnecting: ${reason}.`, 0));
   }
 
-  private dropped(error?: ToolwireError): void {
-    this.connection = null;
-    if (this.over) return;
+  #dropped(error?: ToolwireError): void {
+    this.#connection = null;
+    if (this.#over) return;
     if (error?.permanent) {
       this.error = error;
-      this.stop("failed");
+      this.#stop("failed");
       return;
     }
     this.error = error ?? new ToolwireError("unreachable", "The connection was closed.", 0);
-    if (this.attempt >= this.policy.maxAttempts) {
-      this.giveUp();
+    if (this.attempt >= this.#policy.maxAttempts) {
+      this.#giveUp();
       return;
     }
     this.status = "reconnecting";
-    const delay = backoffDelay(this.attempt, this.policy);
+    const delay = backoffDelay(this.attempt, this.#policy);
     this.attempt++;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.open();
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#open();
     }, delay);
-    this.changed();
+    this.#changed();
   }
 
-  private giveUp(): void {
+  #giveUp(): void {
     const last = this.error?.message ?? "no answer";
     this.error = new ToolwireError(
       "gave_up",
       `Stopped reconnecting after ${this.attempt} attempts. Last problem: ${last}`,
       this.error?.status ?? 0,
     );
-    this.stop("failed");
+    this.#stop("failed");
   }
 
-  private stop(status: "settled" | "closed" | "failed"): void {
-    if (this.over) return;
+  #stop(status: "settled" | "closed" | "failed"): void {
+    if (this.#over) return;
     this.status = status;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.resyncTimer !== null) clearTimeout(this.resyncTimer);
-    this.resyncTimer = null;
-    const connection = this.connection;
-    this.connection = null;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (this.#resyncTimer !== null) clearTimeout(this.#resyncTimer);
+    this.#resyncTimer = null;
+    const connection = this.#connection;
+    this.#connection = null;
     connection?.close();
-    this.changed();
-    this.resolve({ status, state: this.state, end: this.end, error: this.error });
+    this.#changed();
+    this.#resolve({ status, state: this.state, end: this.end, error: this.error });
   }
 
-  private changed(): void {
-    for (const listener of this.listeners) {
+  #changed(): void {
+    for (const listener of this.#listeners) {
       try {
         listener(this);
       } catch (error) {

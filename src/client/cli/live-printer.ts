@@ -25,73 +25,73 @@ const RETRIES_BEFORE_SAYING_WHY = 3;
  * printer.finish(await sub.finished);
  */
 export class LivePrinter {
-  private readonly follower: OutputFollower;
-  private readonly term: Terminal;
-  private readonly startedAt: number;
-  private readonly progress: boolean;
-  private atLineStart = true;
-  private progressShown = false;
-  private lastStatus = "connecting";
-  private totals = { bytes: 0, lines: 0 };
+  readonly #follower: OutputFollower;
+  readonly #term: Terminal;
+  readonly #startedAt: number;
+  readonly #progress: boolean;
+  #atLineStart = true;
+  #progressShown = false;
+  #lastStatus = "connecting";
+  #totals = { bytes: 0, lines: 0 };
   /** Bytes counted but not shown since the last printed text: said once, where the gap is. */
-  private unshown = 0;
-  private ticker: ReturnType<typeof setInterval> | null = null;
+  #unshown = 0;
+  #ticker: ReturnType<typeof setInterval> | null = null;
   /** Keeps a command's control sequences (all but colours) from acting on a terminal. */
-  private readonly filter: TerminalFilter | null;
+  readonly #filter: TerminalFilter | null;
   /** The reconnect attempt whose reason was last printed. */
-  private explainedAttempt = 0;
+  #explainedAttempt = 0;
 
   /** `retain`: the tool's output policy, when known (see `OutputFollower`). */
   constructor(term: Terminal, startedAt: number, retain?: "head" | "tail") {
-    this.follower = new OutputFollower(retain);
-    this.term = term;
-    this.startedAt = startedAt;
-    this.progress = term.stderr.isTTY === true;
-    this.filter = term.stdout.isTTY ? new TerminalFilter() : null;
-    if (this.progress) {
-      this.ticker = setInterval(() => this.drawProgress(), 250);
-      this.ticker.unref?.();
+    this.#follower = new OutputFollower(retain);
+    this.#term = term;
+    this.#startedAt = startedAt;
+    this.#progress = term.stderr.isTTY === true;
+    this.#filter = term.stdout.isTTY ? new TerminalFilter() : null;
+    if (this.#progress) {
+      this.#ticker = setInterval(() => this.#drawProgress(), 250);
+      this.#ticker.unref?.();
     }
   }
 
   update(sub: Subscription): void {
     if (sub.state) {
-      const step = this.follower.next(sub.state);
+      const step = this.#follower.next(sub.state);
       if (step.restarted) {
-        this.notice("the output does not continue where it was; showing the whole current window");
+        this.#notice("the output does not continue where it was; showing the whole current window");
       }
-      this.unshown += step.skippedBytes;
+      this.#unshown += step.skippedBytes;
       if (step.text) {
-        this.noticeUnshown();
-        this.print(step.text);
+        this.#noticeUnshown();
+        this.#print(step.text);
       }
-      this.totals = {
+      this.#totals = {
         bytes: sub.state.truncation.totalBytes,
         lines: sub.state.truncation.totalLines,
       };
     }
-    if (sub.status !== this.lastStatus) {
-      if (!this.progress && sub.status === "reconnecting")
-        this.notice("connection lost; reconnecting…");
-      if (!this.progress && sub.status === "live" && this.lastStatus === "reconnecting") {
-        this.notice("reconnected");
+    if (sub.status !== this.#lastStatus) {
+      if (!this.#progress && sub.status === "reconnecting")
+        this.#notice("connection lost; reconnecting…");
+      if (!this.#progress && sub.status === "live" && this.#lastStatus === "reconnecting") {
+        this.#notice("reconnected");
       }
-      this.lastStatus = sub.status;
+      this.#lastStatus = sub.status;
     }
-    this.explainRetries(sub);
-    this.drawProgress();
+    this.#explainRetries(sub);
+    this.#drawProgress();
   }
 
   /**
    * After every few failed attempts in a row, says why the connection keeps failing,
    * so a reconnect loop is never silent (the subscription gives up on its own later).
    */
-  private explainRetries(sub: Subscription): void {
-    if (sub.status !== "reconnecting" || sub.attempt === this.explainedAttempt) return;
+  #explainRetries(sub: Subscription): void {
+    if (sub.status !== "reconnecting" || sub.attempt === this.#explainedAttempt) return;
     if (sub.attempt === 0 || sub.attempt % RETRIES_BEFORE_SAYING_WHY !== 0) return;
-    this.explainedAttempt = sub.attempt;
+    this.#explainedAttempt = sub.attempt;
     const why = sub.error?.message ?? "the server closed the connection";
-    this.notice(`still reconnecting after ${sub.attempt} failed attempts: ${why}`);
+    this.#notice(`still reconnecting after ${sub.attempt} failed attempts: ${why}`);
   }
 
   /**
@@ -99,62 +99,62 @@ export class LivePrinter {
    * on a terminal, timed from `startedAt` to `endedAt` (the call's own settledAt, when known).
    */
   finish(outcome: SubscriptionOutcome, endedAt: number = Date.now()): void {
-    if (this.ticker) clearInterval(this.ticker);
-    this.clearProgress();
-    const held = this.filter?.end();
-    if (held) this.print(held, false);
-    this.noticeUnshown();
+    if (this.#ticker) clearInterval(this.#ticker);
+    this.#clearProgress();
+    const held = this.#filter?.end();
+    if (held) this.#print(held, false);
+    this.#noticeUnshown();
     // The text ends a line wherever it goes: a pipe or file gets the same last newline
     // as `toolwire result` prints, and no prompt lands after "(no output)".
-    if (!this.atLineStart) this.print("\n", false);
+    if (!this.#atLineStart) this.#print("\n", false);
     const banner = outcome.state ? describeTruncation(outcome.state.truncation) : null;
-    if (banner) this.notice(banner);
-    if (outcome.status === "settled" && this.progress) {
+    if (banner) this.#notice(banner);
+    if (outcome.status === "settled" && this.#progress) {
       const limit = stoppedByOf(outcome.state?.details);
       const how = limit ? `✘ stopped by ${limit}` : outcome.end?.isError ? "✘ failed" : "✔ done";
-      this.term.stderr.write(`${how} in ${elapsed(Math.max(0, endedAt - this.startedAt))}\n`);
+      this.#term.stderr.write(`${how} in ${elapsed(Math.max(0, endedAt - this.#startedAt))}\n`);
     }
   }
 
-  private noticeUnshown(): void {
-    if (this.unshown === 0) return;
-    this.notice(`${formatBytes(this.unshown)} of output not shown here (outside the window)`);
-    this.unshown = 0;
+  #noticeUnshown(): void {
+    if (this.#unshown === 0) return;
+    this.#notice(`${formatBytes(this.#unshown)} of output not shown here (outside the window)`);
+    this.#unshown = 0;
   }
 
   /** Writes output (`filtered`: a command's text, made safe for a terminal) or our own newline. */
-  private print(text: string, filtered = true): void {
-    if (this.term.stdout.isTTY) this.clearProgress();
-    const shown = filtered && this.filter ? this.filter.push(text) : text;
-    this.term.stdout.write(shown);
-    if (shown !== "") this.atLineStart = shown.endsWith("\n");
+  #print(text: string, filtered = true): void {
+    if (this.#term.stdout.isTTY) this.#clearProgress();
+    const shown = filtered && this.#filter ? this.#filter.push(text) : text;
+    this.#term.stdout.write(shown);
+    if (shown !== "") this.#atLineStart = shown.endsWith("\n");
   }
 
-  private notice(text: string): void {
-    this.clearProgress();
-    const gap = !this.atLineStart && this.term.stdout.isTTY ? "\n" : "";
-    this.term.stderr.write(`${gap}[toolwire] ${text}\n`);
-    if (gap) this.atLineStart = true;
+  #notice(text: string): void {
+    this.#clearProgress();
+    const gap = !this.#atLineStart && this.#term.stdout.isTTY ? "\n" : "";
+    this.#term.stderr.write(`${gap}[toolwire] ${text}\n`);
+    if (gap) this.#atLineStart = true;
   }
 
-  private drawProgress(): void {
-    if (!this.progress || (this.term.stdout.isTTY && !this.atLineStart)) return;
+  #drawProgress(): void {
+    if (!this.#progress || (this.#term.stdout.isTTY && !this.#atLineStart)) return;
     const parts = [
-      formatBytes(this.totals.bytes),
-      `${formatCount(this.totals.lines)} ${this.totals.lines === 1 ? "line" : "lines"}`,
-      elapsed(Date.now() - this.startedAt),
+      formatBytes(this.#totals.bytes),
+      `${formatCount(this.#totals.lines)} ${this.#totals.lines === 1 ? "line" : "lines"}`,
+      elapsed(Date.now() - this.#startedAt),
     ];
-    if (this.lastStatus === "reconnecting") parts.push("reconnecting…");
-    if (this.lastStatus === "connecting") parts.push("connecting…");
-    const width = Math.max(20, (this.term.stderr.columns || 80) - 1);
-    this.term.stderr.write(`${CLEAR_LINE}${parts.join(" · ").slice(0, width)}`);
-    this.progressShown = true;
+    if (this.#lastStatus === "reconnecting") parts.push("reconnecting…");
+    if (this.#lastStatus === "connecting") parts.push("connecting…");
+    const width = Math.max(20, (this.#term.stderr.columns || 80) - 1);
+    this.#term.stderr.write(`${CLEAR_LINE}${parts.join(" · ").slice(0, width)}`);
+    this.#progressShown = true;
   }
 
-  private clearProgress(): void {
-    if (!this.progressShown) return;
-    this.term.stderr.write(CLEAR_LINE);
-    this.progressShown = false;
+  #clearProgress(): void {
+    if (!this.#progressShown) return;
+    this.#term.stderr.write(CLEAR_LINE);
+    this.#progressShown = false;
   }
 }
 

@@ -10,27 +10,27 @@ const OPEN_DEPTH = 2;
  * when the value changed, and remembers which branches the reader opened or closed.
  */
 export class DetailsTree {
-  private json: string | null = null;
-  private readonly toggled = new Map<string, boolean>();
+  #json: string | null = null;
+  readonly #toggled = new Map<string, boolean>();
 
-  private readonly root: HTMLElement;
+  readonly #root: HTMLElement;
 
   constructor(root: HTMLElement) {
-    this.root = root;
+    this.#root = root;
   }
 
   render(value: JsonValue): void {
     const json = JSON.stringify(value);
-    if (json === this.json) return;
-    this.json = json;
+    if (json === this.#json) return;
+    this.#json = json;
     const empty =
       value === null || (typeof value === "object" && Object.keys(value as object).length === 0);
-    this.root.replaceChildren(
-      empty ? el("p", "muted", "No details.") : this.node(value, null, [], 0),
+    this.#root.replaceChildren(
+      empty ? el("p", "muted", "No details.") : this.#node(value, null, [], 0),
     );
   }
 
-  private node(value: JsonValue, key: string | null, path: string[], depth: number): HTMLElement {
+  #node(value: JsonValue, key: string | null, path: string[], depth: number): HTMLElement {
     if (value === null || typeof value !== "object") {
       const row = el("div", "leaf");
       if (key !== null) row.append(el("span", "key", key), ": ");
@@ -42,8 +42,8 @@ export class DetailsTree {
       : Object.entries(value);
     const branch = el("details", "branch");
     const id = JSON.stringify(path);
-    branch.open = this.toggled.get(id) ?? depth < OPEN_DEPTH;
-    branch.addEventListener("toggle", () => this.toggled.set(id, branch.open));
+    branch.open = this.#toggled.get(id) ?? depth < OPEN_DEPTH;
+    branch.addEventListener("toggle", () => this.#toggled.set(id, branch.open));
     const summary = el("summary");
     if (key !== null) summary.append(el("span", "key", key), " ");
     const count = Array.isArray(value)
@@ -51,7 +51,7 @@ export class DetailsTree {
       : `{${formatCount(entries.length)} ${entries.length === 1 ? "key" : "keys"}}`;
     summary.append(el("span", "muted", count));
     const children = el("div", "children");
-    for (const [k, v] of entries) children.append(this.node(v, k, [...path, k], depth + 1));
+    for (const [k, v] of entries) children.append(this.#node(v, k, [...path, k], depth + 1));
     branch.append(summary, children);
     return branch;
   }

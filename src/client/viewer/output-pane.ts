@@ -10,41 +10,41 @@ const TAIL_SLACK_PX = 8;
  * last render keep their DOM nodes, so a sliding window re-uses almost everything.
  */
 export class OutputPane {
-  private text: string | null = null;
-  private lines = new Map<string, HTMLElement[]>();
-  private following = true;
-  private readonly pane: HTMLElement;
-  private readonly followButton: HTMLButtonElement;
+  #text: string | null = null;
+  #lines = new Map<string, HTMLElement[]>();
+  #following = true;
+  readonly #pane: HTMLElement;
+  readonly #followButton: HTMLButtonElement;
 
   constructor(pane: HTMLElement, followButton: HTMLButtonElement) {
-    this.pane = pane;
-    this.followButton = followButton;
+    this.#pane = pane;
+    this.#followButton = followButton;
     let lastTop = 0;
     // Only the reader stops following: scrolling up (or a wheel turn upwards). A pane
     // that shrinks or a window that slides moves nothing the reader chose.
     pane.addEventListener("scroll", () => {
-      if (this.atTail()) this.setFollowing(true);
-      else if (pane.scrollTop < lastTop - 1) this.setFollowing(false);
+      if (this.#atTail()) this.#setFollowing(true);
+      else if (pane.scrollTop < lastTop - 1) this.#setFollowing(false);
       lastTop = pane.scrollTop;
     });
     pane.addEventListener("wheel", (event) => {
-      if (event.deltaY < 0) this.setFollowing(false);
+      if (event.deltaY < 0) this.#setFollowing(false);
     });
     followButton.addEventListener("click", () => {
-      this.setFollowing(true);
-      this.scrollToTail();
+      this.#setFollowing(true);
+      this.#scrollToTail();
     });
     new ResizeObserver(() => {
-      if (this.following) this.scrollToTail();
+      if (this.#following) this.#scrollToTail();
     }).observe(pane);
   }
 
   render(text: string): void {
-    if (text === this.text) return;
-    this.text = text;
+    if (text === this.#text) return;
+    this.#text = text;
     const parsed = parseAnsi(text);
     if (parsed.length > 1 && parsed[parsed.length - 1]?.length === 0) parsed.pop();
-    const reusable = this.lines;
+    const reusable = this.#lines;
     const next = new Map<string, HTMLElement[]>();
     const nodes = parsed.map((line) => {
       const key = lineKey(line);
@@ -54,23 +54,23 @@ export class OutputPane {
       else next.set(key, [node]);
       return node;
     });
-    this.lines = next;
-    this.pane.replaceChildren(...nodes);
-    if (this.following) this.scrollToTail();
+    this.#lines = next;
+    this.#pane.replaceChildren(...nodes);
+    if (this.#following) this.#scrollToTail();
   }
 
-  private atTail(): boolean {
-    const p = this.pane;
+  #atTail(): boolean {
+    const p = this.#pane;
     return p.scrollHeight - p.scrollTop - p.clientHeight <= TAIL_SLACK_PX;
   }
 
-  private scrollToTail(): void {
-    this.pane.scrollTop = this.pane.scrollHeight;
+  #scrollToTail(): void {
+    this.#pane.scrollTop = this.#pane.scrollHeight;
   }
 
-  private setFollowing(following: boolean): void {
-    this.following = following;
-    this.followButton.hidden = following;
+  #setFollowing(following: boolean): void {
+    this.#following = following;
+    this.#followButton.hidden = following;
   }
 }
 

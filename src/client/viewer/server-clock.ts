@@ -14,25 +14,25 @@
 export class ServerClock {
   /** Server time minus browser time, in milliseconds. */
   offsetMs = 0;
-  private low = Number.NEGATIVE_INFINITY;
-  private high = Number.POSITIVE_INFINITY;
+  #low = Number.NEGATIVE_INFINITY;
+  #high = Number.POSITIVE_INFINITY;
 
   /** One answer: its `Date` header, and the browser's time when the request was sent and answered. */
   observe(dateHeader: string | null, sentAt: number, receivedAt: number): void {
     const serverSecond = dateHeader === null ? Number.NaN : Date.parse(dateHeader);
     if (!Number.isFinite(serverSecond)) return;
     // The server's clock read [second, second + 1000) at a browser time in [sentAt, receivedAt].
-    const low = Math.max(this.low, serverSecond - receivedAt);
-    const high = Math.min(this.high, serverSecond + 1000 - sentAt);
+    const low = Math.max(this.#low, serverSecond - receivedAt);
+    const high = Math.min(this.#high, serverSecond + 1000 - sentAt);
     // Answers that disagree (the browser's clock was changed meanwhile): trust the newest.
     if (low > high) {
-      this.low = serverSecond - receivedAt;
-      this.high = serverSecond + 1000 - sentAt;
+      this.#low = serverSecond - receivedAt;
+      this.#high = serverSecond + 1000 - sentAt;
     } else {
-      this.low = low;
-      this.high = high;
+      this.#low = low;
+      this.#high = high;
     }
-    this.offsetMs = Math.min(Math.max(0, this.low), this.high);
+    this.offsetMs = Math.min(Math.max(0, this.#low), this.#high);
   }
 
   /** The server's time at browser time `browserNow`. */
