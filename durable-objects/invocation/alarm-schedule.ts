@@ -11,8 +11,9 @@
  * The alarm runs at least once per scheduled time (maybe more), so every due kind is
  * idempotent.
  */
+
+import { workerConfig } from "../../src/protocol/index.ts";
 import { EXTERNAL_TOOL } from "../../src/tools/index.ts";
-import { idleTimeoutMs } from "./idle-timeout.ts";
 import type { InvocationRecord } from "./output/store.ts";
 
 /** Keep-alive alarm spacing while a tool runs (docs/decisions/041). */
@@ -57,7 +58,7 @@ export class AlarmSchedule {
 
   constructor(storage: DurableObjectStorage, env: Pick<Env, "EXTERNAL_IDLE_TIMEOUT_SECONDS">) {
     this.#storage = storage;
-    this.#idleTimeoutMs = idleTimeoutMs(env);
+    this.#idleTimeoutMs = workerConfig(env).externalIdleTimeoutMs;
   }
 
   /** A tool runs: the next beat. */

@@ -4,21 +4,7 @@
  * forever. After `EXTERNAL_IDLE_TIMEOUT_SECONDS` without a producer call the alarm
  * settles it as an error, output kept (docs/decisions/044).
  */
-import { durationMs } from "../../src/protocol/index.ts";
-
-/** Default seconds an `external` invocation may go without a producer call: 30 minutes. */
-export const DEFAULT_EXTERNAL_IDLE_TIMEOUT_SECONDS = 1800;
-
 export const IDLE_NOTICE_PREFIX = "[Timed out: the producer went silent";
-
-/**
- * Milliseconds of producer silence after which an `external` invocation is ended.
- * A missing, non-numeric, zero or negative setting falls back to the default.
- * @example idleTimeoutMs({ EXTERNAL_IDLE_TIMEOUT_SECONDS: "60" }) // 60_000
- */
-export function idleTimeoutMs(env: Pick<Env, "EXTERNAL_IDLE_TIMEOUT_SECONDS">): number {
-  return durationMs(env.EXTERNAL_IDLE_TIMEOUT_SECONDS, DEFAULT_EXTERNAL_IDLE_TIMEOUT_SECONDS);
-}
 
 /**
  * The notice appended to an `external` invocation ended for silence.

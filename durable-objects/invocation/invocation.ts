@@ -17,8 +17,9 @@ import {
   type ReadRange,
   type ResultPoll,
   type StartRequest,
+  workerConfig,
 } from "../../src/protocol/index.ts";
-import { PING_MESSAGE, PONG_MESSAGE, sseKeepAliveMs } from "./fanout/keep-alive.ts";
+import { PING_MESSAGE, PONG_MESSAGE } from "./fanout/keep-alive.ts";
 import { closeSocket, Subscribers } from "./fanout/subscribers.ts";
 import { openSubscription } from "./fanout/subscription.ts";
 import { startEventOf } from "./fanout/views.ts";
@@ -40,7 +41,9 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     // event is delivered, so nothing can observe a half-loaded object.
     this.#stored = new StoredInvocation(ctx.storage);
     this.#cursors = new ReadCursors(ctx.storage.sql);
-    this.#subscribers = new Subscribers(ctx, encoder, { sseKeepAliveMs: sseKeepAliveMs(env) });
+    this.#subscribers = new Subscribers(ctx, encoder, {
+      sseKeepAliveMs: workerConfig(env).sseKeepAliveMs,
+    });
     const parts = { stored: this.#stored, subscribers: this.#subscribers };
     this.#life = new InvocationLifecycle(ctx, env, parts, {
       memoMoment: (name, moment) => this.memoMoment(name, moment),

@@ -6,6 +6,7 @@ import {
   ok,
   refusal,
   type StartRequest,
+  workerConfig,
 } from "../../src/protocol/index.ts";
 import { getTool, type ToolContext } from "../../src/tools/index.ts";
 import { noteProgress, noteSettled, noteStarted } from "../run/run-notes.ts";
@@ -19,7 +20,7 @@ import { InvocationOutput } from "./output/invocation-output.ts";
 import type { InvocationRecord } from "./output/store.ts";
 import type { StoredInvocation } from "./output/stored-invocation.ts";
 import { ProducerPath } from "./producer-path.ts";
-import { type Ending, retentionMs, settlementOf } from "./settle-table.ts";
+import { type Ending, settlementOf } from "./settle-table.ts";
 import { resultOf } from "./settled-result.ts";
 import {
   type Execution,
@@ -219,7 +220,12 @@ export class InvocationLifecycle {
     const { isError, cancelled } = settlement;
     const result = resultOf(final, isError);
     const settledAt = Date.now();
-    const marks = { isError, cancelled, settledAt, deleteAt: settledAt + retentionMs(this.#env) };
+    const marks = {
+      isError,
+      cancelled,
+      settledAt,
+      deleteAt: settledAt + workerConfig(this.#env).settledRetentionMs,
+    };
     this.#stored.settle(result, marks);
     this.#subscribers.end(startEventOf(record), isError, this.#stored.log.lastSeq);
     this.reads.settled();

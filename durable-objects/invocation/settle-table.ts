@@ -2,7 +2,7 @@
  * How a run ended, and what that makes of its result: the notice that ends the output,
  * `isError` and `cancelled`. One row per ending, read by `InvocationDO`'s settle step.
  */
-import { durationMs, messageOf } from "../../src/protocol/index.ts";
+import { messageOf } from "../../src/protocol/index.ts";
 import { idleNotice } from "./idle-timeout.ts";
 
 /** How a run ended. */
@@ -28,20 +28,6 @@ export const INTERRUPTED_NOTICE =
 /** Ends the output of an invocation whose publication path threw (docs/decisions/006). */
 export function unpublishableNotice(error: unknown): string {
   return `[Output failed: publishing it threw "${messageOf(error)}", so the call was ended; the output above is what was published before that.]`;
-}
-
-/** Default days a settled invocation is kept (`SETTLED_RETENTION_DAYS`). */
-export const DEFAULT_RETENTION_DAYS = 7;
-
-const DAY_MS = 86_400_000;
-
-/**
- * How long a settled invocation is kept before its alarm deletes it; 0 days is allowed.
- * @example retentionMs({ SETTLED_RETENTION_DAYS: "1" }) // 86_400_000
- */
-export function retentionMs(env: Pick<Env, "SETTLED_RETENTION_DAYS">): number {
-  const days = env.SETTLED_RETENTION_DAYS;
-  return durationMs(days, DEFAULT_RETENTION_DAYS, { unitMs: DAY_MS, allowZero: true });
 }
 
 /** What an ending makes of the result. */

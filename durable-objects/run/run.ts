@@ -10,15 +10,13 @@
  * `{"type":"pong"}` by the runtime.
  */
 import { DurableObject } from "cloudflare:workers";
+import { workerConfig } from "../../src/protocol/index.ts";
 import { PING_MESSAGE, PONG_MESSAGE } from "../invocation/fanout/keep-alive.ts";
 import type { RunApi, RunCall, RunNote } from "./run-notes.ts";
 import { RunStore } from "./run-store.ts";
 
 /** Calls per `calls` message: ~150 KB, well under the 1 MiB message limit. */
 export const CALLS_PER_MESSAGE = 500;
-
-const DAY_MS = 86_400_000;
-const DEFAULT_RETENTION_DAYS = 7;
 
 export class RunDO extends DurableObject<Env> implements RunApi {
   readonly #store: RunStore;
@@ -41,7 +39,7 @@ export class RunDO extends DurableObject<Env> implements RunApi {
     }
     // The index is kept as long as its calls are: a retention period after the last end.
     if (note.kind === "settled") {
-      await this.ctx.storage.setAlarm(Date.now() + this.#retentionDays() * DAY_MS);
+      await this.ctx.storage.setAlarm(Date.now() + workerConfig(this.env).settledRetentionMs);
     }
   }
 
@@ -78,15 +76,10 @@ export class RunDO extends DurableObject<Env> implements RunApi {
   /** Retirement: once no call runs and the retention period passed, everything goes. */
   override async alarm(): Promise<void> {
     if (this.#store.calls().some((c) => c.status === "running")) {
-      await this.ctx.storage.setAlarm(Date.now() + this.#retentionDays() * DAY_MS);
+      await this.ctx.storage.setAlarm(Date.now() + workerConfig(this.env).settledRetentionMs);
       return;
     }
     await this.ctx.storage.deleteAll();
     this.#store.reset();
-  }
-
-  #retentionDays(): number {
-    const days = Number(this.env.SETTLED_RETENTION_DAYS ?? DEFAULT_RETENTION_DAYS);
-    return Number.isFinite(days) && days >= 0 ? days : DEFAULT_RETENTION_DAYS;
   }
 }

@@ -4,7 +4,7 @@
  * of sandbox `NAME` is the secret `SANDBOX_TOKEN_<NAME>` (upper-cased, other characters
  * as `_`), falling back to `SANDBOX_TOKEN`.
  */
-import { messageOf, type Outcome, ok, refusal } from "../protocol/index.ts";
+import { messageOf, type Outcome, ok, refusal, workerConfig } from "../protocol/index.ts";
 
 /** The settings routing reads (wrangler vars and secrets of the Worker's `Env`). */
 export interface SandboxSettings {
@@ -17,8 +17,6 @@ export interface SandboxSettings {
 
 /** Name used when a call does not choose a sandbox. */
 export const DEFAULT_SANDBOX = "default";
-
-const DEFAULT_SANDBOXES = `{"${DEFAULT_SANDBOX}":"http://127.0.0.1:8788"}`;
 
 /** Where and how to reach one sandbox host. */
 export interface SandboxTarget {
@@ -35,7 +33,7 @@ export interface SandboxTarget {
 export function sandboxTable(
   env: Pick<SandboxSettings, "SANDBOXES">,
 ): Outcome<Record<string, string>> {
-  const raw = env.SANDBOXES ?? DEFAULT_SANDBOXES;
+  const raw = workerConfig(env).sandboxes;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -116,7 +114,7 @@ export function resolveSandbox(env: SandboxSettings, name: string): Outcome<Sand
   if (!url.ok) return url;
   const host = placementOf(name) ?? name;
   const tokenName = sandboxTokenName(host);
-  const token = env[tokenName] || env.SANDBOX_TOKEN;
+  const token = workerConfig(env).sandboxToken(tokenName);
   if (!token) {
     return notConfigured(`no token for sandbox "${host}": set ${tokenName} or SANDBOX_TOKEN`);
   }

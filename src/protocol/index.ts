@@ -76,3 +76,4 @@ export {
   TOKEN_EXPIRES_HEADER,
   tokenExpiryOf,
 } from "./subscription-expiry.ts";
+export { WORKER_DEFAULTS, type WorkerConfig, workerConfig } from "./worker-config.ts";

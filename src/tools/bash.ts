@@ -29,7 +29,7 @@ import {
   type SandboxClient,
   type ShellRunResult,
 } from "../execenv/index.ts";
-import { durationMs, MAX_COMMAND_BYTES } from "../protocol/index.ts";
+import { MAX_COMMAND_BYTES, workerConfig } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 import type { StretchEnd } from "./types.ts";
@@ -39,33 +39,6 @@ import type { StretchEnd } from "./types.ts";
  * (footer, exit status, error text), so appending them never pushes output lines out.
  */
 export const BASH_ENDING_ROOM = { bytes: 2048, lines: 8 } as const;
-
-/** Default seconds `bash` keeps rejoining an exec whose stream broke (`SANDBOX_REJOIN_SECONDS`). */
-export const DEFAULT_REJOIN_SECONDS = 30;
-
-/**
- * How long a broken exec stream is rejoined (with backoff) before the call settles as
- * an error with its output kept. Missing, zero, negative or non-numeric → 30 s.
- * @example rejoinBudgetMs({ SANDBOX_REJOIN_SECONDS: "5" }) // 5000
- */
-export function rejoinBudgetMs(env: Pick<Env, "SANDBOX_REJOIN_SECONDS">): number {
-  return durationMs(env.SANDBOX_REJOIN_SECONDS, DEFAULT_REJOIN_SECONDS);
-}
-
-/**
- * Default seconds of one stretch: how long the DO reads a bash stream before it lets go
- * (`SANDBOX_STREAM_WINDOW_SECONDS`, a name kept for deployments; in code it is a stretch).
- */
-export const DEFAULT_STREAM_STRETCH_SECONDS = 10;
-
-/**
- * How long the Durable Object reads one bash stream before it lets go and rejoins from
- * its alarm (docs/decisions/046). Missing, zero, negative or non-numeric → 10 s.
- * @example streamStretchMs({ SANDBOX_STREAM_WINDOW_SECONDS: "1" }) // 1000
- */
-export function streamStretchMs(env: Pick<Env, "SANDBOX_STREAM_WINDOW_SECONDS">): number {
-  return durationMs(env.SANDBOX_STREAM_WINDOW_SECONDS, DEFAULT_STREAM_STRETCH_SECONDS);
-}
 
 const utf8 = new TextEncoder();
 
@@ -270,8 +243,8 @@ export const bashTool = defineTool({
       const execId = await execIdFor(context.toolCallId);
       return runBash(sandboxClientFor(context), execId, params, out, signal, {
         reattach,
-        rejoinBudgetMs: rejoinBudgetMs(context.env),
-        stretchMs: streamStretchMs(context.env),
+        rejoinBudgetMs: workerConfig(context.env).sandboxRejoinMs,
+        stretchMs: workerConfig(context.env).sandboxStreamStretchMs,
       });
     },
     async kill(context) {

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { TextRetainer, type TextRetention } from "../core/retention/index.ts";
+import { workerConfig } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { HtmlTextExtractor } from "./web-fetch/html-text.ts";
 import { privateAddressReason } from "./web-fetch/private-address.ts";
@@ -25,11 +26,6 @@ const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)$/;
 const TEXT_TYPES =
   /^(text\/.+|application\/(json|xml|javascript|ecmascript|x-ndjson|ndjson|yaml|x-yaml|toml|x-sh|sql|graphql|x-www-form-urlencoded|[a-z0-9.+-]+\+(json|xml)))$/;
 
-function allowPrivate(env: Env): boolean {
-  const flag = env.WEB_FETCH_ALLOW_PRIVATE?.trim().toLowerCase();
-  return flag !== undefined && flag !== "" && flag !== "0" && flag !== "false";
-}
-
 /** A URL for a message: at most 300 characters. */
 function shown(url: URL | string): string {
   const href = typeof url === "string" ? url : url.href;
@@ -42,7 +38,7 @@ function checkTarget(url: URL, env: Env, what: string): void {
     throw new Error(`${what} ${shown(url)} is not http or https; web_fetch only fetches web pages`);
   }
   const reason = privateAddressReason(url);
-  if (reason !== null && !allowPrivate(env)) {
+  if (reason !== null && !workerConfig(env).webFetchAllowPrivate) {
     throw new Error(
       `${what} ${shown(url)} is a ${reason} address; web_fetch refuses non-public addresses (an operator can set WEB_FETCH_ALLOW_PRIVATE=1)`,
     );

@@ -5,7 +5,7 @@
  */
 import type { Context, Env as HonoEnv, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
-import { apiError, bearerToken, secretMatches } from "../protocol/index.ts";
+import { apiError, bearerToken, secretMatches, workerConfig } from "../protocol/index.ts";
 import { ApiException, raise } from "./errors.ts";
 import { type TokenCheck, verifySubscribeToken } from "./subscribe-token.ts";
 
@@ -25,13 +25,9 @@ export class TokenRefused extends ApiException {
   }
 }
 
-function configured(value: string | undefined): value is string {
-  return typeof value === "string" && value.length > 0;
-}
-
 /** Throws 503 unless `API_TOKEN` is set. Runs before every `/v1/*` route. */
 export function requireApiConfigured(env: Env): void {
-  if (!configured(env.API_TOKEN)) {
+  if (workerConfig(env).apiToken === null) {
     raise(
       "not_configured",
       "API_TOKEN is not set: the API refuses every call until it is (wrangler secret put API_TOKEN, or .dev.vars locally)",
@@ -44,13 +40,14 @@ export function requireApiConfigured(env: Env): void {
  * @example const secret = subscribeSecret(env)
  */
 export function subscribeSecret(env: Env): string {
-  if (!configured(env.SUBSCRIBE_SECRET)) {
+  const secret = workerConfig(env).subscribeSecret;
+  if (secret === null) {
     raise(
       "not_configured",
       "SUBSCRIBE_SECRET is not set: subscribe tokens can be neither issued nor checked until it is",
     );
   }
-  return env.SUBSCRIBE_SECRET;
+  return secret;
 }
 
 /**
@@ -71,7 +68,7 @@ export async function authorizeAgent(req: Request, env: Env): Promise<void> {
   if (token === null) {
     raise("unauthorized", "the Authorization header must be 'Bearer <API_TOKEN>'");
   }
-  if (!(await secretMatches(token, env.API_TOKEN ?? ""))) {
+  if (!(await secretMatches(token, workerConfig(env).apiToken ?? ""))) {
     raise("unauthorized", "the bearer token is not the configured API_TOKEN");
   }
 }
@@ -88,8 +85,9 @@ const TOKEN_FAILURES = {
 /** A subscribe token on a route that needs the API token: 403 if it verifies, else 401. */
 async function refuseSubscribeToken(env: Env, token: string): Promise<never> {
   // Any invocation's valid token is "valid" here: `other_invocation` is checked last.
-  const check = configured(env.SUBSCRIBE_SECRET)
-    ? await verifySubscribeToken(env.SUBSCRIBE_SECRET, token, "", Date.now())
+  const secret = workerConfig(env).subscribeSecret;
+  const check = secret
+    ? await verifySubscribeToken(secret, token, "", Date.now())
     : ({ ok: false, reason: "bad_signature" } as const);
   if (check.ok || check.reason === "other_invocation") {
     raise(

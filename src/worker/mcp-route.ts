@@ -15,10 +15,11 @@ import {
   type SessionStore,
 } from "../mcp/index.ts";
 import {
-  durationMs,
   type InvocationView,
   type Outcome,
   type StartRequest,
+  type WorkerConfig,
+  workerConfig,
 } from "../protocol/index.ts";
 import { type AnyTool, getTool } from "../tools/index.ts";
 import { authorizeAgent, subscribeSecret } from "./auth.ts";
@@ -75,36 +76,13 @@ function sessionStore(env: Env): SessionStore {
   };
 }
 
-/** Default seconds of silence on an `/mcp` SSE stream before a `: keepalive` comment. */
-export const DEFAULT_MCP_KEEPALIVE_SECONDS = 15;
-
-/**
- * Milliseconds between keep-alive comments on `/mcp` streams (`MCP_KEEPALIVE_SECONDS`).
- * A write is also how a closed client connection is noticed where the runtime does not
- * abort the request by itself (wrangler dev's proxy), so it bounds how late a
- * 2026-07-28 stream close becomes a cancel there.
- * @example mcpKeepAliveMs({ MCP_KEEPALIVE_SECONDS: "2" }) // 2000
- */
-export function mcpKeepAliveMs(env: Pick<Env, "MCP_KEEPALIVE_SECONDS">): number {
-  const seconds = Number(env.MCP_KEEPALIVE_SECONDS ?? DEFAULT_MCP_KEEPALIVE_SECONDS);
-  const valid = Number.isFinite(seconds) && seconds > 0;
-  return Math.round((valid ? seconds : DEFAULT_MCP_KEEPALIVE_SECONDS) * 1000);
-}
-
-/** Days a settled invocation is kept when `SETTLED_RETENTION_DAYS` is unset (as the DO reads it). */
-const DEFAULT_RETENTION_DAYS = 7;
-
 /**
  * A task's `ttlMs`: how long a settled invocation is kept (`SETTLED_RETENTION_DAYS`),
  * which bounds from below how long it is readable after its creation; `null` at 0 days.
- * @example taskTtlMs({ SETTLED_RETENTION_DAYS: "1" }) // 86_400_000
+ * @example taskTtlMs(workerConfig({ SETTLED_RETENTION_DAYS: "1" })) // 86_400_000
  */
-export function taskTtlMs(env: Pick<Env, "SETTLED_RETENTION_DAYS">): number | null {
-  const ms = durationMs(env.SETTLED_RETENTION_DAYS, DEFAULT_RETENTION_DAYS, {
-    unitMs: 86_400_000,
-    allowZero: true,
-  });
-  return ms > 0 ? ms : null;
+export function taskTtlMs(config: Pick<WorkerConfig, "settledRetentionMs">): number | null {
+  return config.settledRetentionMs > 0 ? config.settledRetentionMs : null;
 }
 
 /** Everything `/mcp` needs for one request, from the Worker's environment. */
@@ -114,6 +92,7 @@ export function mcpOptions(
   tools: readonly AnyTool[],
   sandbox: string = DEFAULT_SANDBOX,
 ): McpEndpointOptions {
+  const config = workerConfig(env);
   return {
     port: invocationPort(req, env),
     tools,
@@ -121,9 +100,12 @@ export function mcpOptions(
     // Session ids are signed with a key derived from SUBSCRIBE_SECRET (domain-separated in the MAC).
     sessionSecret: subscribeSecret(env),
     sessions: sessionStore(env),
-    allowedHosts: allowedHostnames(env.MCP_ALLOWED_HOSTS),
-    keepAliveMs: mcpKeepAliveMs(env),
-    taskTtlMs: taskTtlMs(env),
+    allowedHosts: allowedHostnames(config.mcpAllowedHosts),
+    // A write is also how a closed client connection is noticed where the runtime does not
+    // abort the request by itself (wrangler dev's proxy), so it bounds how late a
+    // 2026-07-28 stream close becomes a cancel there.
+    keepAliveMs: config.mcpKeepAliveMs,
+    taskTtlMs: taskTtlMs(config),
   };
 }
 

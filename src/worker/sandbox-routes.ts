@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { CREATED_SANDBOX_ID, checkSandboxName, placementOf } from "../execenv/index.ts";
 import { hostFetch } from "../execenv/sandbox-host-api.ts";
-import { durationMs, type SandboxApi } from "../protocol/index.ts";
+import { type SandboxApi, workerConfig } from "../protocol/index.ts";
 import { agentOnly } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
@@ -16,7 +16,6 @@ import { noStore } from "./no-store.ts";
 import { parseWith } from "./schemas.ts";
 
 /** Default seconds a sandbox may idle (`SANDBOX_IDLE_TIMEOUT_SECONDS`): 10 minutes, as the Sandbox SDK's. */
-export const DEFAULT_SANDBOX_IDLE_SECONDS = 600;
 
 /** Longest idle timeout a create may ask for: 7 days. */
 export const MAX_SANDBOX_IDLE_SECONDS = 7 * 86_400;
@@ -89,10 +88,10 @@ sandboxRoutes.post("/", async (c) => {
       id,
       name: body.name ?? null,
       placement,
-      idleTimeoutSeconds: body.idleTimeoutSeconds ?? idleSeconds(c.env),
+      idleTimeoutSeconds:
+        body.idleTimeoutSeconds ?? workerConfig(c.env).sandboxIdleTimeoutMs / 1000,
       limits: body.limits ?? {},
-      retentionDays:
-        durationMs(c.env.SETTLED_RETENTION_DAYS, 7, { unitMs: 86_400_000 }) / 86_400_000,
+      retentionDays: workerConfig(c.env).settledRetentionMs / 86_400_000,
     }),
   );
   return c.json(view, 201);
@@ -149,8 +148,4 @@ sandboxRoutes.get("/:id/files", async (c) => {
 
 function filesPath(id: string, path: string | undefined): string {
   return `/sandboxes/${id}/v1/files?path=${encodeURIComponent(path ?? "")}`;
-}
-
-function idleSeconds(env: Env): number {
-  return durationMs(env.SANDBOX_IDLE_TIMEOUT_SECONDS, DEFAULT_SANDBOX_IDLE_SECONDS) / 1000;
 }

@@ -8,10 +8,6 @@
  * - WebSocket: the client sends `{"type":"ping"}`; the runtime answers `{"type":"pong"}`
  *   itself (`setWebSocketAutoResponse`), without waking a hibernated object.
  */
-import { durationMs } from "../../../src/protocol/index.ts";
-
-/** Default seconds of silence on an SSE stream before a keep-alive comment: 25. */
-export const DEFAULT_SSE_KEEPALIVE_SECONDS = 25;
 
 /** The SSE comment sent after a silence: a comment line and the blank line ending it. */
 export const SSE_KEEPALIVE_COMMENT = ": keep-alive\n\n";
@@ -21,12 +17,3 @@ export const PING_MESSAGE = '{"type":"ping"}';
 
 /** The runtime's answer to `PING_MESSAGE`. */
 export const PONG_MESSAGE = '{"type":"pong"}';
-
-/**
- * Milliseconds of SSE silence before a keep-alive comment. A missing, non-numeric, zero
- * or negative setting falls back to the default.
- * @example sseKeepAliveMs({ SSE_KEEPALIVE_SECONDS: "10" }) // 10_000
- */
-export function sseKeepAliveMs(env: Pick<Env, "SSE_KEEPALIVE_SECONDS">): number {
-  return durationMs(env.SSE_KEEPALIVE_SECONDS, DEFAULT_SSE_KEEPALIVE_SECONDS);
-}

@@ -5,8 +5,8 @@ import {
   type ToolStartEvent,
 } from "../../../src/core/events/index.ts";
 import type { ToolOutputState } from "../../../src/core/output/types.ts";
-import { expired } from "../../../src/protocol/index.ts";
-import { DEFAULT_SSE_KEEPALIVE_SECONDS, SSE_KEEPALIVE_COMMENT } from "./keep-alive.ts";
+import { expired, WORKER_DEFAULTS } from "../../../src/protocol/index.ts";
+import { SSE_KEEPALIVE_COMMENT } from "./keep-alive.ts";
 import type { ResumedBatch } from "./resume.ts";
 import type { StreamEncoder } from "./stream-encoder.ts";
 
@@ -79,7 +79,7 @@ export class SseStream {
     this.#newEncoder = options.newEncoder;
     this.#encoder = options.newEncoder();
     this.#maxQueuedBytes = options.maxQueuedBytes ?? MAX_SSE_QUEUED_BYTES;
-    this.#keepAliveMs = options.keepAliveMs ?? DEFAULT_SSE_KEEPALIVE_SECONDS * 1000;
+    this.#keepAliveMs = options.keepAliveMs ?? WORKER_DEFAULTS.sseKeepAliveSeconds * 1000;
     this.#latest = { state: options.state, seq: options.seq };
     this.#expiresAt = options.expiresAt ?? null;
     this.readable = new ReadableStream<Uint8Array>(

@@ -1,29 +1,14 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import {
-  DEFAULT_EXTERNAL_IDLE_TIMEOUT_SECONDS,
-  idleNotice,
-  idleTimeoutMs,
-} from "../../../durable-objects/invocation/idle-timeout.ts";
+import { idleNotice } from "../../../durable-objects/invocation/idle-timeout.ts";
+import { WORKER_DEFAULTS } from "../../../src/protocol/index.ts";
 import { startRequest, stubFor, textOf, value, view } from "./helpers.ts";
-
-const DEFAULT_MS = DEFAULT_EXTERNAL_IDLE_TIMEOUT_SECONDS * 1000;
 
 async function alarmOf(name: string): Promise<number | null> {
   return runInDurableObject(stubFor(name), (_instance, state) => state.storage.getAlarm());
 }
 
 describe("EXTERNAL_IDLE_TIMEOUT_SECONDS", () => {
-  it("reads positive seconds; missing, zero, negative or non-numeric fall back to 30 minutes", () => {
-    expect(idleTimeoutMs({})).toBe(DEFAULT_MS);
-    expect(idleTimeoutMs({ EXTERNAL_IDLE_TIMEOUT_SECONDS: "60" })).toBe(60_000);
-    expect(idleTimeoutMs({ EXTERNAL_IDLE_TIMEOUT_SECONDS: "0.5" })).toBe(500);
-    expect(idleTimeoutMs({ EXTERNAL_IDLE_TIMEOUT_SECONDS: "0.001" })).toBe(1);
-    for (const bad of ["0", "-1", "soon", ""]) {
-      expect(idleTimeoutMs({ EXTERNAL_IDLE_TIMEOUT_SECONDS: bad })).toBe(DEFAULT_MS);
-    }
-  });
-
   it("names the silence in minutes or seconds", () => {
     expect(idleNotice(1_800_000)).toContain("went silent for 30 minutes");
     expect(idleNotice(60_000)).toContain("went silent for 1 minute,");
@@ -38,7 +23,9 @@ describe("idle timeout of an external invocation (default 30 minutes)", () => {
     const before = Date.now();
     value(await stubFor(name).start(startRequest(name, "external", { name: "agent_tool" })));
     const armed = await alarmOf(name);
-    expect(armed).toBeGreaterThanOrEqual(before + DEFAULT_MS);
+    expect(armed).toBeGreaterThanOrEqual(
+      before + WORKER_DEFAULTS.externalIdleTimeoutSeconds * 1000,
+    );
     await new Promise((r) => setTimeout(r, 5));
     value(await stubFor(name).produce([{ write: "more\n" }]));
     expect(await alarmOf(name)).toBeGreaterThan(armed ?? Number.POSITIVE_INFINITY);

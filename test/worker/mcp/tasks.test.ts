@@ -6,7 +6,7 @@ import {
   taskFields,
   taskStatus,
 } from "../../../src/mcp/tasks.ts";
-import type { InvocationView } from "../../../src/protocol/index.ts";
+import { type InvocationView, workerConfig } from "../../../src/protocol/index.ts";
 import { taskTtlMs } from "../../../src/worker/mcp-route.ts";
 
 const CAPS = "io.modelcontextprotocol/clientCapabilities";
@@ -69,9 +69,11 @@ describe("task status and fields", () => {
 
 describe("taskTtlMs", () => {
   it("is the settled retention: 7 days by default, null at 0 days", () => {
-    expect(taskTtlMs({})).toBe(7 * 86_400_000);
-    expect(taskTtlMs({ SETTLED_RETENTION_DAYS: "1" })).toBe(86_400_000);
-    expect(taskTtlMs({ SETTLED_RETENTION_DAYS: "0" })).toBeNull();
-    expect(taskTtlMs({ SETTLED_RETENTION_DAYS: "-1" })).toBe(7 * 86_400_000);
+    const ttl = (days?: string) =>
+      taskTtlMs(workerConfig(days === undefined ? {} : { SETTLED_RETENTION_DAYS: days }));
+    expect(ttl()).toBe(7 * 86_400_000);
+    expect(ttl("1")).toBe(86_400_000);
+    expect(ttl("0")).toBeNull();
+    expect(ttl("-1")).toBe(7 * 86_400_000);
   });
 });
