@@ -3,26 +3,20 @@
 // do; a request from the same browser context asking for JSON still gets the API's JSON.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
 import { mintRunToken } from "../../src/worker/run-token.ts";
 import { mintSubscribeToken } from "../../src/worker/subscribe-token.ts";
+import { launchChromium, SIZES } from "./chromium.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 const SHOTS = path.resolve(import.meta.dirname, "../../test-output/error-pages");
-const SIZES = [
-  { name: "desktop", viewport: { width: 1280, height: 800 } },
-  { name: "phone", viewport: { width: 390, height: 844 } },
-] as const;
 let browser: Browser;
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -4,20 +4,18 @@
 // spill file the sandbox no longer has.
 import { rmSync } from "node:fs";
 import path from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer } from "../../scripts/build-client.ts";
 import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
+import { launchChromium } from "./chromium.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 let browser: Browser;
 
 beforeAll(async () => {
   await buildViewer();
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

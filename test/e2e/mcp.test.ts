@@ -2,9 +2,9 @@
 // its invocation DOs and a real sandbox host with real processes (global-setup.ts).
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
+import { launchChromium } from "./chromium.ts";
 import {
   connectTasksClient,
   connectV1,
@@ -231,10 +231,7 @@ describe.each([
   it("the viewer link in the result opens the live page", async () => {
     if (!existsSync(VIEWER_PAGE)) await buildViewer();
     const result = await client.call("bash", { command: "echo viewer-check" });
-    const browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const response = await page.goto(invocationOf(result).viewUrl);

@@ -1,20 +1,18 @@
 // The run page in headless Chromium against the real Worker, Invocation DOs, Run DO and
 // sandbox host: 20 bash calls of one run, 5 running at once, one failing, one
 // cancelled; the page converges on every state and an entry expands to live output.
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer } from "../../scripts/build-client.ts";
 import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
+import { launchChromium } from "./chromium.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 let browser: Browser;
 
 beforeAll(async () => {
   await buildViewer();
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -1,12 +1,13 @@
 // The viewer page in a real headless Chromium, against the real Worker, Durable Object
 // and sandbox host started by global-setup.ts.
 import { existsSync, mkdirSync } from "node:fs";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
 import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
 import type { JsonObject } from "../../src/core/chord/types.ts";
 import { mintSubscribeToken } from "../../src/worker/subscribe-token.ts";
+import { launchChromium } from "./chromium.ts";
 
 const ONE_PIXEL_PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -17,10 +18,7 @@ let context: BrowserContext;
 
 beforeAll(async () => {
   if (!existsSync(VIEWER_PAGE)) await buildViewer();
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
