@@ -33,7 +33,12 @@ async function body(req: IncomingMessage): Promise<Buffer> {
 }
 
 beforeAll(async () => {
-  const tar = execFileSync("tar", ["-c", "-f", "-", "-C", "/work/wt-sandboxes", "bin"]);
+  // The download fixture is a tar of a small tree built here, so the test reads no path
+  // outside its own scratch directory.
+  const tree = path.join(scratch, "tree");
+  mkdirSync(path.join(tree, "bin"), { recursive: true });
+  writeFileSync(path.join(tree, "bin", "toolwire"), "#!/bin/sh\n");
+  const tar = execFileSync("tar", ["-c", "-f", "-", "-C", tree, "bin"]);
   server = createServer(async (req, res) => {
     seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
     const data = await body(req);
@@ -69,7 +74,7 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => {
-  server.close();
+  server?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
