@@ -18,6 +18,10 @@ interface Env {
   SANDBOX_RECORDS: DurableObjectNamespace<
     ProtocolStub<import("./src/protocol/index.ts").SandboxApi>
   >;
+  /** One container DO per `container` sandbox (wrangler.containers.toml only; decision 144). */
+  SANDBOX_CONTAINERS?: DurableObjectNamespace<
+    ProtocolStub<import("./src/protocol/index.ts").SandboxContainerApi>
+  >;
   /** The list of created sandboxes (one object, "all"). */
   SANDBOX_DIRECTORY: DurableObjectNamespace<
     ProtocolStub<import("./src/protocol/index.ts").SandboxDirectoryApi>

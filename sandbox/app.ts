@@ -82,6 +82,7 @@ export function createSandboxApp(
     spillFolder: spills.hostPath,
     isolation: config.isolation,
     network: config.network,
+    proc: config.jailProc,
     limits: config.limits,
     cgroups: config.isolation === "bwrap" ? cgroups() : null,
     memory: config.isolation === "bwrap" ? MemoryCgroups.find() : null,

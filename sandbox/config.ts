@@ -1,6 +1,6 @@
 import path from "node:path";
 import { findRipgrep } from "./files/ripgrep.ts";
-import type { Isolation } from "./jail/jail.ts";
+import type { Isolation, JailProc } from "./jail/jail.ts";
 import {
   type CommandLimits,
   DEFAULT_COMMAND_LIMITS,
@@ -31,6 +31,8 @@ export interface SandboxConfig {
   isolation: Isolation;
   /** Whether jailed commands may use the network (off: a loopback of their own). */
   network: boolean;
+  /** The jail's /proc (`SANDBOX_JAIL_PROC`, jail.ts): `new` unless a container needs `host`. */
+  jailProc: JailProc;
   /** What each command may use. */
   limits: CommandLimits;
   /** Output past this many bytes stops the command (its spill file holds everything up to there). */
@@ -59,6 +61,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
   targetBytesPerSecond: 102_400,
   isolation: "bwrap" as Isolation,
   network: false,
+  jailProc: "new" as JailProc,
   limits: DEFAULT_COMMAND_LIMITS,
   maxSpillBytes: DEFAULT_MAX_SPILL_BYTES,
   maxRunningExecs: 32,
@@ -69,7 +72,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
 /**
  * Reads `SANDBOX_TOKEN` (required), `HOST`, `PORT`, `SANDBOX_ROOT`, `SANDBOX_SPILL_DIR`, `SANDBOX_SEARCH`
  * (`auto` | `ripgrep` | `walker`), `SANDBOX_ISOLATION` (`bwrap` | `none`),
- * `SANDBOX_NETWORK` (`off` | `on`) and the limits `SANDBOX_MAX_PROCESSES`,
+ * `SANDBOX_NETWORK` (`off` | `on`), `SANDBOX_JAIL_PROC` (`new` | `host` | `auto`) and the limits `SANDBOX_MAX_PROCESSES`,
  * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_COMMAND_MEMORY_BYTES`,
  * `SANDBOX_MAX_SPILL_BYTES`, `SANDBOX_MAX_RUNNING_EXECS` (32), `SANDBOX_EXEC_QUEUE_MS` (10000)
  * and `SANDBOX_MAX_WRITE_BYTES`.
@@ -112,6 +115,7 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
     rgPath: searchEngine(env.SANDBOX_SEARCH, env.PATH),
     isolation: choice(env, "SANDBOX_ISOLATION", ["bwrap", "none"], "bwrap"),
     network: choice(env, "SANDBOX_NETWORK", ["off", "on"], "off") === "on",
+    jailProc: choice(env, "SANDBOX_JAIL_PROC", ["new", "host", "auto"], "new"),
     limits,
     maxSpillBytes: positiveInt(env, "SANDBOX_MAX_SPILL_BYTES", DEFAULT_MAX_SPILL_BYTES),
     maxRunningExecs: positiveInt(

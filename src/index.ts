@@ -1,9 +1,10 @@
-/** Worker entry: the HTTP app and the Durable Object class it fronts. */
+/** Worker entry: the HTTP app and the Durable Object classes it fronts. */
 import { app } from "./worker/index.ts";
 
 export { InvocationDO } from "../durable-objects/invocation/invocation.ts";
 export { McpSessionDO } from "../durable-objects/mcp-session/mcp-session.ts";
 export { RunDO } from "../durable-objects/run/run.ts";
+export { SandboxContainer } from "../durable-objects/sandbox/container.ts";
 export { SandboxDO } from "../durable-objects/sandbox/sandbox.ts";
 export { SandboxDirectoryDO } from "../durable-objects/sandbox/sandbox-directory.ts";
 

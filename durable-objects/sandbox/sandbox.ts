@@ -8,12 +8,15 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { type HostSandboxInfo, hostCall } from "../../src/execenv/sandbox-host-api.ts";
+import { CONTAINER_PLACEMENT } from "../../src/execenv/sandbox-routing.ts";
 import {
   type InvocationApi,
   type Outcome,
   ok,
   refusal,
   type SandboxApi,
+  type SandboxBackend,
+  type SandboxContainerApi,
   type SandboxCreate,
   type SandboxLimits,
   type SandboxStatus,
@@ -23,6 +26,8 @@ import {
 interface SandboxRecord {
   id: string;
   name: string | null;
+  /** Absent in records written before the container backend: `host`. */
+  backend?: SandboxBackend;
   placement: string;
   status: SandboxStatus;
   limits: SandboxLimits;
@@ -40,21 +45,25 @@ const HOST_RETRY_MS = 60_000;
 export class SandboxDO extends DurableObject<Env> implements SandboxApi {
   async create(input: SandboxCreate): Promise<Outcome<SandboxView>> {
     if (await this.#record()) return refusal("conflict", `sandbox ${input.id} already exists`);
-    const made = await hostCall<HostSandboxInfo>(
-      this.env,
-      input.placement,
-      "POST",
-      "/v1/sandboxes",
-      {
-        id: input.id,
-        limits: input.limits,
-      },
-    );
-    if (!made.ok) return made;
+    const backend: SandboxBackend = input.placement === CONTAINER_PLACEMENT ? "container" : "host";
+    if (backend === "container") {
+      const booted = await containerOf(this.env, input.id).boot(input.id);
+      if (!booted.ok) return booted;
+    }
+    const host = backend === "container" ? input.id : input.placement;
+    const made = await hostCall<HostSandboxInfo>(this.env, host, "POST", "/v1/sandboxes", {
+      id: input.id,
+      limits: input.limits,
+    });
+    if (!made.ok) {
+      if (backend === "container") await containerOf(this.env, input.id).shutdown();
+      return made;
+    }
     const now = Date.now();
     const record: SandboxRecord = {
       id: input.id,
       name: input.name,
+      backend,
       placement: input.placement,
       status: "active",
       limits: made.value.limits,
@@ -80,17 +89,17 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
     if (record.status !== "active") return gone(record);
     const onHost = await hostCall<HostSandboxInfo>(
       this.env,
-      record.placement,
+      hostOf(record),
       "GET",
       `/v1/sandboxes/${record.id}`,
     );
     if (!onHost.ok) {
       if (onHost.error.code !== "not_found") return onHost;
-      await this.#end(
-        record,
-        "lost",
-        `its host "${record.placement}" no longer has it (the host restarted or lost it)`,
-      );
+      const why =
+        record.backend === "container"
+          ? `its container is gone (${onHost.error.message})`
+          : `its host "${record.placement}" no longer has it (the host restarted or lost it)`;
+      await this.#end(record, "lost", why);
       return gone(record);
     }
     record.lastUsedAt = Date.now();
@@ -124,7 +133,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
     }
     const onHost = await hostCall<HostSandboxInfo>(
       this.env,
-      record.placement,
+      hostOf(record),
       "GET",
       `/v1/sandboxes/${record.id}`,
     );
@@ -142,7 +151,10 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
     await this.#end(record, "expired", `it was idle for its timeout of ${seconds} s`);
   }
 
-  /** Cancels its calls (settled ones answer as they are), then removes it from its host. */
+  /**
+   * Cancels its calls (settled ones answer as they are), then removes it from its host;
+   * a container sandbox's container is stopped, which takes its disk with it.
+   */
   async #end(record: SandboxRecord, status: SandboxStatus, reason: string): Promise<Outcome<null>> {
     const calls = await this.ctx.storage.list({ prefix: "call:" });
     await Promise.all(
@@ -152,10 +164,12 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
           .catch(() => null),
       ),
     );
-    if (status !== "lost") {
+    if (record.backend === "container") {
+      await containerOf(this.env, record.id).shutdown();
+    } else if (status !== "lost") {
       const removed = await hostCall(
         this.env,
-        record.placement,
+        hostOf(record),
         "DELETE",
         `/v1/sandboxes/${record.id}`,
       );
@@ -189,13 +203,26 @@ function invocation(env: Env, id: string): InvocationApi {
   return env.INVOCATIONS.getByName(id) as unknown as InvocationApi;
 }
 
+/** What `hostCall` is given for a record: its host's name, or a container sandbox's own id. */
+function hostOf(record: SandboxRecord): string {
+  return record.backend === "container" ? record.id : record.placement;
+}
+
+/** The container DO of a `container` sandbox (bound only by wrangler.containers.toml). */
+function containerOf(env: Env, id: string): SandboxContainerApi {
+  if (!env.SANDBOX_CONTAINERS) {
+    throw new Error("SANDBOX_CONTAINERS is not bound: deploy with wrangler.containers.toml");
+  }
+  return env.SANDBOX_CONTAINERS.getByName(id) as unknown as SandboxContainerApi;
+}
+
 function viewOf(r: SandboxRecord): SandboxView {
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     id: r.id,
     name: r.name,
     status: r.status,
-    backend: "host",
+    backend: r.backend ?? "host",
     placement: r.placement,
     limits: r.limits,
     idleTimeoutSeconds: Math.round(r.idleTimeoutMs / 1000),

@@ -10,6 +10,14 @@ import type { PidsCgroup, PidsCgroups } from "./pids-cgroup.ts";
 /** How commands are isolated: a bubblewrap jail, or not at all (an explicit operator choice). */
 export type Isolation = "bwrap" | "none";
 
+/**
+ * The jail's /proc: `new` mounts one of its own PID namespace (`--proc`); `host` binds
+ * the host's read-only with the host's own processes hidden, for containers whose
+ * runtime masks /proc paths, where the kernel refuses a new proc mount; `auto` tries
+ * `new` and falls back to `host` with a warning (decision 144).
+ */
+export type JailProc = "new" | "host" | "auto";
+
 /** The system the jail shows read-only; nothing else of the host is mounted (no /home, /root, /work, /tmp, /var). */
 const SYSTEM_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
 
@@ -43,6 +51,8 @@ export interface JailOptions {
   memory?: MemoryCgroups | null;
   /** Host folder shown read-only in every jail at `/toolwire/spill` (spill-folder.ts); null: none. */
   spillFolder?: string | null;
+  /** The jail's /proc; default `new`. */
+  proc?: JailProc;
 }
 
 /** What to spawn, with its complete environment. */
@@ -92,6 +102,8 @@ export class Jail {
   readonly #prlimit: string | null;
   readonly #system: string[];
   readonly #spillFolder: string | null;
+  #proc: "new" | "host";
+  #procFellBack: string | null = null;
 
   /**
    * Checks that the jail works (a real bubblewrap run) and throws an error that says
@@ -108,7 +120,22 @@ export class Jail {
     this.#bwrap = options.isolation === "bwrap" ? findExecutable("bwrap") : null;
     this.#system = systemBinds();
     this.#spillFolder = options.spillFolder ?? null;
-    if (options.isolation === "bwrap") this.#probe();
+    const proc = options.proc ?? "new";
+    this.#proc = proc === "host" ? "host" : "new";
+    if (options.isolation !== "bwrap") return;
+    try {
+      this.#probe();
+    } catch (err) {
+      if (proc !== "auto") throw err;
+      this.#procFellBack = (err as Error).message;
+      this.#proc = "host";
+      this.#probe();
+    }
+  }
+
+  /** The /proc its commands get (`auto` resolved). */
+  get proc(): "new" | "host" {
+    return this.#proc;
   }
 
   /** True when the process count is limited (a pids cgroup is available). */
@@ -124,6 +151,11 @@ export class Jail {
       ];
     }
     const out: string[] = [];
+    if (this.#procFellBack !== null) {
+      out.push(
+        `SANDBOX_JAIL_PROC=auto: a /proc of the jail's own could not be mounted (${this.#procFellBack}); commands see this host's /proc read-only, with the host's own processes hidden`,
+      );
+    }
     if (!this.#cgroups) {
       out.push(
         "no writable pids cgroup (cgroup v1 'pids' or a v2 subtree with 'pids'): the number of processes per command is not limited; a fork bomb runs until its timeout",
@@ -223,17 +255,33 @@ export class Jail {
   #bwrapArgs(req: JailRequest): string[] {
     const args = [...this.#system];
     for (const extra of req.readOnly ?? []) args.push("--ro-bind", extra, extra);
-    args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+    args.push("--dev", "/dev", ...this.#procArgs(), "--tmpfs", "/tmp");
     args.push(req.writable ? "--bind" : "--ro-bind", this.#root, this.#root);
     // In the jail's own root, not the workspace: nothing a command plants can move it.
     if (this.#spillFolder) args.push("--ro-bind", this.#spillFolder, SPILL_JAIL_PATH);
     // The jail's own root (where bubblewrap made the mount points) is read-only too.
     args.push("--remount-ro", "/");
-    args.push("--unshare-all", "--unshare-user", "--disable-userns");
+    args.push("--unshare-all", "--unshare-user");
+    // --disable-userns writes the jail's /proc/sys, which a host-bound /proc has read-only.
+    if (this.#proc === "new") args.push("--disable-userns");
     if (this.network) args.push("--share-net");
     args.push("--uid", String(JAIL_UID), "--gid", String(JAIL_UID));
     args.push("--die-with-parent", "--new-session", "--chdir", req.cwd);
     args.push("--json-status-fd", "3");
+    return args;
+  }
+
+  /**
+   * `--proc`, or the host's /proc read-only with the entries of this host process, its
+   * parent and PID 1 (the container's init) covered, so that no command reads their
+   * environment (the host's token) or command line.
+   */
+  #procArgs(): string[] {
+    if (this.#proc === "new") return ["--proc", "/proc"];
+    const args = ["--ro-bind", "/proc", "/proc"];
+    for (const pid of new Set([1, process.ppid, process.pid])) {
+      if (pid > 0) args.push("--tmpfs", `/proc/${pid}`);
+    }
     return args;
   }
 

@@ -17,6 +17,12 @@ export class SandboxUnreachableError extends Error {
   }
 }
 
+/**
+ * The error code a `container` sandbox's container DO answers with (a 404) once its
+ * container has stopped: the sandbox, its files and its commands are gone.
+ */
+export const CONTAINER_STOPPED = "container_stopped";
+
 /** The sandbox answered with an error status; `code` and `message` come from its body. */
 export class SandboxHttpError extends Error {
   readonly status: number;

@@ -1,8 +1,14 @@
-export { SandboxHttpError, SandboxStreamError, SandboxUnreachableError } from "./errors.ts";
+export {
+  CONTAINER_STOPPED,
+  SandboxHttpError,
+  SandboxStreamError,
+  SandboxUnreachableError,
+} from "./errors.ts";
 export { execIdFor } from "./exec-id.ts";
 export { MAX_NDJSON_LINE_BYTES, readNdjson } from "./ndjson.ts";
 export { type KillResult, SandboxClient } from "./sandbox-client.ts";
 export {
+  CONTAINER_PLACEMENT,
   CREATED_SANDBOX_ID,
   checkSandboxName,
   DEFAULT_SANDBOX,
@@ -10,6 +16,7 @@ export {
   probeSandbox,
   resolveSandbox,
   SANDBOX_PROBE_TIMEOUT_MS,
+  type SandboxContainerNamespace,
   type SandboxSettings,
   type SandboxTarget,
   sandboxTable,

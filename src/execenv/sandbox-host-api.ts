@@ -6,9 +6,12 @@
  */
 import { type ErrorCode, messageOf, type Outcome, ok, refusal } from "../protocol/index.ts";
 import {
+  CONTAINER_PLACEMENT,
+  placementOf,
   resolveSandbox,
   SANDBOX_PROBE_TIMEOUT_MS,
   type SandboxSettings,
+  type SandboxTarget,
 } from "./sandbox-routing.ts";
 
 /** What a create may ask for; the host grants its own limits where a field is left out. */
@@ -30,9 +33,11 @@ export interface HostSandboxInfo {
 }
 
 /**
- * Calls host `host` at `path` with its token; JSON answers parsed, errors as refusals
- * carrying the host's own code and message.
- * @example await hostCall<HostSandboxInfo>(env, "default", "GET", "/v1/sandboxes/sbx_default_…")
+ * Calls sandbox host `host` at `path` with its token; `host` is a name of `SANDBOXES`,
+ * or a created sandbox's id (its host; for a `container` sandbox its own container,
+ * through its container DO). JSON answers parsed, errors as refusals carrying the
+ * host's own code and message.
+ * @example await hostCall<HostSandboxInfo>(env, "default", "GET", `/v1/sandboxes/${id}`)
  */
 export async function hostCall<T>(
   env: SandboxSettings,
@@ -50,18 +55,20 @@ export async function hostCall<T>(
 }
 
 /**
- * A raw request to host `host` (the tar routes stream through it). Non-2xx answers
- * become refusals; a host that does not answer within the probe timeout is a 502.
+ * A raw request to sandbox host `host` (as for `hostCall`; the tar routes stream
+ * through it). Non-2xx answers become refusals; a host that does not answer within the
+ * probe timeout is a 502.
  */
 export async function hostFetch(
   env: SandboxSettings,
-  host: string,
+  hostOrSandbox: string,
   method: string,
   path: string,
   init: { body?: BodyInit; type?: string; stream?: boolean } = {},
 ): Promise<Outcome<Response>> {
-  const target = resolveSandbox(env, host);
+  const target = hostOf(env, hostOrSandbox);
   if (!target.ok) return target;
+  const host = target.value.name;
   const headers: Record<string, string> = { authorization: `Bearer ${target.value.token}` };
   if (init.type) headers["content-type"] = init.type;
   // Only the wait for the answer's headers is bounded: a streamed body may take longer.
@@ -69,7 +76,7 @@ export async function hostFetch(
   const timer = init.stream ? null : setTimeout(() => abort.abort(), SANDBOX_PROBE_TIMEOUT_MS);
   let res: Response;
   try {
-    res = await fetch(`${target.value.url}${path}`, {
+    res = await target.value.fetch(`${target.value.url}${path}`, {
       method,
       headers,
       body: init.body,
@@ -99,6 +106,20 @@ export async function hostFetch(
     message = `sandbox host "${host}" refused the Worker's SANDBOX_TOKEN (${message}); set the token the host was started with`;
   }
   return refusal(code, message);
+}
+
+/** A `SANDBOXES` host by name, a created sandbox's host by its id, or a container sandbox's own container. */
+function hostOf(env: SandboxSettings, hostOrSandbox: string): Outcome<SandboxTarget> {
+  const placement = placementOf(hostOrSandbox) ?? hostOrSandbox;
+  if (placement !== CONTAINER_PLACEMENT) return resolveSandbox(env, placement);
+  const sandboxId = hostOrSandbox;
+  const inside = resolveSandbox(env, sandboxId);
+  if (!inside.ok) return inside;
+  return ok({
+    ...inside.value,
+    name: `container of ${sandboxId}`,
+    url: inside.value.url.slice(0, inside.value.url.indexOf("/sandboxes/")),
+  });
 }
 
 /** How the host's statuses read in the Worker's vocabulary. */

@@ -6,10 +6,17 @@
  */
 import { messageOf, type Outcome, ok, refusal, workerConfig } from "../protocol/index.ts";
 
+/** What routing needs of the container DO namespace: one object per sandbox, reached by `fetch`. */
+export interface SandboxContainerNamespace {
+  getByName(name: string): { fetch(request: Request): Promise<Response> };
+}
+
 /** The settings routing reads (wrangler vars and secrets of the Worker's `Env`). */
 export interface SandboxSettings {
   /** JSON object: sandbox name -> base URL. */
   SANDBOXES?: string;
+  /** The container backend's DOs (wrangler.containers.toml); absent: no container backend. */
+  SANDBOX_CONTAINERS?: SandboxContainerNamespace;
   /** Bearer token of the default sandbox. */
   SANDBOX_TOKEN?: string;
   [key: `SANDBOX_TOKEN_${string}`]: string | undefined;
@@ -24,7 +31,19 @@ export interface SandboxTarget {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:8788`. */
   url: string;
   token: string;
+  /** How requests reach it: the network for a host, its container DO for a container sandbox. */
+  fetch: typeof fetch;
 }
+
+/**
+ * The placement of every `container` sandbox (`sbx_container_<20 hex>`): not a host of
+ * `SANDBOXES` (the name is reserved there) but one container each, reached through its
+ * container DO (decision 144).
+ */
+export const CONTAINER_PLACEMENT = "container";
+
+/** The origin requests to a container sandbox carry; the container DO sends them to its port. */
+const CONTAINER_ORIGIN = "http://container.internal";
 
 /**
  * The name -> URL table from `SANDBOXES`, or a 503 saying what is wrong with it.
@@ -48,6 +67,11 @@ export function sandboxTable(
   // No prototype: a name like "__proto__" is a key like any other, never an inherited one.
   const table: Record<string, string> = Object.create(null);
   for (const [name, url] of Object.entries(parsed)) {
+    if (name === CONTAINER_PLACEMENT) {
+      return notConfigured(
+        `SANDBOXES.${name}: "${CONTAINER_PLACEMENT}" is reserved for the container backend; give that host another name`,
+      );
+    }
     if (typeof url !== "string" || !/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) {
       return notConfigured(`SANDBOXES.${name} must be an http(s) URL, got ${JSON.stringify(url)}`);
     }
@@ -83,10 +107,14 @@ export function placementOf(name: string): string | null {
  * @example checkSandboxName(env, "default") // { ok: true, value: "http://127.0.0.1:8788" }
  */
 export function checkSandboxName(
-  env: Pick<SandboxSettings, "SANDBOXES">,
+  env: Pick<SandboxSettings, "SANDBOXES" | "SANDBOX_CONTAINERS">,
   name: string,
 ): Outcome<string> {
   const placement = placementOf(name);
+  if (placement === CONTAINER_PLACEMENT) {
+    if (!env.SANDBOX_CONTAINERS) return noContainers();
+    return ok(`${CONTAINER_ORIGIN}/sandboxes/${name}`);
+  }
   if (placement !== null) {
     const host = checkSandboxName(env, placement);
     return host.ok ? ok(`${host.value}/sandboxes/${name}`) : host;
@@ -113,12 +141,35 @@ export function resolveSandbox(env: SandboxSettings, name: string): Outcome<Sand
   const url = checkSandboxName(env, name);
   if (!url.ok) return url;
   const host = placementOf(name) ?? name;
+  if (host === CONTAINER_PLACEMENT) {
+    // The container DO adds its container's own token: the Worker never holds it.
+    return ok({ name, url: url.value, token: "", fetch: containerFetch(env, name) });
+  }
   const tokenName = sandboxTokenName(host);
   const token = workerConfig(env).sandboxToken(tokenName);
   if (!token) {
     return notConfigured(`no token for sandbox "${host}": set ${tokenName} or SANDBOX_TOKEN`);
   }
-  return ok({ name, url: url.value, token });
+  return ok({ name, url: url.value, token, fetch: (input, init) => fetch(input, init) });
+}
+
+/**
+ * `fetch` for a container sandbox: every request goes to its container DO.
+ * @example await containerFetch(env, "sbx_container_…")("http://container.internal/sandboxes/…/healthz")
+ */
+function containerFetch(env: SandboxSettings, name: string): typeof fetch {
+  const namespace = env.SANDBOX_CONTAINERS;
+  return async (input, init) => {
+    if (!namespace) throw new Error(NO_CONTAINERS);
+    return namespace.getByName(name).fetch(new Request(input, init));
+  };
+}
+
+const NO_CONTAINERS =
+  "this deployment has no container backend (SANDBOX_CONTAINERS is not bound); deploy with wrangler.containers.toml (docs/sandboxes.md)";
+
+function noContainers<T>(): Outcome<T> {
+  return notConfigured(NO_CONTAINERS);
 }
 
 /** How long the reachability probe of `probeSandbox` waits for an answer. */
@@ -132,18 +183,22 @@ export const SANDBOX_PROBE_TIMEOUT_MS = 5000;
  * if (!probe.ok) return probe; // 502 sandbox_unreachable, with the URL and what to do
  */
 export async function probeSandbox(
-  env: Pick<SandboxSettings, "SANDBOXES">,
+  env: Pick<SandboxSettings, "SANDBOXES" | "SANDBOX_CONTAINERS">,
   name: string,
 ): Promise<Outcome<null>> {
   const url = checkSandboxName(env, name);
   if (!url.ok) return url;
+  const reach: typeof fetch =
+    placementOf(name) === CONTAINER_PLACEMENT
+      ? containerFetch(env, name)
+      : (input, init) => fetch(input, init);
   let reason: string;
   // A timer cleared on the answer (not AbortSignal.timeout, whose pending timer would keep
   // the Durable Object's request busy, and the object unevictable, for the full 5 s).
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), SANDBOX_PROBE_TIMEOUT_MS);
   try {
-    const res = await fetch(`${url.value}/healthz`, { signal: abort.signal });
+    const res = await reach(`${url.value}/healthz`, { signal: abort.signal });
     await res.body?.cancel();
     if (res.ok) return ok(null);
     reason = `GET /healthz answered ${res.status}`;

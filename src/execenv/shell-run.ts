@@ -1,6 +1,11 @@
 import { formatTruncationFooter } from "../core/output/footer.ts";
 import type { ShellOutputMetadata, ToolOutput } from "../core/output/types.ts";
-import { SandboxHttpError, SandboxStreamError, SandboxUnreachableError } from "./errors.ts";
+import {
+  CONTAINER_STOPPED,
+  SandboxHttpError,
+  SandboxStreamError,
+  SandboxUnreachableError,
+} from "./errors.ts";
 import type { SandboxClient } from "./sandbox-client.ts";
 import type { ExecRequest, ShellUpdate } from "./types.ts";
 
@@ -114,6 +119,9 @@ export async function runShell(
       rejoin = true;
     }
   } catch (err) {
+    if (err instanceof SandboxHttpError && err.code === CONTAINER_STOPPED) {
+      throw new Error(`${err.reason}; the output up to here is kept`);
+    }
     if (err instanceof SandboxHttpError && err.status === 404 && rejoin) {
       throw new Error(
         `the sandbox no longer knows exec ${req.execId} (it finished more than 10 minutes ago, or the sandbox host restarted); the output up to here is kept`,

@@ -38,6 +38,7 @@ export type { RunApi, RunNote } from "./run.ts";
 export type {
   SandboxApi,
   SandboxBackend,
+  SandboxContainerApi,
   SandboxCreate,
   SandboxDirectoryApi,
   SandboxLimits,

@@ -4,8 +4,11 @@
  */
 import type { Outcome } from "./outcome.ts";
 
-/** Where a sandbox's commands run: a sandbox host the operator runs (the one backend today). */
-export type SandboxBackend = "host";
+/**
+ * Where a sandbox's commands run: `host`, a sandbox host the operator runs (many
+ * sandboxes each); `container`, a Cloudflare Containers instance of its own (decision 144).
+ */
+export type SandboxBackend = "host" | "container";
 
 /** `active` until it is deleted, idles past its timeout (`expired`) or its host loses it (`lost`). */
 export type SandboxStatus = "active" | "deleted" | "expired" | "lost";
@@ -25,7 +28,7 @@ export interface SandboxView {
   name: string | null;
   status: SandboxStatus;
   backend: SandboxBackend;
-  /** The sandbox host it lives on (a name of `SANDBOXES`). */
+  /** The sandbox host it lives on (a name of `SANDBOXES`), or `container`. */
   placement: string;
   limits: SandboxLimits;
   idleTimeoutSeconds: number;
@@ -47,6 +50,15 @@ export interface SandboxCreate {
   limits: Partial<SandboxLimits>;
   /** Days an ended sandbox's record answers 410 before it is forgotten (then 404). */
   retentionDays: number;
+}
+
+/** The container DO's RPC methods (one container per `container` sandbox, decision 144). */
+export interface SandboxContainerApi {
+  /** Starts the container and waits until its sandbox host answers; a refusal says why not. */
+  boot(sandboxId: string): Promise<Outcome<null>>;
+  /** Stops the container (SIGKILL) and forgets it; safe to call when it is not running. */
+  shutdown(): Promise<void>;
+  fetch(request: Request): Promise<Response>;
 }
 
 /** The Sandbox DO's RPC methods. */

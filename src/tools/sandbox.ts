@@ -16,7 +16,7 @@ import type { ToolContext, ToolDefinition } from "./types.ts";
 export function sandboxClientFor(context: ToolContext): SandboxClient {
   const target = resolveSandbox(context.env, context.sandbox);
   if (!target.ok) throw new Error(target.error.message);
-  return new SandboxClient(target.value.url, target.value.token);
+  return new SandboxClient(target.value.url, target.value.token, target.value.fetch);
 }
 
 /**

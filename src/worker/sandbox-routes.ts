@@ -5,7 +5,12 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { CREATED_SANDBOX_ID, checkSandboxName, placementOf } from "../execenv/index.ts";
+import {
+  CONTAINER_PLACEMENT,
+  CREATED_SANDBOX_ID,
+  checkSandboxName,
+  placementOf,
+} from "../execenv/index.ts";
 import { hostFetch } from "../execenv/sandbox-host-api.ts";
 import { type SandboxApi, workerConfig } from "../protocol/index.ts";
 import { agentOnly } from "./auth.ts";
@@ -47,7 +52,7 @@ const createSandboxBody = z.strictObject({
     .string()
     .regex(/^[a-z0-9-]{1,32}$/, "must be a SANDBOXES name of 1-32 lowercase letters, digits or '-'")
     .optional(),
-  backend: z.literal("host").optional(),
+  backend: z.enum(["host", "container"]).optional(),
   idleTimeoutSeconds: z.number().int().min(1).max(MAX_SANDBOX_IDLE_SECONDS).optional(),
   limits: z
     .strictObject({
@@ -77,12 +82,16 @@ sandboxRoutes.use("/:id", async (c, next) => {
 
 sandboxRoutes.post("/", async (c) => {
   const body = parseWith(createSandboxBody, await readJsonBody(c.req.raw), "body");
-  const placement = body.host ?? "default";
-  unwrap(checkSandboxName(c.env, placement));
+  if (body.backend === "container" && body.host !== undefined) {
+    raise("bad_request", "body.host: a container sandbox has a container of its own; omit host");
+  }
+  const placement = body.backend === "container" ? CONTAINER_PLACEMENT : (body.host ?? "default");
   const hex = [...crypto.getRandomValues(new Uint8Array(10))]
     .map((b) => b.toString(16).padStart(2, "0"))
     .join("");
   const id = `sbx_${placement}_${hex}`;
+  // A host name must be in SANDBOXES; a container id needs the container binding.
+  unwrap(checkSandboxName(c.env, placement === CONTAINER_PLACEMENT ? id : placement));
   const view = unwrap(
     await sandboxStub(c.env, id).create({
       id,
@@ -120,7 +129,7 @@ sandboxRoutes.put("/:id/files", async (c) => {
   unwrap(await sandboxStub(c.env, id).use(null));
   if (!c.req.raw.body) raise("bad_request", "send a tar archive as the request body");
   const res = unwrap(
-    await hostFetch(c.env, placementOf(id)!, "PUT", filesPath(id, c.req.query("path")), {
+    await hostFetch(c.env, id, "PUT", filesPath(id, c.req.query("path")), {
       body: c.req.raw.body,
       type: "application/x-tar",
       stream: true,
@@ -133,7 +142,7 @@ sandboxRoutes.get("/:id/files", async (c) => {
   const id = c.get("id");
   unwrap(await sandboxStub(c.env, id).use(null));
   const res = unwrap(
-    await hostFetch(c.env, placementOf(id)!, "GET", filesPath(id, c.req.query("path")), {
+    await hostFetch(c.env, id, "GET", filesPath(id, c.req.query("path")), {
       stream: true,
     }),
   );

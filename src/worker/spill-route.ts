@@ -33,7 +33,7 @@ export async function spillRoute(c: Context<Routes>): Promise<Response> {
   let host: Response;
   try {
     host = await fetchIdempotent(
-      (input, init) => fetch(input, init),
+      target.fetch,
       `${target.url}/v1/exec/${encodeURIComponent(execId)}/spill`,
       { headers: forwarded, signal: c.req.raw.signal },
     );

@@ -26,15 +26,30 @@ describe("sandbox routing", () => {
     expect(sandboxTokenName("gpu-1")).toBe("SANDBOX_TOKEN_GPU_1");
     expect(resolveSandbox(config, "default")).toEqual({
       ok: true,
-      value: { name: "default", url: "http://a.test", token: "t-default" },
+      value: {
+        name: "default",
+        url: "http://a.test",
+        token: "t-default",
+        fetch: expect.any(Function),
+      },
     });
     expect(resolveSandbox(config, "gpu-1")).toEqual({
       ok: true,
-      value: { name: "gpu-1", url: "https://gpu.test", token: "t-gpu" },
+      value: {
+        name: "gpu-1",
+        url: "https://gpu.test",
+        token: "t-gpu",
+        fetch: expect.any(Function),
+      },
     });
     expect(resolveSandbox(config, "cpu")).toEqual({
       ok: true,
-      value: { name: "cpu", url: "http://cpu.test", token: "t-default" },
+      value: {
+        name: "cpu",
+        url: "http://cpu.test",
+        token: "t-default",
+        fetch: expect.any(Function),
+      },
     });
   });
 
@@ -68,6 +83,44 @@ describe("sandbox routing", () => {
         expect(result.error.message).toContain(message);
       }
     }
+  });
+});
+
+describe("container sandboxes", () => {
+  const id = "sbx_container_0123456789abcdef0123";
+
+  it("reserves the name container in SANDBOXES, saying why", () => {
+    const table = sandboxTable({ SANDBOXES: '{"container":"http://c.test"}' });
+    expect(table.ok).toBe(false);
+    expect(table.ok ? "" : table.error.message).toMatch(/"container" is reserved/);
+  });
+
+  it("answers 503 for a container id where no container backend is bound", () => {
+    const target = resolveSandbox(withConfig({ SANDBOX_CONTAINERS: undefined }), id);
+    expect(target.ok ? null : target.error.code).toBe("not_configured");
+    expect(target.ok ? "" : target.error.message).toMatch(/wrangler\.containers\.toml/);
+  });
+
+  it("sends every request of a container id to that sandbox's container DO, without the Worker's token", async () => {
+    const asked: { name: string; url: string; auth: string | null }[] = [];
+    const SANDBOX_CONTAINERS = {
+      getByName: (name: string) => ({
+        fetch: async (request: Request) => {
+          asked.push({ name, url: request.url, auth: request.headers.get("authorization") });
+          return new Response("ok");
+        },
+      }),
+    };
+    const config = withConfig({ SANDBOX_TOKEN: "worker-secret" });
+    const target = resolveSandbox({ ...config, SANDBOX_CONTAINERS }, id);
+    if (!target.ok) throw new Error(target.error.message);
+    expect(target.value.token).toBe("");
+    await target.value.fetch(`${target.value.url}/healthz`, {
+      headers: { authorization: `Bearer ${target.value.token}` },
+    });
+    expect(asked).toEqual([
+      { name: id, url: `http://container.internal/sandboxes/${id}/healthz`, auth: "Bearer" },
+    ]);
   });
 });
 
@@ -130,11 +183,16 @@ describe("sandbox names are looked up as own names only", () => {
     });
     expect(resolveSandbox(config, "__proto__")).toEqual({
       ok: true,
-      value: { name: "__proto__", url: "http://proto.test", token: "t" },
+      value: {
+        name: "__proto__",
+        url: "http://proto.test",
+        token: "t",
+        fetch: expect.any(Function),
+      },
     });
     expect(resolveSandbox(config, "toString")).toEqual({
       ok: true,
-      value: { name: "toString", url: "http://str.test", token: "t" },
+      value: { name: "toString", url: "http://str.test", token: "t", fetch: expect.any(Function) },
     });
     const unknown = resolveSandbox(config, "constructor");
     expect(unknown.ok).toBe(false);

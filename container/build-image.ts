@@ -1,0 +1,100 @@
+/**
+ * Builds the `container` backend's images with no registry (docs/sandboxes.md,
+ * decision 144): `node container/build-image.ts [--context-only]`.
+ *
+ * 1. a Debian root file system made by mmdebstrap, cached in `.cache/container/`
+ *    (git-ignored; remade only when its package list changes);
+ * 2. the build context `.cache/container/context/`: that rootfs, the project's Node 22
+ *    binary, the sandbox host bundle (sandbox/build.ts), the egress stand-in and the
+ *    Dockerfile (what wrangler builds from, through container/docker-classic);
+ * 3. unless `--context-only`: `toolwire-sandbox:dev` and `toolwire-egress-standin:dev`
+ *    with the classic builder (`DOCKER_BUILDKIT=0`).
+ */
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildSandboxHost } from "../sandbox/build.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Where the rootfs cache and the build context live (git-ignored). */
+export const CONTAINER_CACHE = path.join(ROOT, ".cache/container");
+export const BUILD_CONTEXT = path.join(CONTAINER_CACHE, "context");
+/** The local images the tests and `wrangler dev` use. */
+export const SANDBOX_IMAGE = "toolwire-sandbox:dev";
+export const EGRESS_STANDIN_IMAGE = "toolwire-egress-standin:dev";
+
+/** Debian packages beyond minbase: the jail, Node's C++ runtime, PID 1, search, TLS roots. */
+const PACKAGES = ["bubblewrap", "ca-certificates", "libstdc++6", "ripgrep", "tini"];
+const SUITE = "bookworm";
+const MIRROR = process.env.DEBIAN_MIRROR ?? "http://deb.debian.org/debian";
+
+/** The cached rootfs, named by its package list so that a change makes a new one. */
+function rootfsPath(): string {
+  return path.join(CONTAINER_CACHE, `rootfs-${SUITE}-${PACKAGES.join("+")}.tar`);
+}
+
+function makeRootfs(): string {
+  const target = rootfsPath();
+  if (existsSync(target)) return target;
+  mkdirSync(CONTAINER_CACHE, { recursive: true });
+  const partial = `${target}.partial`;
+  const started = Date.now();
+  execFileSync(
+    "mmdebstrap",
+    [
+      "--variant=minbase",
+      "--format=tar",
+      `--include=${PACKAGES.join(",")}`,
+      // Documentation and man pages are dead weight in a sandbox image.
+      "--dpkgopt=path-exclude=/usr/share/{doc,man,info,locale}/*",
+      SUITE,
+      partial,
+      MIRROR,
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  renameSync(partial, target);
+  console.log(
+    `made ${path.relative(ROOT, target)} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
+  return target;
+}
+
+async function makeContext(): Promise<void> {
+  const rootfs = makeRootfs();
+  mkdirSync(BUILD_CONTEXT, { recursive: true });
+  const place = (from: string, name: string, link = false) => {
+    const to = path.join(BUILD_CONTEXT, name);
+    rmSync(to, { force: true });
+    if (link) linkSync(from, to);
+    else copyFileSync(from, to);
+  };
+  place(rootfs, "rootfs.tar", true);
+  place(process.execPath, "node");
+  place(path.join(ROOT, "container/Dockerfile"), "Dockerfile");
+  place(path.join(ROOT, "container/egress-standin.mjs"), "egress-standin.mjs");
+  await buildSandboxHost(path.join(BUILD_CONTEXT, "host.mjs"));
+}
+
+function dockerBuild(target: string, tag: string): void {
+  execFileSync("docker", ["build", "--quiet", "--target", target, "-t", tag, BUILD_CONTEXT], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, DOCKER_BUILDKIT: "0" },
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (!process.versions.node.startsWith("22.")) {
+    throw new Error(
+      `run with the project's Node 22 (node_modules/.bin on PATH), not ${process.version}`,
+    );
+  }
+  const started = Date.now();
+  await makeContext();
+  if (!process.argv.includes("--context-only")) {
+    dockerBuild("sandbox", SANDBOX_IMAGE);
+    dockerBuild("egress-standin", EGRESS_STANDIN_IMAGE);
+  }
+  console.log(`container images ready in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}

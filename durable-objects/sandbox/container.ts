@@ -1,0 +1,106 @@
+/**
+ * One `container` sandbox's container (decision 144): a Cloudflare Containers instance
+ * of the sandbox host image (container/Dockerfile), one per sandbox id. The Sandbox DO
+ * boots it at create and shuts it down when the sandbox ends; every request of the
+ * Worker and of the Invocation DO reaches the container through this object's `fetch`,
+ * which adds the container's own token (made here at boot, never known to the Worker).
+ * A container that stopped is never started again behind the sandbox's back: requests
+ * then answer 404 saying how it stopped, and the Sandbox DO marks the sandbox lost.
+ */
+import { Container, type StopParams } from "@cloudflare/containers";
+import { CONTAINER_STOPPED } from "../../src/execenv/index.ts";
+import {
+  messageOf,
+  type Outcome,
+  ok,
+  refusal,
+  type SandboxContainerApi,
+} from "../../src/protocol/index.ts";
+
+/** The sandbox host's port inside the image (container/Dockerfile's PORT). */
+export const SANDBOX_CONTAINER_PORT = 8080;
+
+/** How long a boot waits for the sandbox host to listen: the image's cold start is ~1 s. */
+const BOOT_TIMEOUT_MS = 30_000;
+
+interface Booted {
+  sandboxId: string;
+  token: string;
+}
+
+interface Stopped {
+  exitCode: number;
+  reason: string;
+  at: number;
+}
+
+export class SandboxContainer extends Container<Env> implements SandboxContainerApi {
+  override defaultPort = SANDBOX_CONTAINER_PORT;
+  // Only a backstop (8 days): the Sandbox DO's idle alarm (at most 7 days) ends the sandbox and
+  // shuts this container down; sleeping earlier would lose the sandbox's files.
+  override sleepAfter = "192h";
+  override enableInternet = false;
+
+  async boot(sandboxId: string): Promise<Outcome<null>> {
+    if (await this.ctx.storage.get<Booted>("booted")) {
+      return refusal("conflict", `the container of ${sandboxId} was already started`);
+    }
+    const token = [...crypto.getRandomValues(new Uint8Array(24))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
+    await this.ctx.storage.put<Booted>("booted", { sandboxId, token });
+    try {
+      await this.startAndWaitForPorts({
+        ports: SANDBOX_CONTAINER_PORT,
+        startOptions: { envVars: { SANDBOX_TOKEN: token } },
+        cancellationOptions: { portReadyTimeoutMS: BOOT_TIMEOUT_MS },
+      });
+    } catch (err) {
+      await this.destroy().catch(() => {});
+      return refusal(
+        "sandbox_unreachable",
+        `the container of sandbox ${sandboxId} did not start (${messageOf(err)}); create another sandbox`,
+      );
+    }
+    return ok(null);
+  }
+
+  async shutdown(): Promise<void> {
+    await this.ctx.storage.put<Stopped>("stopped", {
+      exitCode: 0,
+      reason: "its sandbox ended",
+      at: Date.now(),
+    });
+    await this.destroy().catch(() => {});
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    const booted = await this.ctx.storage.get<Booted>("booted");
+    const stopped = await this.ctx.storage.get<Stopped>("stopped");
+    if (!booted || stopped) return gone(booted?.sandboxId ?? null, stopped ?? null);
+    const headers = new Headers(request.headers);
+    headers.set("authorization", `Bearer ${booted.token}`);
+    return this.containerFetch(new Request(request, { headers }), SANDBOX_CONTAINER_PORT);
+  }
+
+  override async onStop(params: StopParams): Promise<void> {
+    if (await this.ctx.storage.get<Stopped>("stopped")) return;
+    const reason =
+      params.reason === "runtime_signal" ? "the platform stopped it" : "its process exited";
+    await this.ctx.storage.put<Stopped>("stopped", {
+      exitCode: params.exitCode,
+      reason,
+      at: Date.now(),
+    });
+  }
+}
+
+/** A 404 in the host's error shape, so that every caller reads it as "this sandbox is not there". */
+function gone(sandboxId: string | null, stopped: Stopped | null): Response {
+  if (!stopped) {
+    const message = "this sandbox has no container (it was never started)";
+    return Response.json({ error: { code: "not_found", message } }, { status: 404 });
+  }
+  const message = `the container of sandbox ${sandboxId} stopped: ${stopped.reason} (exit code ${stopped.exitCode}, at ${new Date(stopped.at).toISOString()}); its files and running commands are gone`;
+  return Response.json({ error: { code: CONTAINER_STOPPED, message } }, { status: 404 });
+}
