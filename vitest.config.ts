@@ -99,6 +99,19 @@ export default defineConfig({
         },
       },
       {
+        // The container backend against real local containers (docs/sandboxes.md); every
+        // test skips, saying why, where Docker is missing.
+        test: {
+          name: "containers",
+          include: ["test/containers/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/containers/global-setup.ts"],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],

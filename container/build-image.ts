@@ -15,6 +15,7 @@ import { copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync } fro
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSandboxHost } from "../sandbox/build.ts";
+import { findExecutable } from "../sandbox/jail/find-executable.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where the rootfs cache and the build context live (git-ignored). */
@@ -37,6 +38,11 @@ function rootfsPath(): string {
 function makeRootfs(): string {
   const target = rootfsPath();
   if (existsSync(target)) return target;
+  if (!findExecutable("mmdebstrap")) {
+    throw new Error(
+      "mmdebstrap is missing: install the Debian package mmdebstrap (apt-get install mmdebstrap) to make the image's root file system",
+    );
+  }
   mkdirSync(CONTAINER_CACHE, { recursive: true });
   const partial = `${target}.partial`;
   const started = Date.now();

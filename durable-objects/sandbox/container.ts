@@ -23,6 +23,9 @@ export const SANDBOX_CONTAINER_PORT = 8080;
 /** How long a boot waits for the sandbox host to listen: the image's cold start is ~1 s. */
 const BOOT_TIMEOUT_MS = 30_000;
 
+/** How long a failed request waits for the runtime to report that the container stopped. */
+const STOP_NOTICE_MS = 3000;
+
 interface Booted {
   sandboxId: string;
   token: string;
@@ -80,7 +83,29 @@ export class SandboxContainer extends Container<Env> implements SandboxContainer
     if (!booted || stopped) return gone(booted?.sandboxId ?? null, stopped ?? null);
     const headers = new Headers(request.headers);
     headers.set("authorization", `Bearer ${booted.token}`);
-    return this.containerFetch(new Request(request, { headers }), SANDBOX_CONTAINER_PORT);
+    let res: Response | null = null;
+    try {
+      res = await this.containerFetch(new Request(request, { headers }), SANDBOX_CONTAINER_PORT);
+    } catch {}
+    // The sandbox host answers errors as JSON; anything else is the runtime's own
+    // (e.g. "Container suddenly disconnected"): if the container has just stopped, say so.
+    if (res && (res.status < 500 || isJson(res))) return res;
+    const stop = await this.#stopWithin(STOP_NOTICE_MS);
+    if (stop) {
+      await res?.body?.cancel();
+      return gone(booted.sandboxId, stop);
+    }
+    return res ?? new Response("the container did not answer", { status: 502 });
+  }
+
+  /** The stop `onStop` records, waited for: the runtime may report a lost connection first. */
+  async #stopWithin(ms: number): Promise<Stopped | null> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const stopped = await this.ctx.storage.get<Stopped>("stopped");
+      if (stopped || Date.now() >= deadline) return stopped ?? null;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   override async onStop(params: StopParams): Promise<void> {
@@ -93,6 +118,10 @@ export class SandboxContainer extends Container<Env> implements SandboxContainer
       at: Date.now(),
     });
   }
+}
+
+function isJson(res: Response): boolean {
+  return (res.headers.get("content-type") ?? "").startsWith("application/json");
 }
 
 /** A 404 in the host's error shape, so that every caller reads it as "this sandbox is not there". */
