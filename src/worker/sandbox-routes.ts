@@ -16,6 +16,7 @@ import { type SandboxApi, workerConfig } from "../protocol/index.ts";
 import { agentOnly } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
+import { initialPathProblem, ustarOf } from "./initial-files.ts";
 import { unwrap } from "./invocation-stub.ts";
 import { noStore } from "./no-store.ts";
 import { parseWith } from "./schemas.ts";
@@ -63,6 +64,10 @@ const createSandboxBody = z.strictObject({
       maxFileBytes: positive.optional(),
     })
     .optional(),
+  /** Initial text files: workspace path -> UTF-8 content (initial-files.ts). */
+  files: z.record(z.string(), z.string()).optional(),
+  /** An initial tar archive, base64, extracted into the workspace as an upload is. */
+  tar: z.base64().optional(),
 });
 
 const sandboxIdParam = z
@@ -85,6 +90,10 @@ sandboxRoutes.post("/", async (c) => {
   if (body.backend === "container" && body.host !== undefined) {
     raise("bad_request", "body.host: a container sandbox has a container of its own; omit host");
   }
+  for (const path of Object.keys(body.files ?? {})) {
+    const problem = initialPathProblem(path);
+    if (problem) raise("bad_request", `body.files: ${JSON.stringify(path)} ${problem}`);
+  }
   const placement = body.backend === "container" ? CONTAINER_PLACEMENT : (body.host ?? "default");
   const hex = [...crypto.getRandomValues(new Uint8Array(10))]
     .map((b) => b.toString(16).padStart(2, "0"))
@@ -103,8 +112,41 @@ sandboxRoutes.post("/", async (c) => {
       retentionDays: workerConfig(c.env).settledRetentionMs / 86_400_000,
     }),
   );
+  await putInitialFiles(c.env, id, body.tar, body.files);
   return c.json(view, 201);
 });
+
+/**
+ * Extracts a create's `tar`, then its `files`, into the new sandbox's workspace, each as
+ * an upload (the host checks every entry and the disk quota). One refused: the sandbox
+ * is removed (it reads `deleted`) and the create answers the host's refusal.
+ */
+async function putInitialFiles(
+  env: Env,
+  id: string,
+  tar: string | undefined,
+  files: Record<string, string> | undefined,
+): Promise<void> {
+  const archives: Uint8Array[] = [];
+  if (tar !== undefined) archives.push(Uint8Array.from(atob(tar), (ch) => ch.charCodeAt(0)));
+  if (files && Object.keys(files).length > 0) archives.push(ustarOf(files));
+  for (const [i, archive] of archives.entries()) {
+    const put = await hostFetch(env, id, "PUT", filesPath(id, ""), {
+      body: archive,
+      type: "application/x-tar",
+    });
+    if (put.ok) {
+      await put.value.body?.cancel();
+      continue;
+    }
+    await sandboxStub(env, id).remove();
+    const what = i === 0 && tar !== undefined ? "body.tar" : "body.files";
+    raise(
+      put.error.code,
+      `${what}: ${put.error.message}; nothing was kept (the sandbox ${id} was removed)`,
+    );
+  }
+}
 
 sandboxRoutes.get("/", async (c) => {
   const sandboxes = await c.env.SANDBOX_DIRECTORY.getByName("all").list();

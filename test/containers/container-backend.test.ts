@@ -132,8 +132,8 @@ describe.skipIf(missing !== "")(
   () => {
     let sbx: SandboxView;
 
-    it("creates a sandbox that is a container of its own, with the image's limits", async () => {
-      sbx = await create({ name: "ct-main" });
+    it("creates a sandbox that is a container of its own, with the image's limits and its initial files", async () => {
+      sbx = await create({ name: "ct-main", files: { "notes/hello.txt": "hello, container\n" } });
       expect(sbx).toMatchObject({
         status: "active",
         backend: "container",
@@ -143,8 +143,8 @@ describe.skipIf(missing !== "")(
       expect(sbx.id).toMatch(/^sbx_container_[0-9a-f]{20}$/);
       expect(sbx.limits.maxFileBytes).toBe(1024 ** 3);
       expect((await view(sbx.id)).backend).toBe("container");
-      expect(await bash(sbx.id, "id -u; pwd")).toBe(
-        `1000\n/home/toolwire/sandboxes/${sbx.id}/workspace\n`,
+      expect(await bash(sbx.id, "id -u; pwd; cat notes/hello.txt")).toBe(
+        `1000\n/home/toolwire/sandboxes/${sbx.id}/workspace\nhello, container\n`,
       );
     });
 
