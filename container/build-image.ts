@@ -11,6 +11,7 @@
  *    with the classic builder (`DOCKER_BUILDKIT=0`).
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,9 +31,16 @@ const PACKAGES = ["bubblewrap", "ca-certificates", "libstdc++6", "ripgrep", "tin
 const SUITE = "bookworm";
 const MIRROR = process.env.DEBIAN_MIRROR ?? "http://deb.debian.org/debian";
 
-/** The cached rootfs, named by its package list so that a change makes a new one. */
+/** Documentation, manuals and translations: dead weight in a sandbox image. */
+const DPKG_EXCLUDES = ["/usr/share/doc", "/usr/share/man", "/usr/share/info", "/usr/share/locale"];
+
+/** The cached rootfs, named by what makes it so that a change makes a new one. */
 function rootfsPath(): string {
-  return path.join(CONTAINER_CACHE, `rootfs-${SUITE}-${PACKAGES.join("+")}.tar`);
+  const recipe = createHash("sha256")
+    .update(JSON.stringify([SUITE, PACKAGES, DPKG_EXCLUDES]))
+    .digest("hex")
+    .slice(0, 12);
+  return path.join(CONTAINER_CACHE, `rootfs-${SUITE}-${recipe}.tar`);
 }
 
 function makeRootfs(): string {
@@ -52,8 +60,7 @@ function makeRootfs(): string {
       "--variant=minbase",
       "--format=tar",
       `--include=${PACKAGES.join(",")}`,
-      // Documentation and man pages are dead weight in a sandbox image.
-      "--dpkgopt=path-exclude=/usr/share/{doc,man,info,locale}/*",
+      ...DPKG_EXCLUDES.map((dir) => `--dpkgopt=path-exclude=${dir}/*`),
       SUITE,
       partial,
       MIRROR,
