@@ -101,6 +101,32 @@ describe("container sandboxes", () => {
     expect(target.ok ? "" : target.error.message).toMatch(/wrangler\.containers\.toml/);
   });
 
+  it("POST /v1/sandboxes with backend container is a 503 here (wrangler.toml binds no containers), creating nothing", async () => {
+    const before = (await (await call("/v1/sandboxes")).json()) as { sandboxes: unknown[] };
+    const res = await call("/v1/sandboxes", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ backend: "container" }),
+    });
+    expect(await expectError(res, 503, "not_configured")).toMatch(/wrangler\.containers\.toml/);
+    const after = (await (await call("/v1/sandboxes")).json()) as { sandboxes: unknown[] };
+    expect(after.sandboxes.length).toBe(before.sandboxes.length);
+  });
+
+  it("a call naming a container id is a 503 here too, starting nothing", async () => {
+    const res = await call("/v1/invocations", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        tool: "bash",
+        args: { command: "true" },
+        sandbox: id,
+        toolCallId: freshId("ct"),
+      }),
+    });
+    expect(await expectError(res, 503, "not_configured")).toMatch(/no container backend/);
+  });
+
   it("sends every request of a container id to that sandbox's container DO, without the Worker's token", async () => {
     const asked: { name: string; url: string; auth: string | null }[] = [];
     const SANDBOX_CONTAINERS = {
