@@ -3,7 +3,7 @@
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
 
-import { EXEC_ID_PATTERN, MAX_COMMAND_BYTES } from "../src/protocol/index.ts";
+import { EXEC_ID_PATTERN, GREP_MAX_CONTEXT, MAX_COMMAND_BYTES } from "../src/protocol/index.ts";
 
 // zod/mini ships no messages of its own; these are the English ones zod uses by default.
 z.config(en());
@@ -48,6 +48,7 @@ export const grepRequestSchema = z.object({
   glob: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
   ignoreCase: z.optional(z.boolean()),
   literal: z.optional(z.boolean()),
+  context: z.optional(z.int().check(z.minimum(0), z.maximum(GREP_MAX_CONTEXT))),
   limit: z.optional(lineCount(10_000)),
 });
 

@@ -33,7 +33,7 @@ const DESCRIPTIONS: Record<PiToolName, string> = {
   edit: "Edits a file in the Toolwire sandbox workspace (remote) by exact text replacement. Every edits[].oldText must match one region of the original file exactly, once, and not overlap another edit; merge nearby changes into one edit.",
   write:
     "Writes a file in the Toolwire sandbox workspace (remote): creates or replaces it whole, creating parent folders.",
-  grep: "Searches file contents in the Toolwire sandbox workspace (remote). Returns path:line: text for up to limit matches (default 100); context lines are not supported remotely.",
+  grep: "Searches file contents in the Toolwire sandbox workspace (remote). Returns path:line: text for up to limit matches (default 100), with context lines before and after each as path-line- text.",
   find: "Finds files by glob in the Toolwire sandbox workspace (remote), hidden files included, .gitignore respected; paths relative to the searched directory, up to limit (default 1000).",
   ls: "Lists a directory in the Toolwire sandbox workspace (remote): sorted, '/' after directories, dotfiles included, up to limit entries (default 500).",
 };
@@ -53,11 +53,9 @@ function piDefinitions(cwd: string) {
   };
 }
 
-/** pi's args as Toolwire's tool takes them (grep's `context` has no remote counterpart). */
-function toolwireArgs(tool: PiToolName, params: Record<string, unknown>): JsonValue {
-  const args = { ...params } as Record<string, JsonValue>;
-  if (tool === "grep") delete args.context;
-  return args;
+/** pi's args as Toolwire's tool takes them. */
+function toolwireArgs(_tool: PiToolName, params: Record<string, unknown>): JsonValue {
+  return { ...params } as Record<string, JsonValue>;
 }
 
 /**
