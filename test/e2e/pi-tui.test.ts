@@ -21,8 +21,10 @@ const run = `pitui${Date.now().toString(36)}`;
 const socket = `toolwire-${run}`;
 const marker = `${run}.marker`;
 
+/** Without `TMUX`, so the test also runs from inside a tmux session. */
+const { TMUX: _inside, ...outsideTmux } = process.env;
 const tmux = (...args: string[]) =>
-  execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+  execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8", env: outsideTmux });
 const screen = () => tmux("capture-pane", "-p", "-t", run);
 
 async function until(what: string, check: (text: string) => boolean, ms = 30_000) {
