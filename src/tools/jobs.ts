@@ -13,13 +13,15 @@ import { z } from "zod";
 import { formatCount, formatSize } from "../core/output/footer.ts";
 import type { ToolOutput } from "../core/output/types.ts";
 import { utf8ByteLength } from "../core/retention/utf8.ts";
-import type {
-  InvocationApi,
-  InvocationView,
-  Outcome,
-  ReadRange,
-  ResultPoll,
-  RunApi,
+import {
+  INVOCATION_ID_PATTERN,
+  type InvocationApi,
+  type InvocationView,
+  MAX_JOB_WAIT_SECONDS,
+  type Outcome,
+  type ReadRange,
+  type ResultPoll,
+  type RunApi,
 } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";
@@ -44,8 +46,6 @@ export function jobsIndexName(call: { toolCallId: string; runId: string }): stri
   return call.runId !== call.toolCallId ? `jobs:run:${call.runId}` : JOBS_OF_TOKEN;
 }
 
-/** Longest `wait` of job_output: as long as a result poll waits. */
-export const MAX_JOB_WAIT_SECONDS = 30;
 /** Most lines one job_output gives; the next call continues. */
 export const JOB_OUTPUT_LINES = 2000;
 /** Most bytes of lines one job_output gives (its sink keeps room for the footer). */
@@ -53,7 +53,7 @@ export const JOB_OUTPUT_BYTES = 48 * 1024;
 
 const jobId = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, "must be an invocation id")
+  .regex(INVOCATION_ID_PATTERN, "must be an invocation id")
   .describe("The invocation id bash answered with");
 
 function stubOf(context: ToolContext, id: string): InvocationApi {
