@@ -12,7 +12,7 @@
 import { formatCount, formatSize, formatTruncationFooter } from "../core/output/footer.ts";
 import { DEFAULT_OUTPUT_POLICY, type OutputPolicy, type Truncation } from "../core/output/types.ts";
 import { TextWindow } from "../core/output/window.ts";
-import { type ExecLimits, MAX_WINDOW_BYTES, MAX_WINDOW_LINES } from "../protocol/index.ts";
+import type { ExecLimits } from "../protocol/index.ts";
 
 /** What a call asks for (all optional; none: the last 2,000 lines within 50 KiB). */
 export interface WindowRequest {
