@@ -90,24 +90,29 @@ describe("steering through pi", () => {
     }
   });
 
-  it("a head+tail window and an idle timeout, each as Toolwire's result", async () => {
+  it("a head+tail window, an idle timeout and a wall-clock timeout, each as Toolwire's result", async () => {
     const pi = await startPiSession(toolwire, [
       call("bash", { command: "seq 1 100", head: 3, tail: 2 }, id("window")),
       call("bash", { command: "echo before; sleep 8; echo finished", idleTimeout: 2 }, id("idle")),
+      call(
+        "bash",
+        { command: "for i in $(seq 1 80); do echo tick $i; sleep 0.1; done", timeout: 2 },
+        id("timeout"),
+      ),
       fauxAssistantMessage(fauxText("seen")),
     ]);
     sessions.push(pi);
     const started = Date.now();
     await pi.session.prompt("look at the ends, then wait for a quiet command");
     const results = toolResults(pi);
-    expect(results.map((r) => r.toolCallId)).toEqual([id("window"), id("idle")]);
+    expect(results.map((r) => r.toolCallId)).toEqual([id("window"), id("idle"), id("timeout")]);
     for (const message of results) {
       const poll = await api.result(message.toolCallId, { wait: 5 });
       if (poll.status !== "settled") throw new Error(`${message.toolCallId} did not settle`);
       expect(message.content, message.toolCallId).toEqual(poll.result.content);
       expect(message.isError, message.toolCallId).toBe(poll.result.isError);
     }
-    const [window, idle] = results.map((r) => textOf(r.content));
+    const [window, idle, timeout] = results.map((r) => textOf(r.content));
     expect(window).toMatch(/^1\n2\n3\n/);
     expect(window).toContain("99\n100\n");
     expect(window).not.toContain("\n50\n");
@@ -116,8 +121,13 @@ describe("steering through pi", () => {
     expect(idle).not.toContain("finished");
     expect(idle).toMatch(/idleTimeout/);
     expect(results[1]?.isError).toBe(true);
-    // Stopped by idle at about 2 s, not by the 8 s sleep's end.
-    expect(Date.now() - started).toBeLessThan(8000);
+    // A command that keeps printing is stopped by the hard limit, its output kept.
+    expect(timeout).toContain("tick 1\n");
+    expect(timeout).not.toContain("tick 80");
+    expect(timeout).toMatch(/\(timeout\)/);
+    expect(results[2]?.isError).toBe(true);
+    // Stopped at about 2 s each, not by the 8 s sleep's end or the 80 ticks.
+    expect(Date.now() - started).toBeLessThan(12_000);
   }, 90_000);
 
   it("a background job read to its end across two pi sessions: every line once", async () => {
