@@ -80,6 +80,12 @@ export interface ReadRange {
   to: number;
 }
 
+/** Lines of a call's output as a reader is given them, and the range they are. */
+export interface OutputLines {
+  lines: string[];
+  range: ReadRange;
+}
+
 /**
  * What `bash { background: true }` answers with after its first moment (HTTP
  * `firstMoment`): what the command printed, the lines of it counted as read (the first

@@ -86,7 +86,10 @@ describe("the pi extension's steering schemas", () => {
     ["jobs", "no arguments", {}, true],
     ["jobs", "an argument", { all: true }, false],
   );
-  it.each(cases)("%s, %s: pi's validator accepts it or refuses it as Toolwire does", (name, _what, args, accepted) => {
-    expect(piAccepts(name, args)).toBe(accepted);
-  });
+  it.each(cases)(
+    "%s, %s: pi's validator accepts it or refuses it as Toolwire does",
+    (name, _what, args, accepted) => {
+      expect(piAccepts(name, args)).toBe(accepted);
+    },
+  );
 });
