@@ -1,15 +1,20 @@
 // A background job outlives its Worker: a 60-second bash that prints every second is
-// started on a Worker of this file's own (`wrangler dev` with its own state, bound to
-// the shared sandbox host), whose workerd is killed with SIGKILL halfway through and
-// started again on the same state. Polled after the restart, the job settles with all
-// 60 lines, and job_output reads them, each once.
+// started by a pi session (the toolwire/pi extension) on a Worker of this file's own
+// (`wrangler dev` with its own state, bound to the shared sandbox host), whose workerd
+// is killed with SIGKILL halfway through and started again on the same state. Polled
+// over HTTP after the restart, the job settles with all 60 lines; a new pi session's
+// job_output reads the lines its first moment did not, each once; an MCP client sees
+// the same output.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { connectV2 } from "./mcp/clients.ts";
+import { type PiSession, startPiSession } from "./pi/session.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const HOST = "127.0.0.1";
@@ -79,7 +84,9 @@ function killNine(child: ChildProcess): Promise<void> {
 }
 
 let worker: ChildProcess | null = null;
+const sessions: PiSession[] = [];
 afterAll(async () => {
+  for (const s of sessions) s.dispose();
   if (worker?.pid && worker.exitCode === null) {
     try {
       process.kill(-worker.pid, "SIGKILL");
@@ -103,15 +110,30 @@ describe("a background job and kill -9 of workerd", () => {
     };
     worker = await startWorker(port, inspector);
     const id = `restart-${Date.now()}`;
-    const started = await call("POST", "/v1/invocations", {
-      tool: "bash",
-      toolCallId: id,
-      args: { command: "for i in $(seq 1 60); do echo $i; sleep 1; done", background: true },
-    });
-    expect(started.status).toBe("running");
-    expect((started.firstMoment as { note: string }).note).toContain(
-      `Running in the background as ${id}`,
-    );
+    const toolResult = (pi: PiSession) => {
+      const message = pi.session.messages.find((m) => m.role === "toolResult") as unknown as {
+        content: { text: string }[];
+        isError: boolean;
+      };
+      expect(message.isError).toBe(false);
+      return message.content.map((c) => c.text).join("");
+    };
+    const starter = await startPiSession({ url: api, token }, [
+      fauxAssistantMessage(
+        fauxToolCall(
+          "bash",
+          { command: "for i in $(seq 1 60); do echo $i; sleep 1; done", background: true },
+          { id },
+        ),
+        { stopReason: "toolUse" },
+      ),
+      fauxAssistantMessage(fauxText("started")),
+    ]);
+    sessions.push(starter);
+    await starter.session.prompt("start the minute-long counter in the background");
+    const started = toolResult(starter);
+    expect(started).toContain(`Running in the background as ${id}`);
+    const shown = started.slice(0, started.lastIndexOf("[Running"));
     await new Promise((resolve) => setTimeout(resolve, 15_000));
     await killNine(worker);
     worker = await startWorker(port, inspector);
@@ -129,16 +151,29 @@ describe("a background job and kill -9 of workerd", () => {
     expect(result.truncation.totalLines).toBe(60);
     const lines = Array.from({ length: 60 }, (_, i) => `${i + 1}\n`).join("");
     expect(result.content[0]?.text).toBe(lines);
-    // job_output, after the restart, gives the lines its first moment did not, once each.
-    const read = await call("POST", "/v1/invocations", {
-      tool: "job_output",
-      toolCallId: `read-${id}`,
-      args: { id },
-    });
-    const answer = await call("GET", `/v1/invocations/${read.id}/result?wait=30`);
-    const text = (answer as { content: Array<{ text: string }> }).content[0]!.text;
-    const shown = (started.firstMoment as { text: string }).text;
+    // A new pi session's job_output, after the restart, gives the lines the first moment
+    // did not, once each.
+    const reader = await startPiSession({ url: api, token }, [
+      fauxAssistantMessage(fauxToolCall("job_output", { id }, { id: `read-${id}` }), {
+        stopReason: "toolUse",
+      }),
+      fauxAssistantMessage(fauxText("read")),
+    ]);
+    sessions.push(reader);
+    await reader.session.prompt("read the counter");
+    const text = toolResult(reader);
     expect(shown + text.slice(0, text.lastIndexOf("[job "))).toBe(lines);
     expect(text).toContain("that is all of its output");
+    // An MCP client of the restarted Worker sees the job ended with its output kept.
+    const mcp = await connectV2(`${api}/mcp`, token);
+    try {
+      const killed = await mcp.call("kill", { id });
+      const first = killed.content[0];
+      expect(first?.type === "text" ? first.text : "").toBe(
+        `${lines}[job ${id} had already ended (exited with code 0); its output is kept]`,
+      );
+    } finally {
+      await mcp.close();
+    }
   }, 240_000);
 });
