@@ -5,68 +5,35 @@
 // over HTTP after the restart, the job settles with all 60 lines; a new pi session's
 // job_output reads the lines its first moment did not, each once; an MCP client sees
 // the same output.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { freePort, HOST, startWranglerDev, waitUntilUp } from "../support/processes.ts";
 import { connectV2 } from "./mcp/clients.ts";
 import { type PiSession, startPiSession } from "./pi/session.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const HOST = "127.0.0.1";
 const token = randomBytes(24).toString("base64url");
 const state = mkdtempSync(path.join(tmpdir(), "toolwire-e2e-restart-"));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** `wrangler dev` on `port` with this file's state; resolves once it answers. */
-async function startWorker(port: number, inspector: number): Promise<ChildProcess> {
-  const log: string[] = [];
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
-      "dev",
-      ...["--ip", HOST, "--port", String(port), "--inspector-port", String(inspector)],
-      ...["--persist-to", state, "--show-interactive-dev-session=false"],
-      ...["--var", `API_TOKEN:${token}`, "--var", `SUBSCRIBE_SECRET:${token}x`],
-      ...["--var", `SANDBOX_TOKEN:${inject("sandboxToken")}`],
-      ...["--var", `SANDBOXES:${JSON.stringify({ default: inject("sandboxUrl") })}`],
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
+async function startWorker(port: number, inspectorPort: number): Promise<ChildProcess> {
+  const worker = startWranglerDev({
+    port,
+    inspectorPort,
+    persistTo: state,
+    vars: {
+      API_TOKEN: token,
+      SUBSCRIBE_SECRET: `${token}x`,
+      SANDBOX_TOKEN: inject("sandboxToken"),
+      SANDBOXES: JSON.stringify({ default: inject("sandboxUrl") }),
     },
-  );
-  const keep = (chunk: Buffer) => {
-    log.push(chunk.toString());
-    if (log.length > 200) log.shift();
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const deadline = Date.now() + 100_000;
-  while (Date.now() < deadline && child.exitCode === null) {
-    try {
-      if ((await fetch(`http://${HOST}:${port}/healthz`)).ok) return child;
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`wrangler dev did not come up:\n${log.join("").slice(-4000)}`);
+  });
+  await waitUntilUp(`http://${HOST}:${port}/healthz`, worker);
+  return worker.child;
 }
 
 /** SIGKILL to every process of the worker's group (wrangler and its workerd). */
