@@ -60,7 +60,15 @@ export interface ReadRequest {
   offset?: number;
   /** Most lines to return (default 2000). */
   limit?: number;
+  /**
+   * Longer lines are cut to this many characters (default 2000, the `read` tool's; at
+   * most `MAX_READ_LINE_CHARS`). job_output asks for more: it gives lines whole.
+   */
+  maxLineChars?: number;
 }
+
+/** Longest line a read may ask to be given whole. */
+export const MAX_READ_LINE_CHARS = 65_536;
 
 /** Answer of `POST /v1/read`. Line numbers are 1-based. */
 export interface ReadResult {
