@@ -64,11 +64,6 @@ function piDefinitions(cwd: string) {
   };
 }
 
-/** pi's args as Toolwire's tool takes them. */
-function toolwireArgs(_tool: string, params: Record<string, unknown>): JsonValue {
-  return { ...params } as Record<string, JsonValue>;
-}
-
 /**
  * Registers the seven tools (bash with Toolwire's window, idle timeout and background
  * arguments), the background-job tools `jobs`, `job_output` and `kill`, and `/toolwire`
@@ -89,7 +84,8 @@ export function registerToolwireTools(pi: ExtensionAPI, settings: PiToolwireSett
         settings,
         {
           tool: name,
-          args: toolwireArgs(name, params as Record<string, unknown>),
+          // pi validated them against the same schemas Toolwire checks.
+          args: params as JsonValue,
           toolCallId,
           runId: ctx.sessionManager.getSessionId(),
         },
