@@ -185,7 +185,7 @@ export function createSandboxApp(
       offset: req.offset ?? 1,
       limit: req.limit ?? FILE_TOOL_DEFAULTS.readLimit,
       maxBytes: FILE_TOOL_DEFAULTS.readMaxBytes,
-      maxLineChars: FILE_TOOL_DEFAULTS.readMaxLineChars,
+      maxLineChars: req.maxLineChars ?? FILE_TOOL_DEFAULTS.readMaxLineChars,
     };
     const spillName = SpillFolder.nameOf(req.path);
     if (spillName !== null) {

@@ -3,7 +3,12 @@
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
 
-import { EXEC_ID_PATTERN, MAX_COMMAND_BYTES } from "../src/protocol/index.ts";
+import {
+  EXEC_ID_PATTERN,
+  GREP_MAX_CONTEXT,
+  MAX_COMMAND_BYTES,
+  MAX_READ_LINE_CHARS,
+} from "../src/protocol/index.ts";
 
 // zod/mini ships no messages of its own; these are the English ones zod uses by default.
 z.config(en());
@@ -40,6 +45,7 @@ export const readRequestSchema = z.object({
   path: relPath.check(z.minLength(1)),
   offset: z.optional(lineCount(Number.MAX_SAFE_INTEGER)),
   limit: z.optional(lineCount(100_000)),
+  maxLineChars: z.optional(lineCount(MAX_READ_LINE_CHARS)),
 });
 
 export const grepRequestSchema = z.object({
@@ -48,6 +54,7 @@ export const grepRequestSchema = z.object({
   glob: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
   ignoreCase: z.optional(z.boolean()),
   literal: z.optional(z.boolean()),
+  context: z.optional(z.int().check(z.minimum(0), z.maximum(GREP_MAX_CONTEXT))),
   limit: z.optional(lineCount(10_000)),
 });
 

@@ -343,7 +343,7 @@ export class ExecRun {
     this.#jailed?.release();
     const code = this.#exited?.code ?? null;
     const signal = this.#exited?.signal ?? null;
-    this.#view.end(0);
+    this.#view.end();
     this.#follower.release();
     // Output that fit but is not plain UTF-8 shows U+FFFD where its bytes were: the spill
     // is kept (and its path published) so the raw bytes stay readable (decision 165).

@@ -11,28 +11,23 @@ export interface ViewPosition {
   appended: number;
 }
 
-/** Which pipe a chunk came from: each has its own UTF-8 decoder. */
-export type Pipe = 0 | 1;
-
-/** A raw chunk waiting to be decoded, or the end of its pipe (`bytes: null`). */
-interface Pending {
-  pipe: Pipe;
-  bytes: Uint8Array | null;
-}
+/** A raw chunk waiting to be decoded, or (`null`) the end of the stream. */
+type Pending = Uint8Array | null;
 
 /**
  * Raw bytes of the tail kept beyond `maxBytes` once the window is full: enough that,
- * with up to 3 bytes of an unfinished character held back per pipe, the window still
+ * with up to 3 bytes of an unfinished character held back, the window still
  * receives more than `maxBytes` bytes and so cuts where it would have.
  */
 const TAIL_SLACK_BYTES = 16;
 
 /**
- * A command's bounded view over its raw output (stdout and stderr, in arrival order).
+ * A command's bounded view over its raw output: the one stream (stdout and stderr
+ * together) its spill file holds, read back in order.
  *
  * Totals (`totalBytes`, `totalLines`) count the raw stream exactly, as the spill file
- * holds it. The retained text is a `TextWindow` fed each pipe's text through its own
- * streaming UTF-8 decoder, so a character split across chunks stays whole.
+ * holds it. The retained text is a `TextWindow` fed through one streaming UTF-8
+ * decoder, so a character split across chunks stays whole.
  *
  * Once the window is past its cap, chunks are no longer decoded as they arrive: they
  * wait, raw, and only the last `maxBytes + 16` bytes are kept (head mode keeps none:
@@ -46,7 +41,7 @@ const TAIL_SLACK_BYTES = 16;
  * (decision 037). The view keeps no view onto a released chunk.
  * @example
  * const view = new SourceView({ retain: "tail", maxBytes: 51200, maxLines: 2000 });
- * view.push(0, Buffer.from("hello\n"));
+ * view.push(Buffer.from("hello\n"));
  * view.text; // "hello\n"
  */
 export class SourceView {
@@ -54,15 +49,15 @@ export class SourceView {
   readonly #release: (bytes: Uint8Array) => void;
   readonly #window: TextWindow;
   readonly #at: ViewPosition = { dropped: 0, appended: 0 };
-  #decoders: [TextDecoder, TextDecoder] = [new TextDecoder(), new TextDecoder()];
-  /** Last bytes (at most 3) each decoder was fed: what it may hold of an unfinished character. */
-  readonly #fedTail: [Uint8Array, Uint8Array] = [EMPTY, EMPTY];
+  #decoder = new TextDecoder();
+  /** Last bytes (at most 3) the decoder was fed: what it may hold of an unfinished character. */
+  #fedTail: Uint8Array = EMPTY;
   /**
-   * Per pipe, once chunks were skipped: the bytes of a character the skipped chunks left
+   * Once chunks were skipped: the bytes of a character the skipped chunks left
    * unfinished. The decoder restarts with them, so that character still appears where
    * its last byte arrives.
    */
-  readonly #carry: [Uint8Array | null, Uint8Array | null] = [null, null];
+  #carry: Uint8Array | null = null;
   #full = false;
   #pending: Pending[] = [];
   #pendingBytes = 0;
@@ -76,14 +71,14 @@ export class SourceView {
     this.#window = new TextWindow(policy);
   }
 
-  /** Adds a raw chunk read from `pipe`; `newlines` when the caller has counted them already. */
-  push(pipe: Pipe, bytes: Uint8Array, newlines = countNewlines(bytes)): void {
+  /** Adds a raw chunk; `newlines` when the caller has counted them already. */
+  push(bytes: Uint8Array, newlines = countNewlines(bytes)): void {
     if (bytes.length === 0) return;
     this.#totalBytes += bytes.length;
     this.#newlines += newlines;
     this.#lastByte = bytes[bytes.length - 1]!;
     if (!this.#full) {
-      this.#decode(pipe, this.#decodedPart(pipe, bytes));
+      this.#decode(this.#decodedPart(bytes));
       this.#release(bytes);
       this.#full = this.#window.truncation().truncated;
       return;
@@ -92,39 +87,39 @@ export class SourceView {
       this.#release(bytes);
       return;
     }
-    this.#pending.push({ pipe, bytes });
+    this.#pending.push(bytes);
     this.#pendingBytes += bytes.length;
     const keep = this.#policy.maxBytes + TAIL_SLACK_BYTES;
     while (this.#pending.length > 1 && this.#pendingBytes - sizeOf(this.#pending[0]!) >= keep) {
       const skipped = this.#pending.shift()!;
       this.#pendingBytes -= sizeOf(skipped);
-      this.#skip(skipped.pipe, skipped.bytes);
-      if (skipped.bytes) this.#release(skipped.bytes);
+      this.#skip(skipped);
+      if (skipped) this.#release(skipped);
     }
   }
 
   /**
-   * Takes `length` raw bytes of `pipe` without their contents, for a full view that
+   * Takes `length` raw bytes without their contents, for a full view that
    * will not keep them: a tail view must get at least `maxBytes + 16` bytes pushed
    * right after (so nothing before them can be kept, as `push` would conclude), a head
    * view never keeps anything again. `last` is the range's last (up to 3) bytes: all a
    * skipped range leaves behind is an unfinished character's start, and whether it
    * ended a line. The copier counted `newlines` (decision 087).
    */
-  skipFull(pipe: Pipe, length: number, newlines: number, last: Uint8Array): void {
+  skipFull(length: number, newlines: number, last: Uint8Array): void {
     if (!this.#full) throw new Error("skipFull: the view is not full");
     if (length === 0) return;
     this.#totalBytes += length;
     this.#newlines += newlines;
     this.#lastByte = last[last.length - 1]!;
     if (this.#policy.retain === "head") return;
-    for (const { pipe: p, bytes } of this.#pending) {
-      this.#skip(p, bytes);
+    for (const bytes of this.#pending) {
+      this.#skip(bytes);
       if (bytes) this.#release(bytes);
     }
     this.#pending = [];
     this.#pendingBytes = 0;
-    this.#skip(pipe, last);
+    this.#skip(last);
   }
 
   /**
@@ -135,19 +130,19 @@ export class SourceView {
    * the first (it is full after them and never decodes again). A 1 MiB read of `y\n` no
    * longer becomes a 1 MiB string and 500 K line starts in the window (decision 085).
    */
-  #decodedPart(pipe: Pipe, bytes: Uint8Array): Uint8Array {
+  #decodedPart(bytes: Uint8Array): Uint8Array {
     const keep = this.#policy.maxBytes + TAIL_SLACK_BYTES;
     if (bytes.length <= keep) return bytes;
     if (this.#policy.retain === "head") return bytes.subarray(0, keep);
     const front = bytes.subarray(0, bytes.length - keep);
-    this.#carry[pipe] = unfinishedTail(lastThree(this.#carry[pipe] ?? this.#fedTail[pipe], front));
+    this.#carry = unfinishedTail(lastThree(this.#carry ?? this.#fedTail, front));
     return bytes.subarray(bytes.length - keep);
   }
 
-  /** The pipe closed: a sequence cut short at its end decodes as U+FFFD. */
-  end(pipe: Pipe): void {
-    if (!this.#full) this.#decode(pipe, null);
-    else if (this.#policy.retain === "tail") this.#pending.push({ pipe, bytes: null });
+  /** The stream ended: a sequence cut short at its end decodes as U+FFFD. */
+  end(): void {
+    if (!this.#full) this.#decode(null);
+    else if (this.#policy.retain === "tail") this.#pending.push(null);
   }
 
   /** True once the cap has been exceeded. */
@@ -190,13 +185,13 @@ export class SourceView {
     this.#pendingBytes = 0;
     const [first, offset] = this.#linesCut(pending);
     for (let i = 0; i < pending.length; i++) {
-      const { pipe, bytes } = pending[i]!;
-      if (i < first) this.#skip(pipe, bytes);
+      const bytes = pending[i]!;
+      if (i < first) this.#skip(bytes);
       else if (i === first && bytes && offset > 0) {
         // The skipped front ends with "\n", so no character is cut: the decoder restarts.
-        this.#skip(pipe, bytes.subarray(0, offset));
-        this.#decode(pipe, bytes.subarray(offset));
-      } else this.#decode(pipe, bytes);
+        this.#skip(bytes.subarray(0, offset));
+        this.#decode(bytes.subarray(offset));
+      } else this.#decode(bytes);
       if (bytes) this.#release(bytes);
     }
   }
@@ -211,12 +206,12 @@ export class SourceView {
    */
   #linesCut(pending: Pending[]): [number, number] {
     let last = pending.length - 1;
-    while (last >= 0 && !pending[last]!.bytes) last--;
+    while (last >= 0 && !pending[last]) last--;
     if (last < 0) return [0, 0];
     // One line more than the window keeps, and one for the last line, ended or not.
     let need = this.#policy.maxLines + 2;
     for (let i = last; i >= 0; i--) {
-      const bytes = pending[i]!.bytes;
+      const bytes = pending[i];
       if (!bytes) continue;
       for (let at = bytes.length - 1; at >= 0; at--) {
         at = bytes.lastIndexOf(10, at);
@@ -227,34 +222,34 @@ export class SourceView {
     return [0, 0];
   }
 
-  /** A chunk (or end) of `pipe` the window will not keep: only an unfinished character's start is carried. */
-  #skip(pipe: Pipe, bytes: Uint8Array | null): void {
-    const before = this.#carry[pipe] ?? this.#fedTail[pipe];
-    this.#carry[pipe] = bytes ? unfinishedTail(lastThree(before, bytes)) : EMPTY;
+  /** A chunk (or end) the window will not keep: only an unfinished character's start is carried. */
+  #skip(bytes: Uint8Array | null): void {
+    const before = this.#carry ?? this.#fedTail;
+    this.#carry = bytes ? unfinishedTail(lastThree(before, bytes)) : EMPTY;
   }
 
-  /** Decodes a chunk (or, for null, the end) of `pipe` into the window. */
-  #decode(pipe: Pipe, bytes: Uint8Array | null): void {
-    const carry = this.#carry[pipe];
+  /** Decodes a chunk (or, for null, the end) into the window. */
+  #decode(bytes: Uint8Array | null): void {
+    const carry = this.#carry;
     if (carry) {
-      this.#carry[pipe] = null;
-      this.#decoders[pipe] = new TextDecoder();
-      if (carry.length > 0) this.#feed(this.#decoders[pipe].decode(carry, { stream: true }));
+      this.#carry = null;
+      this.#decoder = new TextDecoder();
+      if (carry.length > 0) this.#feed(this.#decoder.decode(carry, { stream: true }));
     }
     if (!bytes) {
-      this.#feed(this.#decoders[pipe].decode());
+      this.#feed(this.#decoder.decode());
       return;
     }
     // A copy (`new Uint8Array` of a view): `bytes` may be released once decoded.
-    this.#fedTail[pipe] = new Uint8Array(
-      (bytes.length >= 3 ? bytes : concat(this.#fedTail[pipe], bytes)).subarray(-3),
+    this.#fedTail = new Uint8Array(
+      (bytes.length >= 3 ? bytes : concat(this.#fedTail, bytes)).subarray(-3),
     );
-    this.#feed(this.#decoders[pipe].decode(bytes, { stream: true }));
+    this.#feed(this.#decoder.decode(bytes, { stream: true }));
   }
 }
 
 function sizeOf(p: Pending): number {
-  return p.bytes?.length ?? 0;
+  return p?.length ?? 0;
 }
 
 const EMPTY = new Uint8Array(0);

@@ -138,7 +138,7 @@ export class SpillFollower {
       n === available ? totals.newlines - this.#newlinesSeen : this.#counter.count(0, n);
     this.#take(n, newlines);
     // Decoded or dropped during the push (the view cuts a chunk larger than its window).
-    this.view.push(0, this.#scratch.subarray(0, n), newlines);
+    this.view.push(this.#scratch.subarray(0, n), newlines);
   }
 
   /** A full view: skip to the bytes the window can still keep, by the copier's count. */
@@ -160,11 +160,11 @@ export class SpillFollower {
     const counted = n === lead + back ? null : this.#counter.count(lead, n - lead);
     if (front > 0) {
       const frontNewlines = counted === null ? addedNewlines : addedNewlines - counted;
-      this.view.skipFull(0, front, Math.max(0, frontNewlines), bytes.subarray(0, lead));
+      this.view.skipFull(front, Math.max(0, frontNewlines), bytes.subarray(0, lead));
     }
     if (back > 0) {
       const backNewlines = counted ?? (front > 0 ? 0 : addedNewlines);
-      this.view.push(0, Buffer.from(bytes.subarray(lead)), backNewlines);
+      this.view.push(Buffer.from(bytes.subarray(lead)), backNewlines);
     }
     this.#take(front + (n - lead), front > 0 ? addedNewlines : (counted ?? addedNewlines));
   }

@@ -1,18 +1,20 @@
 import { stat } from "node:fs/promises";
-import { ItemRetainer } from "../../src/core/retention/index.ts";
-import type {
-  GlobRequest,
-  GlobResult,
-  GrepMatch,
-  GrepRequest,
-  GrepResult,
-  SearchEngine,
+import { ItemRetainer, Omitted } from "../../src/core/retention/index.ts";
+import {
+  type GlobRequest,
+  type GlobResult,
+  GREP_MAX_LINES,
+  type GrepMatch,
+  type GrepRequest,
+  type GrepResult,
+  type SearchEngine,
 } from "../../src/protocol/index.ts";
 import { SandboxError } from "../errors.ts";
 import type { Jail } from "../jail/jail.ts";
 import { SPILL_JAIL_PATH, SpillFolder } from "../spill-folder.ts";
 import type { Workspace } from "../workspace.ts";
 import { compileGlob } from "./glob-pattern.ts";
+import { GrepBlocks } from "./grep-blocks.ts";
 import { runRipgrep } from "./ripgrep.ts";
 import { fileLines, handleLines, walkFiles } from "./walker.ts";
 
@@ -22,9 +24,6 @@ import { fileLines, handleLines, walkFiles } from "./walker.ts";
  * `.git/info/exclude`).
  */
 const RIPGREP_IGNORE_ARGS = ["--no-require-git", "--no-ignore-global", "--no-ignore-exclude"];
-
-/** Longest matched line returned by grep (longer ones are cut and marked with "…"). */
-const GREP_MAX_LINE_CHARS = 500;
 
 /** Which engine searches: ripgrep at `rgPath`, or the built-in walker when null. */
 export interface SearchOptions {
@@ -37,8 +36,9 @@ export interface SearchOptions {
 }
 
 /**
- * Searches file contents for `pattern`, keeping at most `limit` matches; the search
- * itself stops at the first match past the limit (the probe).
+ * Searches file contents for `pattern`, keeping at most `limit` matches, each with
+ * `context` lines before and after; the search itself stops at the first match past the
+ * limit (the probe), or before the match whose lines would pass `GREP_MAX_LINES`.
  * @example await grep({ workspace, rgPath: null }, { pattern: "TODO", limit: 100 })
  */
 export async function grep(
@@ -50,22 +50,41 @@ export async function grep(
     maxItems: req.limit,
     stop: "stopWhenFull",
   });
-  const push = (match: GrepMatch): boolean => !retainer.push(match).shouldStop;
+  let lines = 0;
+  let lineCapReached = false;
+  const blocks = new GrepBlocks(req.context ?? 0, (match) => {
+    const count = 1 + (match.before?.length ?? 0) + (match.after?.length ?? 0);
+    if (retainer.seen < req.limit && lines + count > GREP_MAX_LINES) {
+      lineCapReached = true;
+      return false;
+    }
+    lines += count;
+    return !retainer.push(match).shouldStop;
+  });
   const engine: SearchEngine = opts.rgPath ? "ripgrep" : "walker";
   const spillName = SpillFolder.nameOf(req.path);
   let searched: boolean;
   if (spillName !== null) {
-    searched = await grepSpills(opts, spillName, req, push);
+    searched = await grepSpills(opts, spillName, req, blocks);
   } else {
     const start = await opts.workspace.resolve(req.path);
     await assertExists(start, req.path);
     searched = opts.rgPath
-      ? await grepWithRipgrep(opts, opts.rgPath, pathArg(opts.workspace, start), req, push)
-      : await grepWithWalker(opts.workspace, start, req, push);
+      ? await grepWithRipgrep(opts, opts.rgPath, pathArg(opts.workspace, start), req, blocks)
+      : await grepWithWalker(opts.workspace, start, req, blocks);
   }
   if (!searched) throw noFilesToSearch(req.path);
+  blocks.finish();
   const done = retainer.finish();
-  return { matches: done.items, truncated: done.truncated, omitted: done.omitted, engine };
+  const stoppedBy = done.truncated ? "limit" : lineCapReached ? "lines" : null;
+  return {
+    matches: done.items,
+    truncated: stoppedBy !== null,
+    omitted: stoppedBy === "lines" ? Omitted.atLeast(1) : done.omitted,
+    engine,
+    stoppedBy,
+    cutLines: blocks.cutLines,
+  };
 }
 
 /**
@@ -117,11 +136,11 @@ async function grepSpills(
   opts: SearchOptions,
   name: string,
   req: GrepRequest,
-  push: (m: GrepMatch) => boolean,
+  blocks: GrepBlocks,
 ): Promise<boolean> {
   if (name !== "") await (await opts.spills.openRead(name)).close();
   const target = name === "" ? SPILL_JAIL_PATH : `${SPILL_JAIL_PATH}/${name}`;
-  if (opts.rgPath) return grepWithRipgrep(opts, opts.rgPath, ["--", target], req, push);
+  if (opts.rgPath) return grepWithRipgrep(opts, opts.rgPath, ["--", target], req, blocks);
   const regex = compileRegex(req);
   const globMatches = req.glob ? compileGlob(req.glob) : null;
   const names = name === "" ? await opts.spills.names() : [name];
@@ -137,9 +156,7 @@ async function grepSpills(
       throw err;
     }
     searched = true;
-    for await (const { line, text } of handleLines(handle)) {
-      if (regex.test(text) && !push({ path: shown, line, text: previewLine(text) })) return true;
-    }
+    if (!(await searchLines(handleLines(handle), shown, regex, req, blocks))) return true;
   }
   return searched;
 }
@@ -150,18 +167,20 @@ async function grepWithRipgrep(
   rgPath: string,
   paths: string[],
   req: GrepRequest,
-  push: (m: GrepMatch) => boolean,
+  blocks: GrepBlocks,
 ): Promise<boolean> {
   const args = [...RIPGREP_IGNORE_ARGS, "--json", "--sort", "path"];
   if (req.ignoreCase) args.push("--ignore-case");
   if (req.literal) args.push("--fixed-strings");
+  if (req.context) args.push("--context", String(req.context));
   args.push("--regexp", req.pattern, ...paths);
   // Filtered here, not with `--glob`: ripgrep's globs override the ignore files.
   const globMatches = req.glob ? compileGlob(req.glob) : null;
-  const run = await runRipgrep(jail, rgPath, args, workspace.root, (line) => {
-    const match = parseRipgrepMatch(line);
-    if (!match || (globMatches && !globMatches(match.path))) return true;
-    return push(match);
+  const run = await runRipgrep(jail, rgPath, args, workspace.root, (json) => {
+    const event = parseRipgrepLine(json);
+    if (!event || (globMatches && !globMatches(event.path))) return true;
+    if (event.kind === "end") return blocks.endFile();
+    return blocks.line(event.path, event.line, event.text, event.kind === "match");
   });
   if (!run.stopped && run.exitCode === 2) {
     if (NO_FILES_SEARCHED.test(run.stderr)) return false;
@@ -175,7 +194,7 @@ async function grepWithWalker(
   workspace: Workspace,
   start: string,
   req: GrepRequest,
-  push: (m: GrepMatch) => boolean,
+  blocks: GrepBlocks,
 ): Promise<boolean> {
   const regex = compileRegex(req);
   const globMatches = req.glob ? compileGlob(req.glob) : null;
@@ -183,11 +202,28 @@ async function grepWithWalker(
   for await (const rel of walkFiles(workspace, start)) {
     if (globMatches && !globMatches(rel)) continue;
     searched = true;
-    for await (const { line, text } of fileLines(workspace, rel)) {
-      if (regex.test(text) && !push({ path: rel, line, text: previewLine(text) })) return true;
-    }
+    if (!(await searchLines(fileLines(workspace, rel), rel, regex, req, blocks))) return true;
   }
   return searched;
+}
+
+/**
+ * Offers one file's lines to `blocks` (only the matching ones without context); false
+ * once the search should stop. Leaving the loop early closes the file.
+ */
+async function searchLines(
+  lines: AsyncIterable<{ line: number; text: string }>,
+  shown: string,
+  regex: RegExp,
+  req: GrepRequest,
+  blocks: GrepBlocks,
+): Promise<boolean> {
+  const everyLine = (req.context ?? 0) > 0;
+  for await (const { line, text } of lines) {
+    const isMatch = regex.test(text);
+    if ((isMatch || everyLine) && !blocks.line(shown, line, text, isMatch)) return false;
+  }
+  return blocks.endFile();
 }
 
 /** ripgrep's complaint when every file was filtered out (exit 2). */
@@ -218,26 +254,28 @@ interface RipgrepText {
   bytes?: string;
 }
 
-function parseRipgrepMatch(line: string): GrepMatch | null {
-  const event = JSON.parse(line) as {
+/** A line ripgrep sent (a match, or a context line with `--context`), or a file's end. */
+type RipgrepLine =
+  | { kind: "match" | "context"; path: string; line: number; text: string }
+  | { kind: "end"; path: string };
+
+function parseRipgrepLine(json: string): RipgrepLine | null {
+  const event = JSON.parse(json) as {
     type: string;
     data: { path: RipgrepText; lines: RipgrepText; line_number: number | null };
   };
-  if (event.type !== "match") return null;
-  const text = ripgrepText(event.data.lines).replace(/\r?\n$/, "");
+  if (event.type === "end") return { kind: "end", path: ripgrepText(event.data.path) };
+  if (event.type !== "match" && event.type !== "context") return null;
   return {
+    kind: event.type,
     path: ripgrepText(event.data.path),
     line: event.data.line_number ?? 0,
-    text: previewLine(text),
+    text: ripgrepText(event.data.lines).replace(/\n$/, ""),
   };
 }
 
 function ripgrepText(t: RipgrepText): string {
   return t.text ?? Buffer.from(t.bytes ?? "", "base64").toString("utf8");
-}
-
-function previewLine(text: string): string {
-  return text.length > GREP_MAX_LINE_CHARS ? `${text.slice(0, GREP_MAX_LINE_CHARS)}…` : text;
 }
 
 function pathArg(workspace: Workspace, start: string): string[] {

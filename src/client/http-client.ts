@@ -1,6 +1,6 @@
 import type { JsonValue } from "../core/chord/types.ts";
 import type { ProducerCall, SettledResult } from "../core/output/types.ts";
-import type { InvocationView, ResultPoll } from "../protocol/index.ts";
+import type { FirstMomentAnswer, InvocationView, ResultPoll } from "../protocol/index.ts";
 
 export type { ProducerCall };
 
@@ -40,6 +40,8 @@ export interface CreatedInvocation {
   runViewUrl?: string;
   /** False when the same `toolCallId` named an existing invocation (HTTP 200). */
   created: boolean;
+  /** A `bash { background: true }` call: what it printed in its first moment. */
+  firstMoment?: FirstMomentAnswer;
 }
 
 /** Fresh links to one call (`GET /v1/invocations/:id/links`): a new subscribe token, an hour long. */

@@ -14,11 +14,6 @@ import { DEFAULT_OUTPUT_POLICY, type OutputPolicy, type Truncation } from "../co
 import { TextWindow } from "../core/output/window.ts";
 import type { ExecLimits } from "../protocol/index.ts";
 
-/** Most lines a call may ask to see: `head`, `tail`, or the two together. */
-export const MAX_WINDOW_LINES = 10_000;
-/** Largest byte budget a call may ask for (256 KiB). */
-export const MAX_WINDOW_BYTES = 256 * 1024;
-
 /** What a call asks for (all optional; none: the last 2,000 lines within 50 KiB). */
 export interface WindowRequest {
   head?: number;

@@ -9,6 +9,7 @@ export type {
   FindResult,
   GlobRequest,
   GlobResult,
+  GrepLine,
   GrepMatch,
   GrepRequest,
   GrepResult,

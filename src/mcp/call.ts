@@ -117,6 +117,7 @@ export async function backgroundCall(
       result: (waitMs) => port.result(id, waitMs),
       view: () => port.view(id),
       commitRead: (reader, range) => port.commitRead(id, reader, range),
+      lines: (view, range) => port.outputLines(view, range),
     },
     id,
   );

@@ -9,13 +9,11 @@
  *    stream) joins, and `notifications/cancelled { requestId }` finds the invocation.
  * 3. Otherwise (2026-07-28 has no session): a fresh id per call.
  */
+import { INVOCATION_ID_PATTERN } from "../protocol/index.ts";
 import { META_KEY } from "./fold.ts";
 
 /** `_meta` key a client may set to name the invocation a call is. */
 export const CALL_ID_META_KEY = "io.toolwire/callId";
-
-/** Same rule as the HTTP API's `toolCallId` (docs/decisions/050). */
-const INVOCATION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /** The error message for an unusable id in `_meta`, naming the field. */
 export class CallIdError extends Error {
@@ -34,7 +32,7 @@ function metaId(meta: Record<string, unknown> | undefined): string | undefined {
   const [field, value] =
     direct !== undefined ? [CALL_ID_META_KEY, direct] : [`${META_KEY}.id`, fromNested];
   if (value === undefined) return undefined;
-  if (typeof value !== "string" || !INVOCATION_ID.test(value)) {
+  if (typeof value !== "string" || !INVOCATION_ID_PATTERN.test(value)) {
     throw new CallIdError(
       `_meta["${field}"] must be 1-128 characters of A-Z a-z 0-9 . _ : - starting with a letter or digit, got ${JSON.stringify(value)}`,
     );

@@ -7,6 +7,7 @@
 import type {
   InvocationView,
   Outcome,
+  OutputLines,
   ProgressPoll,
   ReadRange,
   ResultPoll,
@@ -42,6 +43,8 @@ export interface InvocationPort {
   links(id: string): Promise<InvocationLinks>;
   /** Counts lines of `id` as given to `reader` (a background call's first moment). */
   commitRead(id: string, reader: string, range: ReadRange): Promise<Outcome<ReadRange>>;
+  /** Lines `range` of a call's output, whole, from its text or its spill (job_output's bounds). */
+  outputLines(view: InvocationView, range: ReadRange): Promise<OutputLines>;
 }
 
 /**

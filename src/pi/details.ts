@@ -5,7 +5,8 @@
  *   the kept text as `content` and without `spillPath` (pi's `TruncationResult`), set
  *   only when output was cut; `fullOutputPath` is the spill path in the sandbox
  *   (bash; read and grep open it remotely).
- * - `find`: `resultLimitReached`, `ls`: `entryLimitReached` (Toolwire's own details).
+ * - `grep`: `matchLimitReached`, `linesTruncated`; `find`: `resultLimitReached`; `ls`:
+ *   `entryLimitReached` (Toolwire's own details, which carry pi's names).
  * - `edit`: `{ diff, firstChangedLine }` as Toolwire's edit reports them.
  * - `write`: nothing (pi's write has no details).
  */
@@ -17,6 +18,7 @@ export type PiTruncation = Omit<Truncation, "spillPath"> & { content: string };
 /** The details one pi tool's renderer reads. */
 export type PiDetails =
   | { truncation?: PiTruncation; fullOutputPath?: string }
+  | { truncation?: PiTruncation; matchLimitReached?: number; linesTruncated?: boolean }
   | { truncation?: PiTruncation; resultLimitReached?: number }
   | { truncation?: PiTruncation; entryLimitReached?: number }
   | { diff: string; firstChangedLine?: number }
@@ -43,6 +45,10 @@ export function piDetails(
   const details: Record<string, JsonValue | PiTruncation> = {};
   if (cut.truncated) details.truncation = { ...cut, content: text };
   if (tool === "bash" && spillPath) details.fullOutputPath = spillPath;
+  if (tool === "grep" && typeof own.matchLimitReached === "number") {
+    details.matchLimitReached = own.matchLimitReached;
+  }
+  if (tool === "grep" && own.linesTruncated === true) details.linesTruncated = true;
   if (tool === "find" && typeof own.resultLimitReached === "number") {
     details.resultLimitReached = own.resultLimitReached;
   }

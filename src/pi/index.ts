@@ -1,9 +1,10 @@
 /**
  * `toolwire/pi`: a pi-coding-agent extension that runs pi's seven tools (bash, read,
- * edit, write, grep, find, ls) in a Toolwire sandbox. Load it with `pi -e <this file>`
- * and set `TOOLWIRE_URL`, `TOOLWIRE_TOKEN` and optionally `TOOLWIRE_SANDBOX`. Each tool
- * keeps pi's own parameter schema and built-in renderers; only where it runs changes
- * (docs/pi.md). `/toolwire` names the sandbox and the run view.
+ * edit, write, grep, find, ls) in a Toolwire sandbox, with bash's steering arguments and
+ * the background-job tools jobs, job_output and kill. Load it with `pi -e <this file>`
+ * and set `TOOLWIRE_URL`, `TOOLWIRE_TOKEN` and optionally `TOOLWIRE_SANDBOX`. Each of
+ * pi's tools keeps pi's own parameter schema (bash's gains Toolwire's arguments) and
+ * built-in renderers; only where it runs changes (docs/pi.md). `/toolwire` names the sandbox and the run view.
  *
  * Depends on the Toolwire client and pi's packages (peer dependencies of this entry).
  */
@@ -21,6 +22,7 @@ import {
 import type { JsonValue } from "../client/index.ts";
 import { type CallLinks, runRemote } from "./remote-call.ts";
 import { type PiToolwireSettings, settingsFromEnv } from "./settings.ts";
+import { bashParameters, type JsonSchemaObject, STEERING_TOOLS } from "./steering-tools.ts";
 
 export { type PiDetails, type PiTruncation, piDetails } from "./details.ts";
 export { type PiToolResult, type RemoteCall, runRemote } from "./remote-call.ts";
@@ -28,17 +30,26 @@ export { type PiToolwireSettings, settingsFromEnv } from "./settings.ts";
 
 /** What each tool does, said where it runs (the description the model reads). */
 const DESCRIPTIONS: Record<PiToolName, string> = {
-  bash: "Runs a bash command in the Toolwire sandbox (a remote workspace, not this machine). Output is the last 2000 lines or 50 KB; the complete output is saved to a file in the sandbox that read and grep can open. Optional timeout in seconds.",
+  bash: "Runs a bash command in the Toolwire sandbox (a remote workspace, not this machine). Output is the last 2000 lines or 50 KB unless head, tail or maxBytes choose another window; the complete output is saved to a file in the sandbox that read and grep can open, and the footer names the read call for the rest. timeout (seconds) is the hard limit; idleTimeout stops a command only after that long without output. Long commands: background: true answers after the first second with a job id (job_output reads on, kill stops, jobs lists).",
   read: "Reads a text file in the Toolwire sandbox workspace (remote; paths are relative to the workspace root): numbered lines from offset (1-based), at most limit lines and 50 KB.",
   edit: "Edits a file in the Toolwire sandbox workspace (remote) by exact text replacement. Every edits[].oldText must match one region of the original file exactly, once, and not overlap another edit; merge nearby changes into one edit.",
   write:
     "Writes a file in the Toolwire sandbox workspace (remote): creates or replaces it whole, creating parent folders.",
-  grep: "Searches file contents in the Toolwire sandbox workspace (remote). Returns path:line: text for up to limit matches (default 100); context lines are not supported remotely.",
+  grep: "Searches file contents in the Toolwire sandbox workspace (remote). Returns path:line: text for up to limit matches (default 100), with context lines before and after each as path-line- text.",
   find: "Finds files by glob in the Toolwire sandbox workspace (remote), hidden files included, .gitignore respected; paths relative to the searched directory, up to limit (default 1000).",
   ls: "Lists a directory in the Toolwire sandbox workspace (remote): sorted, '/' after directories, dotfiles included, up to limit entries (default 500).",
 };
 
 type PiToolName = "bash" | "read" | "edit" | "write" | "grep" | "find" | "ls";
+
+/** A registered tool's `execute`, as pi calls it. */
+type ToolExecute = (
+  toolCallId: string,
+  params: unknown,
+  signal: AbortSignal | undefined,
+  onUpdate: unknown,
+  ctx: ExtensionContext,
+) => Promise<unknown>;
 
 /** pi's own definitions, for their names, labels, parameter schemas and renderers. */
 function piDefinitions(cwd: string) {
@@ -53,15 +64,10 @@ function piDefinitions(cwd: string) {
   };
 }
 
-/** pi's args as Toolwire's tool takes them (grep's `context` has no remote counterpart). */
-function toolwireArgs(tool: PiToolName, params: Record<string, unknown>): JsonValue {
-  const args = { ...params } as Record<string, JsonValue>;
-  if (tool === "grep") delete args.context;
-  return args;
-}
-
 /**
- * Registers the seven tools and `/toolwire` on `pi`, calling Toolwire as `settings` say.
+ * Registers the seven tools (bash with Toolwire's window, idle timeout and background
+ * arguments), the background-job tools `jobs`, `job_output` and `kill`, and `/toolwire`
+ * on `pi`, calling Toolwire as `settings` say.
  * @example export default (pi: ExtensionAPI) => registerToolwireTools(pi, settingsFromEnv(process.env));
  */
 export function registerToolwireTools(pi: ExtensionAPI, settings: PiToolwireSettings): void {
@@ -70,6 +76,27 @@ export function registerToolwireTools(pi: ExtensionAPI, settings: PiToolwireSett
   const showStatus = () => {
     statusContext?.ui.setStatus("toolwire", statusLine(settings, links));
   };
+  const execute =
+    (name: string): ToolExecute =>
+    async (toolCallId, params, signal, onUpdate, ctx) => {
+      statusContext = ctx;
+      return runRemote(
+        settings,
+        {
+          tool: name,
+          // pi validated them against the same schemas Toolwire checks.
+          args: params as JsonValue,
+          toolCallId,
+          runId: ctx.sessionManager.getSessionId(),
+        },
+        signal,
+        onUpdate as Parameters<typeof runRemote>[3],
+        (next) => {
+          links = next;
+          showStatus();
+        },
+      );
+    };
   const definitions = piDefinitions(process.cwd());
   for (const name of Object.keys(definitions) as PiToolName[]) {
     const own = definitions[name];
@@ -77,28 +104,23 @@ export function registerToolwireTools(pi: ExtensionAPI, settings: PiToolwireSett
       name: own.name,
       label: own.label,
       description: DESCRIPTIONS[name],
-      parameters: own.parameters,
+      parameters:
+        name === "bash"
+          ? bashParameters(own.parameters as unknown as JsonSchemaObject)
+          : own.parameters,
       ...(own.prepareArguments ? { prepareArguments: own.prepareArguments } : {}),
       ...(own.renderShell ? { renderShell: own.renderShell } : {}),
-      async execute(toolCallId, params, signal, onUpdate, ctx) {
-        statusContext = ctx;
-        return runRemote(
-          settings,
-          {
-            tool: name,
-            args: toolwireArgs(name, params as Record<string, unknown>),
-            toolCallId,
-            runId: ctx.sessionManager.getSessionId(),
-          },
-          signal,
-          onUpdate as Parameters<typeof runRemote>[3],
-          (next) => {
-            links = next;
-            showStatus();
-          },
-        );
-      },
+      execute: execute(name),
     } as Parameters<ExtensionAPI["registerTool"]>[0]);
+  }
+  for (const tool of STEERING_TOOLS) {
+    pi.registerTool({
+      name: tool.name,
+      label: tool.label,
+      description: tool.description,
+      parameters: tool.parameters,
+      execute: execute(tool.name),
+    } as unknown as Parameters<ExtensionAPI["registerTool"]>[0]);
   }
   pi.registerCommand("toolwire", {
     description: "Show the Toolwire sandbox the tools run in and the run view link",

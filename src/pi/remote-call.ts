@@ -2,7 +2,9 @@
  * One pi tool call as one Toolwire invocation: created with pi's `toolCallId` (so a
  * retried or resumed call never runs twice) and the pi session id as `runId`, followed
  * live (each change of the fold goes to `onUpdate`), ended by Toolwire's settled result.
- * pi's abort cancels the invocation; the output so far is kept in its result.
+ * pi's abort cancels the invocation; the output so far is kept in its result. A
+ * `bash { background: true }` call that is still running after its first moment is
+ * answered at once with what it printed and its job id; it runs on in Toolwire.
  */
 import {
   type CreatedInvocation,
@@ -62,6 +64,10 @@ export async function runRemote(
     viewUrl: created.viewUrl,
     ...(created.runViewUrl ? { runViewUrl: created.runViewUrl } : {}),
   });
+  if (created.firstMoment && created.status === "running") {
+    const { text, note } = created.firstMoment;
+    return { content: [{ type: "text", text: `${text}${note}` }], details: undefined };
+  }
 
   // Node 20 has no global WebSocket; the SSE stream carries the same events there.
   const transport = typeof globalThis.WebSocket === "function" ? "socket" : "sse";

@@ -18,19 +18,22 @@ export {
   errorBodyMessage,
   errorResponse,
 } from "./errors.ts";
-export type {
-  InvocationApi,
-  InvocationStatus,
-  InvocationView,
-  ProducerCall,
-  ProducerEnd,
-  ProgressPoll,
-  ProgressRead,
-  ReadCursor,
-  ReadRange,
-  ResultPoll,
-  StartRequest,
-  SubscriptionPath,
+export {
+  type FirstMomentAnswer,
+  INVOCATION_ID_PATTERN,
+  type InvocationApi,
+  type InvocationStatus,
+  type InvocationView,
+  type OutputLines,
+  type ProducerCall,
+  type ProducerEnd,
+  type ProgressPoll,
+  type ProgressRead,
+  type ReadCursor,
+  type ReadRange,
+  type ResultPoll,
+  type StartRequest,
+  type SubscriptionPath,
 } from "./invocation.ts";
 export type { McpSessionApi } from "./mcp-session.ts";
 export { type Outcome, ok, refusal } from "./outcome.ts";
@@ -56,12 +59,16 @@ export {
   type FindResult,
   type GlobRequest,
   type GlobResult,
+  GREP_MAX_CONTEXT,
+  GREP_MAX_LINES,
+  type GrepLine,
   type GrepMatch,
   type GrepRequest,
   type GrepResult,
   type LsRequest,
   type LsResult,
   MAX_COMMAND_BYTES,
+  MAX_READ_LINE_CHARS,
   type ReadRequest,
   type ReadResult,
   type SearchEngine,
@@ -77,4 +84,10 @@ export {
   TOKEN_EXPIRES_HEADER,
   tokenExpiryOf,
 } from "./subscription-expiry.ts";
+export {
+  MAX_BASH_TIMEOUT_SECONDS,
+  MAX_JOB_WAIT_SECONDS,
+  MAX_WINDOW_BYTES,
+  MAX_WINDOW_LINES,
+} from "./tool-caps.ts";
 export { WORKER_DEFAULTS, type WorkerConfig, workerConfig } from "./worker-config.ts";

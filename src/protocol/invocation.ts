@@ -11,6 +11,12 @@ import type {
 } from "../core/output/index.ts";
 import type { Outcome } from "./outcome.ts";
 
+/**
+ * Invocation ids are the `toolCallId`: URL-safe, 1-128 characters, starting with a
+ * letter or digit (docs/decisions/050). HTTP, MCP and the job tools check the same rule.
+ */
+export const INVOCATION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
 export type { ProducerCall, ProducerEnd };
 
 export interface StartRequest {
@@ -72,6 +78,23 @@ export type ProgressPoll =
 export interface ReadRange {
   from: number;
   to: number;
+}
+
+/** Lines of a call's output as a reader is given them, and the range they are. */
+export interface OutputLines {
+  lines: string[];
+  range: ReadRange;
+}
+
+/**
+ * What `bash { background: true }` answers with after its first moment (HTTP
+ * `firstMoment`): what the command printed, the lines of it counted as read (the first
+ * `job_output` gives the lines after them), and the sentence that says how to follow it.
+ */
+export interface FirstMomentAnswer {
+  text: string;
+  shown: ReadRange | null;
+  note: string;
 }
 
 /** Where a reader of an invocation's output stands: what it was given, and what is next. */

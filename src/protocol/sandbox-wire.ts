@@ -60,7 +60,15 @@ export interface ReadRequest {
   offset?: number;
   /** Most lines to return (default 2000). */
   limit?: number;
+  /**
+   * Longer lines are cut to this many characters (default 2000, the `read` tool's; at
+   * most `MAX_READ_LINE_CHARS`). job_output asks for more: it gives lines whole.
+   */
+  maxLineChars?: number;
 }
+
+/** Longest line a read may ask to be given whole. */
+export const MAX_READ_LINE_CHARS = 65_536;
 
 /** Answer of `POST /v1/read`. Line numbers are 1-based. */
 export interface ReadResult {
@@ -78,6 +86,15 @@ export interface ReadResult {
   nextOffset?: number;
 }
 
+/** Most lines `grep` shows before and after each match (its `context`). */
+export const GREP_MAX_CONTEXT = 100;
+
+/**
+ * Most lines one `grep` answer holds, matches and context lines together: the search
+ * stops before a match whose lines would pass it (as many as the tool can show).
+ */
+export const GREP_MAX_LINES = 10_000;
+
 /** Body of `POST /v1/grep`. */
 export interface GrepRequest {
   pattern: string;
@@ -85,14 +102,28 @@ export interface GrepRequest {
   glob?: string;
   ignoreCase?: boolean;
   literal?: boolean;
+  /** Lines to show before and after each match (default 0, at most `GREP_MAX_CONTEXT`). */
+  context?: number;
   /** Most matches to keep (default 100). */
   limit?: number;
 }
 
+/** One line of a file, 1-based, cut to the preview cap when longer. */
+export interface GrepLine {
+  line: number;
+  text: string;
+}
+
+/**
+ * One match. With `context`, `before` and `after` hold up to that many lines around
+ * it; blocks of nearby matches overlap and repeat their shared lines, as pi's grep does.
+ */
 export interface GrepMatch {
   path: string;
   line: number;
   text: string;
+  before?: GrepLine[];
+  after?: GrepLine[];
 }
 
 /** Which search ran: ripgrep when on the host's PATH, else the built-in walker. */
@@ -105,6 +136,10 @@ export interface GrepResult {
   /** `atLeast(1)` when the search stopped at the probe: more may exist, how many is unknown. */
   omitted: Omitted;
   engine: SearchEngine;
+  /** What stopped the search early: the match `limit`, or `GREP_MAX_LINES`; null when it ran to the end. */
+  stoppedBy: "limit" | "lines" | null;
+  /** How many shown lines (matches and context) were cut by the per-line preview cap. */
+  cutLines: number;
 }
 
 /** Body of `POST /v1/glob`. */

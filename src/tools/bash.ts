@@ -12,8 +12,6 @@ import {
   headPrefixBytes,
   joinHeadTail,
   type LineRange,
-  MAX_WINDOW_BYTES,
-  MAX_WINDOW_LINES,
   sinkPolicy,
   sourceLimits,
   tailFirstLine,
@@ -29,7 +27,13 @@ import {
   type SandboxClient,
   type ShellRunResult,
 } from "../execenv/index.ts";
-import { MAX_COMMAND_BYTES, workerConfig } from "../protocol/index.ts";
+import {
+  MAX_BASH_TIMEOUT_SECONDS,
+  MAX_COMMAND_BYTES,
+  MAX_WINDOW_BYTES,
+  MAX_WINDOW_LINES,
+  workerConfig,
+} from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 import type { StretchEnd } from "./types.ts";
@@ -41,9 +45,6 @@ import type { StretchEnd } from "./types.ts";
 export const BASH_ENDING_ROOM = { bytes: 2048, lines: 8 } as const;
 
 const utf8 = new TextEncoder();
-
-/** Longest timeout a call may ask for: one day. */
-export const MAX_BASH_TIMEOUT_SECONDS = 86_400;
 
 export const bashParams = z
   .strictObject({

@@ -51,6 +51,7 @@ export {
   firstMoment,
   isBackgroundCall,
   type JobReader,
+  outputLines,
 } from "./jobs.ts";
 export {
   type AnyTool,

@@ -13,13 +13,16 @@ import { z } from "zod";
 import { formatCount, formatSize } from "../core/output/footer.ts";
 import type { ToolOutput } from "../core/output/types.ts";
 import { utf8ByteLength } from "../core/retention/utf8.ts";
-import type {
-  InvocationApi,
-  InvocationView,
-  Outcome,
-  ReadRange,
-  ResultPoll,
-  RunApi,
+import {
+  INVOCATION_ID_PATTERN,
+  type InvocationApi,
+  type InvocationView,
+  MAX_JOB_WAIT_SECONDS,
+  type Outcome,
+  type OutputLines,
+  type ReadRange,
+  type ResultPoll,
+  type RunApi,
 } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";
@@ -44,8 +47,6 @@ export function jobsIndexName(call: { toolCallId: string; runId: string }): stri
   return call.runId !== call.toolCallId ? `jobs:run:${call.runId}` : JOBS_OF_TOKEN;
 }
 
-/** Longest `wait` of job_output: as long as a result poll waits. */
-export const MAX_JOB_WAIT_SECONDS = 30;
 /** Most lines one job_output gives; the next call continues. */
 export const JOB_OUTPUT_LINES = 2000;
 /** Most bytes of lines one job_output gives (its sink keeps room for the footer). */
@@ -53,7 +54,7 @@ export const JOB_OUTPUT_BYTES = 48 * 1024;
 
 const jobId = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, "must be an invocation id")
+  .regex(INVOCATION_ID_PATTERN, "must be an invocation id")
   .describe("The invocation id bash answered with");
 
 function stubOf(context: ToolContext, id: string): InvocationApi {
@@ -93,16 +94,30 @@ function completeLines(view: InvocationView): number {
 }
 
 /**
- * Lines `range` of a call's output, at most `JOB_OUTPUT_LINES` and `JOB_OUTPUT_BYTES`
- * (the range returned says how far they reach): from its bounded text where the text
- * holds them (a tail window: the last lines; the text's footer is not output), else
- * from its spill file through the sandbox's `read`.
+ * Longest line job_output gives whole (as many characters as its byte budget holds of
+ * ASCII); a longer line is given cut, with a note that names it in the spill.
  */
-async function linesOf(
-  context: ToolContext,
+export const JOB_LINE_CHARS = JOB_OUTPUT_BYTES;
+
+/** A line cut to `JOB_LINE_CHARS`, saying where the whole of it is. */
+function cutLine(line: string, n: number, spillPath: string | undefined): string {
+  if (line.length <= JOB_LINE_CHARS) return line;
+  const where = spillPath ? `line ${formatCount(n)} of ${spillPath}` : `line ${formatCount(n)}`;
+  return `${line.slice(0, JOB_LINE_CHARS)}… [cut at ${formatCount(JOB_LINE_CHARS)} characters; the whole line is ${where}]`;
+}
+
+/**
+ * Lines `range` of a call's output, at most `JOB_OUTPUT_LINES` and `JOB_OUTPUT_BYTES`
+ * (the range returned says how far they reach), each whole up to `JOB_LINE_CHARS`:
+ * from its bounded text where the text holds them (a tail window: the last lines; the
+ * text's footer is not output), else from its spill file through the sandbox's `read`.
+ * @example await outputLines(env, view, { from: 1, to: 40 })
+ */
+export async function outputLines(
+  env: Env,
   view: InvocationView,
   range: ReadRange,
-): Promise<{ lines: string[]; range: ReadRange }> {
+): Promise<OutputLines> {
   const t = view.state.truncation;
   const to = Math.min(range.to, range.from + JOB_OUTPUT_LINES - 1);
   if (to < range.from) return { lines: [], range: { from: range.from, to: range.from - 1 } };
@@ -121,37 +136,52 @@ async function linesOf(
   if (range.from < first) {
     if (!t.spillPath)
       throw new Error(`lines ${range.from}-${to} of ${view.id} are gone (no spill)`);
-    const client = sandboxClientFor({ ...context, sandbox: view.sandbox });
+    const client = sandboxClientFor({ env, sandbox: view.sandbox });
     const read = await client.read({
       path: t.spillPath,
       offset: range.from,
       limit: Math.min(to, first - 1) - range.from + 1,
+      // One more than is given whole, so a cut line is known to be cut.
+      maxLineChars: JOB_LINE_CHARS + 1,
     });
     lines.push(...read.lines);
+    // The read stopped at its own byte cap: the lines after it are the next call's, so
+    // the range stays contiguous (no line skipped).
+    if (read.lines.length < Math.min(to, first - 1) - range.from + 1) return given(lines);
   }
   for (let n = Math.max(range.from, first); n <= to; n++) {
     const line = shown[n - first + offset];
     if (line === undefined) break;
     lines.push(line);
   }
-  let bytes = 0;
-  let kept = 0;
-  for (const line of lines) {
-    bytes += utf8ByteLength(line) + 1;
-    if (bytes > JOB_OUTPUT_BYTES && kept > 0) break;
-    kept++;
+  return given(lines);
+
+  /** `lines` (output lines from `range.from` on) within the byte budget, each cut to its cap. */
+  function given(lines: string[]): OutputLines {
+    let bytes = 0;
+    let kept = 0;
+    for (const line of lines) {
+      bytes += utf8ByteLength(line) + 1;
+      if (bytes > JOB_OUTPUT_BYTES && kept > 0) break;
+      kept++;
+    }
+    return {
+      lines: lines.slice(0, kept).map((line, i) => cutLine(line, range.from + i, t.spillPath)),
+      range: { from: range.from, to: range.from + kept - 1 },
+    };
   }
-  return { lines: lines.slice(0, kept), range: { from: range.from, to: range.from + kept - 1 } };
 }
 
 /** How long `bash { background: true }` waits before it answers: its first moment. */
 export const FIRST_MOMENT_MS = 1000;
 
-/** What the first-moment answer needs of the job's DO. */
+/** What the first-moment answer needs of the job's DO, and of its output. */
 export interface JobReader {
   result(waitMs: number): Promise<Outcome<ResultPoll>>;
   view(): Promise<Outcome<InvocationView>>;
   commitRead(reader: string, range: ReadRange): Promise<Outcome<ReadRange>>;
+  /** `outputLines` of this job (the Worker reads its spill through the sandbox). */
+  lines(view: InvocationView, range: ReadRange): Promise<OutputLines>;
 }
 
 /** The answer of a background call after its first moment (or its end, if that came first). */
@@ -167,9 +197,11 @@ export interface FirstMoment {
 
 /**
  * Waits the first moment (returning early if the call settles), then reads what the
- * call printed. Its whole lines count as read (under the reader `<id>:start`), so the
- * first job_output gives only the lines after them.
- * @example await firstMoment(stub, "call_1")
+ * call printed: its whole lines from line 1, at most one job_output's worth (from the
+ * spill when they are no longer in its window). They count as read (under the reader
+ * `<id>:start`), so the first job_output gives only the lines after them: no line is
+ * given twice, and none is skipped, however much the first moment printed.
+ * @example await firstMoment(reader, "call_1")
  */
 export async function firstMoment(job: JobReader, id: string): Promise<FirstMoment> {
   outcomeValue(await job.result(FIRST_MOMENT_MS), id);
@@ -179,16 +211,16 @@ export async function firstMoment(job: JobReader, id: string): Promise<FirstMome
   const t = view.state.truncation;
   let text = whole;
   let shown: ReadRange | null = null;
-  if (view.status === "running" && !t.truncated) {
-    const lines = splitLines(whole).slice(0, completeLines(view));
+  if (view.status === "running") {
+    const { range } = await job.lines(view, { from: 1, to: completeLines(view) });
     // A retry of the same call is given the range it was given; after a job_output
     // already read on, nothing is counted again (conflict) and the text is only a preview.
-    const given = await job.commitRead(`${id}:start`, { from: 1, to: lines.length });
+    const given = await job.commitRead(`${id}:start`, range);
     if (given.ok) {
       shown = given.value;
-      const kept = lines.slice(0, shown.to);
-      text = kept.length > 0 ? `${kept.join("\n")}\n` : "";
-    }
+      const { lines } = await job.lines(view, shown);
+      text = lines.length > 0 ? `${lines.join("\n")}\n` : "";
+    } else if (t.truncated) text = "";
   }
   const after = shown ? "the lines after these" : "its lines from line 1";
   const note =
@@ -264,7 +296,7 @@ export const jobOutputTool = defineTool({
       const cursor = outcomeValue(await target.readCursor(reader), params.id);
       let view = outcomeValue(await target.view(), params.id);
       if (cursor.given) {
-        const { lines } = await linesOf(context, view, cursor.given);
+        const { lines } = await outputLines(context.env, view, cursor.given);
         return writeJobOutput(out, view, lines, cursor.given);
       }
       while (
@@ -277,11 +309,11 @@ export const jobOutputTool = defineTool({
         view = outcomeValue(await target.view(), params.id);
       }
       const wanted = { from: cursor.next, to: completeLines(view) };
-      const { range } = await linesOf(context, view, wanted);
+      const { range } = await outputLines(context.env, view, wanted);
       const given = await target.commitRead(reader, range);
       if (!given.ok && given.error.code === "conflict" && attempt < 5) continue;
       const committed = outcomeValue(given, params.id);
-      const { lines } = await linesOf(context, view, committed);
+      const { lines } = await outputLines(context.env, view, committed);
       return writeJobOutput(out, view, lines, committed);
     }
   },

@@ -13,7 +13,7 @@ import type { ToolContext, ToolDefinition } from "./types.ts";
  * token) as a message the model and the user can act on.
  * @example const client = sandboxClientFor(context);
  */
-export function sandboxClientFor(context: ToolContext): SandboxClient {
+export function sandboxClientFor(context: Pick<ToolContext, "env" | "sandbox">): SandboxClient {
   const target = resolveSandbox(context.env, context.sandbox);
   if (!target.ok) throw new Error(target.error.message);
   return new SandboxClient(target.value.url, target.value.token, target.value.fetch);

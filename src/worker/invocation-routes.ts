@@ -19,6 +19,7 @@ import {
   isBackgroundCall,
   isExampleTool,
   listTools,
+  outputLines,
   ToolArgsError,
 } from "../tools/index.ts";
 import { agentOnly, readerOf, subscribeSecret } from "./auth.ts";
@@ -116,7 +117,16 @@ invocationRoutes.post("/", agentOnly, async (c) => {
   if (!created) refuseOtherCall(view, request);
   // A background bash call answers after its first moment with what it printed.
   const first = isBackgroundCall(request)
-    ? await firstMoment(invocationStub(c.env, toolCallId), toolCallId)
+    ? await firstMoment(
+        {
+          result: (waitMs) => invocationStub(c.env, toolCallId).result(waitMs),
+          view: () => invocationStub(c.env, toolCallId).view(),
+          commitRead: (reader, range) =>
+            invocationStub(c.env, toolCallId).commitRead(reader, range),
+          lines: (at, range) => outputLines(c.env, at, range),
+        },
+        toolCallId,
+      )
     : null;
   const response = {
     id: toolCallId,

@@ -21,7 +21,7 @@ import {
   type WorkerConfig,
   workerConfig,
 } from "../protocol/index.ts";
-import { type AnyTool, getTool } from "../tools/index.ts";
+import { type AnyTool, getTool, outputLines } from "../tools/index.ts";
 import { authorizeAgent, subscribeSecret } from "./auth.ts";
 import { ApiException, raise } from "./errors.ts";
 import { refuseOtherCall } from "./invocation-routes.ts";
@@ -54,6 +54,7 @@ export function invocationPort(req: Request, env: Env): InvocationPort {
     result: (id, waitMs) => invocationStub(env, id).result(waitMs),
     cancel: (id) => invocationStub(env, id).cancel(),
     commitRead: (id, reader, range) => invocationStub(env, id).commitRead(reader, range),
+    outputLines: (view, range) => outputLines(env, view, range),
     async links(id) {
       const subscribeToken = await mintSubscribeToken(subscribeSecret(env), id, Date.now());
       const origin = new URL(req.url).origin;

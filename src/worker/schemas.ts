@@ -4,16 +4,14 @@
  */
 import { type ZodType, z } from "zod";
 import { fitsDepth, MAX_JSON_DEPTH } from "../core/chord/index.ts";
+import { INVOCATION_ID_PATTERN } from "../protocol/index.ts";
 import { formatIssues } from "../tools/index.ts";
 import { raise } from "./errors.ts";
-
-/** Invocation ids are the `toolCallId`: URL-safe, 1-128 characters. */
-export const INVOCATION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 const invocationId = z
   .string()
   .regex(
-    INVOCATION_ID,
+    INVOCATION_ID_PATTERN,
     "must be 1-128 characters of A-Z a-z 0-9 . _ : - starting with a letter or digit",
   );
 

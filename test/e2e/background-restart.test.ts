@@ -1,67 +1,39 @@
 // A background job outlives its Worker: a 60-second bash that prints every second is
-// started on a Worker of this file's own (`wrangler dev` with its own state, bound to
-// the shared sandbox host), whose workerd is killed with SIGKILL halfway through and
-// started again on the same state. Polled after the restart, the job settles with all
-// 60 lines, and job_output reads them, each once.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+// started by a pi session (the toolwire/pi extension) on a Worker of this file's own
+// (`wrangler dev` with its own state, bound to the shared sandbox host), whose workerd
+// is killed with SIGKILL halfway through and started again on the same state. Polled
+// over HTTP after the restart, the job settles with all 60 lines; a new pi session's
+// job_output reads the lines its first moment did not, each once; an MCP client sees
+// the same output.
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { freePort, HOST, startWranglerDev, waitUntilUp } from "../support/processes.ts";
+import { connectV2 } from "./mcp/clients.ts";
+import { type PiSession, startPiSession } from "./pi/session.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const HOST = "127.0.0.1";
 const token = randomBytes(24).toString("base64url");
 const state = mkdtempSync(path.join(tmpdir(), "toolwire-e2e-restart-"));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** `wrangler dev` on `port` with this file's state; resolves once it answers. */
-async function startWorker(port: number, inspector: number): Promise<ChildProcess> {
-  const log: string[] = [];
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
-      "dev",
-      ...["--ip", HOST, "--port", String(port), "--inspector-port", String(inspector)],
-      ...["--persist-to", state, "--show-interactive-dev-session=false"],
-      ...["--var", `API_TOKEN:${token}`, "--var", `SUBSCRIBE_SECRET:${token}x`],
-      ...["--var", `SANDBOX_TOKEN:${inject("sandboxToken")}`],
-      ...["--var", `SANDBOXES:${JSON.stringify({ default: inject("sandboxUrl") })}`],
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
+async function startWorker(port: number, inspectorPort: number): Promise<ChildProcess> {
+  const worker = startWranglerDev({
+    port,
+    inspectorPort,
+    persistTo: state,
+    vars: {
+      API_TOKEN: token,
+      SUBSCRIBE_SECRET: `${token}x`,
+      SANDBOX_TOKEN: inject("sandboxToken"),
+      SANDBOXES: JSON.stringify({ default: inject("sandboxUrl") }),
     },
-  );
-  const keep = (chunk: Buffer) => {
-    log.push(chunk.toString());
-    if (log.length > 200) log.shift();
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const deadline = Date.now() + 100_000;
-  while (Date.now() < deadline && child.exitCode === null) {
-    try {
-      if ((await fetch(`http://${HOST}:${port}/healthz`)).ok) return child;
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`wrangler dev did not come up:\n${log.join("").slice(-4000)}`);
+  });
+  await waitUntilUp(`http://${HOST}:${port}/healthz`, worker);
+  return worker.child;
 }
 
 /** SIGKILL to every process of the worker's group (wrangler and its workerd). */
@@ -79,7 +51,9 @@ function killNine(child: ChildProcess): Promise<void> {
 }
 
 let worker: ChildProcess | null = null;
+const sessions: PiSession[] = [];
 afterAll(async () => {
+  for (const s of sessions) s.dispose();
   if (worker?.pid && worker.exitCode === null) {
     try {
       process.kill(-worker.pid, "SIGKILL");
@@ -103,15 +77,30 @@ describe("a background job and kill -9 of workerd", () => {
     };
     worker = await startWorker(port, inspector);
     const id = `restart-${Date.now()}`;
-    const started = await call("POST", "/v1/invocations", {
-      tool: "bash",
-      toolCallId: id,
-      args: { command: "for i in $(seq 1 60); do echo $i; sleep 1; done", background: true },
-    });
-    expect(started.status).toBe("running");
-    expect((started.firstMoment as { note: string }).note).toContain(
-      `Running in the background as ${id}`,
-    );
+    const toolResult = (pi: PiSession) => {
+      const message = pi.session.messages.find((m) => m.role === "toolResult") as unknown as {
+        content: { text: string }[];
+        isError: boolean;
+      };
+      expect(message.isError).toBe(false);
+      return message.content.map((c) => c.text).join("");
+    };
+    const starter = await startPiSession({ url: api, token }, [
+      fauxAssistantMessage(
+        fauxToolCall(
+          "bash",
+          { command: "for i in $(seq 1 60); do echo $i; sleep 1; done", background: true },
+          { id },
+        ),
+        { stopReason: "toolUse" },
+      ),
+      fauxAssistantMessage(fauxText("started")),
+    ]);
+    sessions.push(starter);
+    await starter.session.prompt("start the minute-long counter in the background");
+    const started = toolResult(starter);
+    expect(started).toContain(`Running in the background as ${id}`);
+    const shown = started.slice(0, started.lastIndexOf("[Running"));
     await new Promise((resolve) => setTimeout(resolve, 15_000));
     await killNine(worker);
     worker = await startWorker(port, inspector);
@@ -129,16 +118,29 @@ describe("a background job and kill -9 of workerd", () => {
     expect(result.truncation.totalLines).toBe(60);
     const lines = Array.from({ length: 60 }, (_, i) => `${i + 1}\n`).join("");
     expect(result.content[0]?.text).toBe(lines);
-    // job_output, after the restart, gives the lines its first moment did not, once each.
-    const read = await call("POST", "/v1/invocations", {
-      tool: "job_output",
-      toolCallId: `read-${id}`,
-      args: { id },
-    });
-    const answer = await call("GET", `/v1/invocations/${read.id}/result?wait=30`);
-    const text = (answer as { content: Array<{ text: string }> }).content[0]!.text;
-    const shown = (started.firstMoment as { text: string }).text;
+    // A new pi session's job_output, after the restart, gives the lines the first moment
+    // did not, once each.
+    const reader = await startPiSession({ url: api, token }, [
+      fauxAssistantMessage(fauxToolCall("job_output", { id }, { id: `read-${id}` }), {
+        stopReason: "toolUse",
+      }),
+      fauxAssistantMessage(fauxText("read")),
+    ]);
+    sessions.push(reader);
+    await reader.session.prompt("read the counter");
+    const text = toolResult(reader);
     expect(shown + text.slice(0, text.lastIndexOf("[job "))).toBe(lines);
     expect(text).toContain("that is all of its output");
+    // An MCP client of the restarted Worker sees the job ended with its output kept.
+    const mcp = await connectV2(`${api}/mcp`, token);
+    try {
+      const killed = await mcp.call("kill", { id });
+      const first = killed.content[0];
+      expect(first?.type === "text" ? first.text : "").toBe(
+        `${lines}[job ${id} had already ended (exited with code 0); its output is kept]`,
+      );
+    } finally {
+      await mcp.close();
+    }
   }, 240_000);
 });

@@ -63,7 +63,7 @@ describe("pi on Toolwire", () => {
       }),
       fauxAssistantMessage(
         [
-          call("grep", { pattern: "announce", path: dir }),
+          call("grep", { pattern: "announce", path: dir, context: 1 }),
           call("find", { pattern: "*.sh", path: dir }),
           call("ls", { path: dir }),
         ],
@@ -109,7 +109,9 @@ describe("pi on Toolwire", () => {
     expect(text("bash")).toContain("100000");
     expect(text("find")).toBe("count.sh");
     expect(text("ls")).toBe("count.sh");
-    expect(text("grep")).toBe(`${dir}/count.sh:2: # announce`);
+    expect(text("grep")).toBe(
+      `${dir}/count.sh-1- #!/bin/bash\n${dir}/count.sh:2: # announce\n${dir}/count.sh-3- echo start`,
+    );
     expect(text("read")).toBe(
       "2\t# announce\n3\techo start\n\n[Showing lines 2–3 of 5. Use offset=4 to continue.]",
     );

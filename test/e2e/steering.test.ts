@@ -283,6 +283,37 @@ describe("background jobs", () => {
     expect(text(twice)).toContain(`[job ${id} had already ended (killed); its output is kept]`);
   });
 
+  it("a first moment that printed more than a window: its first lines, then every later line once", async () => {
+    const id = `bg-${unique()}`;
+    const started = await client.call(
+      "bash",
+      { command: "seq 1 5000; sleep 1.5; seq 5001 5010", background: true },
+      named(id),
+    );
+    const first = text(started).split("\n");
+    const note = first.pop()!;
+    // One job_output's worth from line 1 (from the spill: the window holds the last 2,000).
+    expect(first).toEqual(Array.from({ length: 2000 }, (_, i) => String(i + 1)));
+    expect(note).toContain("5,000 lines so far");
+    expect(note).toContain("gives the lines after these");
+    const rest = await follow(client, id);
+    expect([...first, ...rest]).toEqual(Array.from({ length: 5010 }, (_, i) => String(i + 1)));
+  });
+
+  it("job_output gives long lines whole from the spill, and cuts one past its budget saying where it is", async () => {
+    const id = `bg-${unique()}`;
+    const command =
+      "sleep 1.5; head -c 10000 /dev/zero | tr '\\0' x; echo; head -c 60000 /dev/zero | tr '\\0' y; echo; seq 1 3000";
+    await client.call("bash", { command, background: true }, named(id));
+    const lines = await follow(client, id);
+    expect(lines).toHaveLength(3002);
+    expect(lines[0]).toBe("x".repeat(10_000));
+    expect(lines[1]).toMatch(
+      /^y{49152}… \[cut at 49,152 characters; the whole line is line 2 of \S+\]$/,
+    );
+    expect(lines.slice(2)).toEqual(Array.from({ length: 3000 }, (_, i) => String(i + 1)));
+  });
+
   it("job_output of an unknown id says so", async () => {
     const result = await client.call("job_output", { id: `nope-${unique()}` });
     expect(result.isError).toBe(true);

@@ -8,8 +8,6 @@ import {
   headPrefixBytes,
   joinHeadTail,
   type LineRange,
-  MAX_WINDOW_BYTES,
-  MAX_WINDOW_LINES,
   omittedAfterHead,
   omittedBeforeTail,
   sinkPolicy,
@@ -19,6 +17,7 @@ import {
   windowFooter,
   windowPlan,
 } from "../../../src/execenv/bash-window.ts";
+import { MAX_WINDOW_BYTES, MAX_WINDOW_LINES } from "../../../src/protocol/index.ts";
 
 const encoder = new TextEncoder();
 const SPILL = ".toolwire/spill/x.log";

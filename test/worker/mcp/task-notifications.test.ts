@@ -128,6 +128,7 @@ function runningTask(failing?: Outcome<ResultPoll>) {
     cancel: refuse,
     links: refuse,
     commitRead: refuse,
+    outputLines: refuse,
     view: async () => ({ ok: true, value: view }),
     progress: refuse,
     result: async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_WINDOW_BYTES, MAX_WINDOW_LINES } from "../../../src/execenv/bash-window.ts";
+import { MAX_WINDOW_BYTES, MAX_WINDOW_LINES } from "../../../src/protocol/index.ts";
 import { bashParams } from "../../../src/tools/bash.ts";
 
 describe("bash's window arguments", () => {

@@ -56,33 +56,25 @@ describe("SourceView", () => {
     [40, 3031, 1500],
     [400, 3032, 1500],
   ])(
-    "reads like a window fed each pipe's decoded text, whenever it is read (chunks ≤ %i bytes)",
+    "reads like a window fed the stream's decoded text, whenever it is read (chunks ≤ %i bytes)",
     (maxChunk, seed, numRuns) => {
       fc.assert(
         fc.property(
           policy,
-          fc.array(piece, { maxLength: 30 }),
-          fc.array(piece, { maxLength: 30 }),
+          fc.array(piece, { maxLength: 60 }),
           fc.array(fc.integer({ min: 1, max: maxChunk }), { minLength: 1, maxLength: 8 }),
-          fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 200 }),
-          (p: OutputPolicy, out, err, sizes, schedule) => {
-            const pipes = [
-              chunked(encoder.encode(out.join("")), sizes),
-              chunked(encoder.encode(err.join("")), sizes),
-            ];
+          fc.array(fc.boolean(), { minLength: 1, maxLength: 200 }),
+          (p: OutputPolicy, pieces, sizes, reads) => {
+            const chunks = chunked(encoder.encode(pieces.join("")), sizes);
             const view = new SourceView(p);
             const reference = new TextWindow(p);
-            const decoders = [new TextDecoder(), new TextDecoder()];
+            const decoder = new TextDecoder();
             const replica = new Replica();
             let raw = "";
-            const next = [0, 0];
-            for (let step = 0; next[0]! < pipes[0]!.length || next[1]! < pipes[1]!.length; step++) {
-              const [pickErr, read] = schedule[step % schedule.length]!;
-              let pipe: 0 | 1 = pickErr ? 1 : 0;
-              if (next[pipe]! >= pipes[pipe]!.length) pipe = pipe === 0 ? 1 : 0;
-              const chunk = pipes[pipe]![next[pipe]!++]!;
-              view.push(pipe, chunk);
-              reference.append(decoders[pipe]!.decode(chunk, { stream: true }));
+            for (const [step, chunk] of chunks.entries()) {
+              const read = reads[step % reads.length];
+              view.push(chunk);
+              reference.append(decoder.decode(chunk, { stream: true }));
               raw += Buffer.from(chunk).toString("latin1");
               if (read) {
                 expect(view.text).toBe(reference.text);
@@ -97,10 +89,8 @@ describe("SourceView", () => {
                 expect(replica.folded.metadata).toEqual(t);
               }
             }
-            for (const pipe of [0, 1] as const) {
-              view.end(pipe);
-              reference.append(decoders[pipe]!.decode());
-            }
+            view.end();
+            reference.append(decoder.decode());
             expect(view.text).toBe(reference.text);
             expect(view.truncation()).toEqual(reference.truncation());
             replica.catchUp(view);
@@ -118,9 +108,8 @@ describe("SourceView", () => {
         policy,
         fc.array(piece, { maxLength: 30 }),
         fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
-        fc.array(fc.integer({ min: 0, max: 1 }), { minLength: 1, maxLength: 50 }),
         fc.array(fc.boolean(), { minLength: 1, maxLength: 50 }),
-        (p: OutputPolicy, pieces, sizes, pipeOf, reads) => {
+        (p: OutputPolicy, pieces, sizes, reads) => {
           // Each chunk owns its bytes; a released chunk is overwritten with 0xff, as
           // freed memory would be reused, so any later read of it shows in the text.
           const bytes = encoder.encode(pieces.join(""));
@@ -133,17 +122,14 @@ describe("SourceView", () => {
             bytes.fill(0xff);
           });
           const reference = new TextWindow(p);
-          const decoders = [new TextDecoder(), new TextDecoder()];
+          const decoder = new TextDecoder();
           chunks.forEach((chunk, k) => {
-            const pipe = pipeOf[k % pipeOf.length] as 0 | 1;
-            reference.append(decoders[pipe]!.decode(chunk, { stream: true }));
-            view.push(pipe, chunk);
+            reference.append(decoder.decode(chunk, { stream: true }));
+            view.push(chunk);
             if (reads[k % reads.length]) expect(view.text).toBe(reference.text);
           });
-          for (const pipe of [0, 1] as const) {
-            reference.append(decoders[pipe]!.decode());
-            view.end(pipe);
-          }
+          reference.append(decoder.decode());
+          view.end();
           const raw = Buffer.from(bytes).toString("latin1");
           expect(view.text).toBe(reference.text);
           expect(view.truncation()).toEqual({
@@ -167,8 +153,8 @@ describe("SourceView", () => {
     const decoder = new TextDecoder();
     for (let i = 0; i < 20; i++) {
       // Cut inside the "€" so that each half arrives in a different chunk.
-      view.push(0, chunk.subarray(0, 65002));
-      view.push(0, chunk.subarray(65002));
+      view.push(chunk.subarray(0, 65002));
+      view.push(chunk.subarray(65002));
       reference.append(decoder.decode(chunk, { stream: true }));
     }
     expect(view.text).toBe(reference.text);
@@ -221,27 +207,27 @@ describe("countNewlines", () => {
           const fed = new SourceView(p);
           const skipped = new SourceView(p);
           const start = encoder.encode(first.join(""));
-          fed.push(0, start);
-          skipped.push(0, start);
+          fed.push(start);
+          skipped.push(start);
           for (const [k, round] of rounds.entries()) {
             const bytes = encoder.encode(round.join(""));
-            fed.push(0, bytes);
+            fed.push(bytes);
             const back = p.retain === "head" ? 0 : Math.min(bytes.length, p.maxBytes + 16);
             const front = bytes.length - back;
             if (!skipped.truncated || front === 0) {
-              skipped.push(0, bytes);
+              skipped.push(bytes);
             } else {
               const last = bytes.subarray(Math.max(0, front - 3), front);
-              skipped.skipFull(0, front, countNewlines(bytes.subarray(0, front)), last);
-              if (back > 0) skipped.push(0, bytes.slice(front));
+              skipped.skipFull(front, countNewlines(bytes.subarray(0, front)), last);
+              if (back > 0) skipped.push(bytes.slice(front));
             }
             if (reads[k % reads.length]) {
               expect(skipped.text).toBe(fed.text);
               expect(skipped.truncation()).toEqual(fed.truncation());
             }
           }
-          fed.end(0);
-          skipped.end(0);
+          fed.end();
+          skipped.end();
           expect(skipped.text).toBe(fed.text);
           expect(skipped.truncation()).toEqual(fed.truncation());
           expect(skipped.position).toEqual(fed.position);
@@ -253,6 +239,6 @@ describe("countNewlines", () => {
 
   it("skipFull refuses a view that is not full", () => {
     const view = new SourceView({ retain: "tail", maxBytes: 100, maxLines: 10 });
-    expect(() => view.skipFull(0, 10, 0, new Uint8Array([1]))).toThrow(/not full/);
+    expect(() => view.skipFull(10, 0, new Uint8Array([1]))).toThrow(/not full/);
   });
 });

@@ -25,7 +25,7 @@ class ScriptedRun implements StreamedRun {
     return () => this.listeners.delete(listener);
   }
   print(text: string) {
-    this.view.push(0, new TextEncoder().encode(text));
+    this.view.push(new TextEncoder().encode(text));
     for (const l of [...this.listeners]) l();
   }
   end(exitCode: number) {

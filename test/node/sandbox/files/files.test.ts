@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findRipgrep } from "../../../../sandbox/files/ripgrep.ts";
+import { MAX_READ_LINE_CHARS } from "../../../../src/protocol/index.ts";
 import { startTestHost, type TestHost } from "../harness.ts";
 
 let host: TestHost;
@@ -102,6 +103,21 @@ describe("workspace confinement and auth", () => {
     symlinkSync(path.join(host.root, "inside"), path.join(host.root, "inside-link"));
     expect((await host.client.read({ path: "inside-link/x.txt" })).lines).toEqual(["ok"]);
     expect((await host.client.read({ path: "inside/../inside/x.txt" })).lines).toEqual(["ok"]);
+  });
+
+  it("maxLineChars gives longer lines whole, up to its cap; past the cap is a 400", async () => {
+    writeFileSync(path.join(host.root, "line-5000.txt"), `${"z".repeat(5000)}\nend\n`);
+    const read = (maxLineChars?: number) =>
+      host.client.read({ path: "line-5000.txt", ...(maxLineChars ? { maxLineChars } : {}) });
+    expect((await read()).lines[0]).toHaveLength(2000);
+    expect(await read(4999)).toMatchObject({ cutLines: 1 });
+    expect((await read(5000)).lines).toEqual(["z".repeat(5000), "end"]);
+    expect(await read(5000)).toMatchObject({ cutLines: 0 });
+    expect((await read(MAX_READ_LINE_CHARS)).lines[0]).toHaveLength(5000);
+    await expect(read(MAX_READ_LINE_CHARS + 1)).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/maxLineChars/),
+    });
   });
 
   it("refuses a missing or wrong bearer token; /healthz is open", async () => {

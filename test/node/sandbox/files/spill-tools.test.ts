@@ -29,6 +29,25 @@ for (const engine of ["walker", "ripgrep"] as const) {
       expect(all.matches).toContainEqual({ path: spillPath, line: 4321, text: "4321" });
     });
 
+    it("grep's context works in a spill as in a workspace file", async () => {
+      const r = await host.client.grep({ pattern: "^4321$", path: spillPath, context: 2 });
+      expect(r.matches).toEqual([
+        {
+          path: spillPath,
+          line: 4321,
+          text: "4321",
+          before: [
+            { line: 4319, text: "4319" },
+            { line: 4320, text: "4320" },
+          ],
+          after: [
+            { line: 4322, text: "4322" },
+            { line: 4323, text: "4323" },
+          ],
+        },
+      ]);
+    });
+
     it("a grep of the workspace does not search the spill (the footer says to pass its path)", async () => {
       await fold(host.client.exec({ execId: execId(), command: "echo 4321 > found.txt" }));
       const g = await host.client.grep({ pattern: "^4321$" });
