@@ -4,13 +4,20 @@
 // wrangler.containers.toml, which runs one container per sandbox. Where Docker (or
 // mmdebstrap, for a first build) is missing it provides the reason instead, and every
 // test says so and skips.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import {
+  freePort,
+  HOST,
+  ROOT,
+  startWranglerDev,
+  stopGroup,
+  waitUntilUp,
+} from "../support/processes.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -21,8 +28,13 @@ declare module "vitest" {
   }
 }
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const HOST = "127.0.0.1";
+/** What wrangler and workerd need on a machine without buildx or Docker Hub (docs/sandboxes.md). */
+const DOCKER_ENV = {
+  WRANGLER_DOCKER_BIN: path.join(ROOT, "container/docker-classic"),
+  // A local stand-in for workerd's egress sidecar: it tunnels ingress only and
+  // enforces NO outbound rules (container/egress-standin.mjs).
+  MINIFLARE_CONTAINER_EGRESS_IMAGE: "toolwire-egress-standin:dev",
+};
 
 /** Why Docker cannot run containers here, or "" when it can. */
 function dockerMissing(): string {
@@ -41,143 +53,79 @@ function dockerMissing(): string {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+/** Builds the images; answers why it cannot (mmdebstrap missing) or throws on a real failure. */
+function buildImages(): string {
+  try {
+    execFileSync(process.execPath, [path.join(ROOT, "container/build-image.ts")], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`,
+      },
+      stdio: ["ignore", "inherit", "pipe"],
     });
-  });
-}
-
-/** Stops a process group: SIGTERM, SIGKILL after 5 s. */
-function stopGroup(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve();
-  }
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {}
-    }, 5000);
-    child.once("exit", () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    try {
-      process.kill(-child.pid!, "SIGTERM");
-    } catch {
-      clearTimeout(kill);
-      resolve();
+    return "";
+  } catch (err) {
+    const stderr = String((err as { stderr?: Buffer }).stderr ?? "");
+    if (!stderr.includes("mmdebstrap is missing")) {
+      throw new Error(`the container image build failed:\n${stderr.slice(-4000)}`);
     }
-  });
+    return "mmdebstrap is missing (the image's root file system is not built yet): install the Debian package mmdebstrap";
+  }
 }
 
-/** Removes the containers this run's wrangler started (workerd names them after the class). */
+/** Removes the containers workerd started for this suite (it names them after the class). */
 function removeContainers(): void {
-  const names = execFileSync(
+  const ids = execFileSync(
     "docker",
     ["ps", "-aq", "--filter", "name=workerd-toolwire-SandboxContainer-"],
     { encoding: "utf8" },
   )
     .split("\n")
     .filter(Boolean);
-  if (names.length > 0) execFileSync("docker", ["rm", "-f", ...names], { stdio: "ignore" });
+  if (ids.length > 0) execFileSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
 }
 
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
+export default async function setup(
+  project: TestProject,
+): Promise<(() => Promise<void>) | undefined> {
   project.provide("containersApiUrl", "");
   project.provide("containersApiToken", "");
-  const missing = dockerMissing();
+  const missing = dockerMissing() || buildImages();
   project.provide("containersMissing", missing);
   if (missing) {
     console.warn(`container backend tests skipped: ${missing}`);
-    return;
-  }
-  const env = {
-    ...process.env,
-    PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`,
-    WRANGLER_DOCKER_BIN: path.join(ROOT, "container/docker-classic"),
-    // A local stand-in for workerd's egress sidecar: it tunnels ingress only and
-    // enforces NO outbound rules (container/egress-standin.mjs).
-    MINIFLARE_CONTAINER_EGRESS_IMAGE: "toolwire-egress-standin:dev",
-    CLOUDFLARE_CF_FETCH_ENABLED: "false",
-    WRANGLER_SEND_METRICS: "false",
-  };
-  try {
-    execFileSync(process.execPath, [path.join(ROOT, "container/build-image.ts")], {
-      cwd: ROOT,
-      env,
-      stdio: ["ignore", "inherit", "pipe"],
-    });
-  } catch (err) {
-    const stderr = String((err as { stderr?: Buffer }).stderr ?? "");
-    if (!stderr.includes("mmdebstrap is missing"))
-      throw new Error(`the image build failed:\n${stderr}`);
-    const reason =
-      "mmdebstrap is missing (the image's root file system is not built yet): install the Debian package mmdebstrap";
-    console.warn(`container backend tests skipped: ${reason}`);
-    project.provide("containersMissing", reason);
-    return;
+    return undefined;
   }
   removeContainers();
   const state = mkdtempSync(path.join(tmpdir(), "toolwire-containers-state-"));
   const apiToken = randomBytes(24).toString("base64url");
   const [port, inspectorPort] = [await freePort(), await freePort()];
-  const log: string[] = [];
-  const worker = spawn(
-    process.execPath,
-    [
-      path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
-      "dev",
-      "--config",
-      "wrangler.containers.toml",
-      "--ip",
-      HOST,
-      "--port",
-      String(port),
-      "--inspector-port",
-      String(inspectorPort),
-      "--persist-to",
-      state,
-      "--show-interactive-dev-session=false",
-      "--var",
-      `API_TOKEN:${apiToken}`,
-      "--var",
-      `SUBSCRIBE_SECRET:${randomBytes(24).toString("base64url")}`,
+  const worker = startWranglerDev({
+    config: "wrangler.containers.toml",
+    port,
+    inspectorPort,
+    persistTo: state,
+    env: DOCKER_ENV,
+    vars: {
+      API_TOKEN: apiToken,
+      SUBSCRIBE_SECRET: randomBytes(24).toString("base64url"),
       // The host backend's token; container sandboxes never see it.
-      "--var",
-      `SANDBOX_TOKEN:${randomBytes(24).toString("base64url")}`,
-      "--var",
-      "SANDBOX_REJOIN_SECONDS:5",
-    ],
-    { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true },
-  );
-  const keep = (chunk: Buffer) => {
-    log.push(chunk.toString());
-    if (log.length > 300) log.shift();
-  };
-  worker.stdout?.on("data", keep);
-  worker.stderr?.on("data", keep);
+      SANDBOX_TOKEN: randomBytes(24).toString("base64url"),
+      SANDBOX_REJOIN_SECONDS: "5",
+    },
+  });
   const teardown = async () => {
-    await stopGroup(worker);
+    await stopGroup(worker.child);
     removeContainers();
     rmSync(state, { recursive: true, force: true });
   };
   const apiUrl = `http://${HOST}:${port}`;
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${apiUrl}/healthz`)).ok) break;
-    } catch {}
-    if (worker.exitCode !== null || Date.now() > deadline) {
-      await teardown();
-      throw new Error(`wrangler dev (containers) did not come up:\n${log.join("").slice(-4000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  try {
+    await waitUntilUp(`${apiUrl}/healthz`, worker);
+  } catch (err) {
+    await teardown();
+    throw err;
   }
   project.provide("containersApiUrl", apiUrl);
   project.provide("containersApiToken", apiToken);

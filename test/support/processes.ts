@@ -99,6 +99,8 @@ export interface WranglerDevOptions {
   vars: Record<string, string>;
   /** A wrangler config other than the project's (`-c`). */
   config?: string;
+  /** Environment on top of this process's (e.g. the container backend's docker settings). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** `wrangler dev` offline with `options`; call `waitUntilUp` on its `/healthz`. */
@@ -113,6 +115,6 @@ export function startWranglerDev(options: WranglerDevOptions): Started {
       ...["--persist-to", options.persistTo, "--show-interactive-dev-session=false"],
       ...Object.entries(options.vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
-    { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+    { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", ...options.env },
   );
 }
