@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import type { SandboxView } from "../../src/protocol/index.ts";
 
@@ -272,6 +273,36 @@ describe.skipIf(missing !== "")(
       );
       expect(out).toBe("0\n0\nstill-here\n");
       expect(await bash(sbx.id, "echo the host survived")).toBe("the host survived\n");
+    });
+
+    it("holds a create's limits inside the container: a file of exactly maxFileBytes is written, one byte more fails", async () => {
+      const small = await create({ name: "ct-quota", limits: { maxFileBytes: 1_048_576 } });
+      expect(small.limits.maxFileBytes).toBe(1_048_576);
+      expect(await bash(small.id, "head -c 1048576 /dev/zero > at && wc -c < at")).toBe(
+        "1048576\n",
+      );
+      const over = await run(small.id, "bash", { command: "head -c 1048577 /dev/zero > over" });
+      expect(over.isError).toBe(true);
+      expect(textOf(over)).toMatch(/File size limit exceeded|File too large/);
+      await fetch(`${api}/v1/sandboxes/${small.id}`, { method: "DELETE", headers: auth });
+    });
+
+    it("answers an MCP client configured with /mcp/sandboxes/<id> from that container", async () => {
+      await bash(sbx.id, "echo mcp-side > marker.txt");
+      const client = new Client({ name: "toolwire-container-mcp", version: "1.0.0" });
+      const transport = new StreamableHTTPClientTransport(
+        new URL(`${api}/mcp/sandboxes/${sbx.id}`),
+        {
+          requestInit: { headers: auth },
+        },
+      );
+      await client.connect(transport);
+      const result = (await client.callTool({
+        name: "bash",
+        arguments: { command: "cat marker.txt; hostname | wc -c" },
+      })) as { content: { text?: string }[] };
+      expect(result.content.map((c) => c.text ?? "").join("")).toBe("mcp-side\n13\n");
+      await client.close();
     });
 
     it("settles a call whose container is killed mid-run with a clear error, keeping its output; the sandbox is then lost", async () => {
