@@ -39,10 +39,15 @@ const DOCKER_ENV = {
 /** Why Docker cannot run containers here, or "" when it can. */
 function dockerMissing(): string {
   try {
-    execFileSync("docker", ["info", "--format", "{{.ServerVersion}}"], {
+    const security = execFileSync("docker", ["info", "--format", "{{json .SecurityOptions}}"], {
+      encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
       timeout: 15_000,
     });
+    // Docker's default profile refuses the user namespaces bubblewrap makes inside a container.
+    if (security.includes("profile=default")) {
+      return "dockerd runs Docker's default seccomp profile, which refuses the jail's user namespaces: start it with --seccomp-profile as .ci/run does";
+    }
     return "";
   } catch (err) {
     const why =
