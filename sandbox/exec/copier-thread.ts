@@ -25,8 +25,9 @@ const IDLE_THREADS = 2;
 const TAKING = 0;
 const STOPPED = 1;
 const WRITING = 2;
-/** How soon `stop` looks again while the thread finishes a write. */
+/** How soon `stop` looks again while the thread finishes a write, doubling up to the most. */
 const STOP_RETRY_MS = 1;
+const MAX_STOP_RETRY_MS = 50;
 
 /** One exec's descriptors: the thread reads `readFd` and writes `spillFd`. */
 export interface CopyJob {
@@ -126,14 +127,17 @@ export class CopierThread {
    * into the file after the totals were taken: the file was one read ahead.)
    */
   stop(): void {
-    if (!this.#onEnd) return;
+    this.#stopBetweenWrites(this.#job, STOP_RETRY_MS);
+  }
+
+  /** Stops job `job` once the thread is not amid a write, looking again after `retryMs` (doubling). */
+  #stopBetweenWrites(job: number, retryMs: number): void {
+    // Only this job: by the next look it may have ended, and the thread run another's.
+    if (!this.#onEnd || this.#job !== job) return;
     const state = Atomics.compareExchange(this.#flags, 1, TAKING, STOPPED);
     if (state === WRITING) {
-      // Only this job: by the next look it may have ended, and the thread run another's.
-      const job = this.#job;
-      setTimeout(() => {
-        if (this.#job === job) this.stop();
-      }, STOP_RETRY_MS);
+      const next = Math.min(retryMs * 2, MAX_STOP_RETRY_MS);
+      setTimeout(() => this.#stopBetweenWrites(job, next), retryMs);
       return;
     }
     this.#ended({ reason: "stopped" }, false);
