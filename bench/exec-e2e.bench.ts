@@ -62,7 +62,8 @@ async function throughApi(api: ToolwireClient, sandboxRoot: string): Promise<num
   if (result.isError || t.totalBytes !== BYTES || t.totalLines !== BYTES / 2 || !t.spillPath) {
     throw new Error(`invocation ${id} did not end as expected: ${JSON.stringify(t)}`);
   }
-  const spill = path.join(sandboxRoot, t.spillPath);
+  // `/toolwire/spill/<id>.log` is, on the host, in SANDBOX_SPILL_DIR's default (decision 160).
+  const spill = path.join(`${sandboxRoot}.spill`, path.basename(t.spillPath));
   if (statSync(spill).size !== BYTES) throw new Error(`${spill} has the wrong size`);
   rmSync(spill);
   return seconds;

@@ -189,7 +189,8 @@ async function throughSandbox(host: Host, command: string, bytes = BYTES): Promi
   const cpu = cpuSeconds(host.child.pid!) - cpuBefore;
   if (!last.includes('"kind":"exit","exitCode":0'))
     throw new Error(`exec did not exit cleanly: ${last}`);
-  const spill = path.join(host.root, ".toolwire/spill", `${execId}.log`);
+  // The host's spill folder: SANDBOX_SPILL_DIR's default, beside the workspace (decision 160).
+  const spill = path.join(`${host.root}.spill`, `${execId}.log`);
   if (statSync(spill).size !== bytes)
     throw new Error(`${host.name}: spill file has the wrong size`);
   rmSync(spill);

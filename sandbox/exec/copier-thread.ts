@@ -17,6 +17,18 @@ import { counterModule } from "./newline-counter.ts";
 /** Idle threads kept for the next execs. */
 const IDLE_THREADS = 2;
 
+/**
+ * The copy's state, `flags[1]`: the thread may take output; `stop` was called; the
+ * thread is between a read and the totals it publishes for it. `stop` takes effect only
+ * outside that span, so the totals it reports are always the file's.
+ */
+const TAKING = 0;
+const STOPPED = 1;
+const WRITING = 2;
+/** How soon `stop` looks again while the thread finishes a write, doubling up to the most. */
+const STOP_RETRY_MS = 1;
+const MAX_STOP_RETRY_MS = 50;
+
 /** One exec's descriptors: the thread reads `readFd` and writes `spillFd`. */
 export interface CopyJob {
   /** The pipe's read end (blocking); the host closes it when the job ends. */
@@ -31,10 +43,12 @@ export interface CopyJob {
 export interface CopyEnd {
   /**
    * `eof`: every writer is gone and everything is in the file. `cap`: `maxBytes` reached.
-   * `file-limit`: a write met the host's own file size limit (EFBIG). `error`: a read or
-   * write failed otherwise (`message`). `stopped`: `stop` was called.
+   * `file-limit`: a write met the host's own file size limit (EFBIG). `disk-full`: the
+   * spill's file system had no room left (ENOSPC, EDQUOT). `error`: a read or write
+   * failed otherwise (`message`). `stopped`: `stop` was called. In every ending the
+   * totals count exactly the bytes in the file, a short write before a failure included.
    */
-  reason: "eof" | "cap" | "file-limit" | "error" | "stopped";
+  reason: "eof" | "cap" | "file-limit" | "disk-full" | "error" | "stopped";
   message?: string;
   /**
    * The job's last totals, taken as it ended: the thread may run another exec's job
@@ -59,12 +73,14 @@ export class CopierThread {
   }
 
   readonly #worker: Worker;
-  /** [sequence (odd while the thread writes the totals), stop flag]. */
+  /** [sequence (odd while the thread writes the totals), state (TAKING, STOPPED, WRITING)]. */
   readonly #flags: Int32Array;
   /** [bytes, newlines]. */
   readonly #totals: Float64Array;
   #onEnd: ((end: CopyEnd) => void) | null = null;
   #readFd: number | null = null;
+  /** Which job this is (a `stop` retried later must not stop the next one). */
+  #job = 0;
 
   private constructor() {
     const shared = new SharedArrayBuffer(8 + 16);
@@ -85,9 +101,10 @@ export class CopierThread {
   run(job: CopyJob, onEnd: (end: CopyEnd) => void): void {
     if (this.#onEnd) throw new Error("copier thread is busy");
     this.#onEnd = onEnd;
+    this.#job++;
     this.#readFd = job.readFd;
     this.#worker.ref();
-    Atomics.store(this.#flags, 1, 0);
+    Atomics.store(this.#flags, 1, TAKING);
     this.#totals[0] = 0;
     this.#totals[1] = 0;
     this.#worker.postMessage(job);
@@ -105,10 +122,24 @@ export class CopierThread {
 
   /**
    * Stops taking output (the thread writes nothing more and ends at the pipe's next
-   * data or EOF); `onEnd` is told `stopped` now.
+   * data or EOF); `onEnd` is told `stopped` as soon as the thread is not amid a write,
+   * with the totals of everything in the file. (Told at once, a write under way went
+   * into the file after the totals were taken: the file was one read ahead.)
    */
   stop(): void {
-    Atomics.store(this.#flags, 1, 1);
+    this.#stopBetweenWrites(this.#job, STOP_RETRY_MS);
+  }
+
+  /** Stops job `job` once the thread is not amid a write, looking again after `retryMs` (doubling). */
+  #stopBetweenWrites(job: number, retryMs: number): void {
+    // Only this job: by the next look it may have ended, and the thread run another's.
+    if (!this.#onEnd || this.#job !== job) return;
+    const state = Atomics.compareExchange(this.#flags, 1, TAKING, STOPPED);
+    if (state === WRITING) {
+      const next = Math.min(retryMs * 2, MAX_STOP_RETRY_MS);
+      setTimeout(() => this.#stopBetweenWrites(job, next), retryMs);
+      return;
+    }
     this.#ended({ reason: "stopped" }, false);
   }
 
@@ -177,6 +208,18 @@ function copierMain(): void {
     Atomics.add(flags, 0, 1);
   }
 
+  // The same values as TAKING, STOPPED and WRITING outside (this code has no closures).
+  const taking = 0;
+  const writing = 2;
+
+  /** Why a write failed, as the copy's ending. */
+  function failed(err: unknown): { reason: string; message?: string } {
+    const code = (err as { code?: string }).code;
+    if (code === "EFBIG") return { reason: "file-limit" };
+    if (code === "ENOSPC" || code === "EDQUOT") return { reason: "disk-full" };
+    return { reason: "error", message: (err as Error).message };
+  }
+
   function copy(job: Job): { reason: string; message?: string } {
     let written = 0;
     let newlines = 0;
@@ -184,23 +227,29 @@ function copierMain(): void {
     for (;;) {
       const n = fs.readSync(job.readFd, buffer, 0, SIZE, null);
       if (n === 0) return { reason: "eof" };
-      if (Atomics.load(flags, 1) === 1) return { reason: "stopped" };
+      if (Atomics.compareExchange(flags, 1, taking, writing) !== taking) {
+        return { reason: "stopped" };
+      }
       const take = Math.min(n, job.maxBytes - written);
       let done = 0;
-      let limited = false;
-      while (done < take) {
-        try {
-          done += fs.writeSync(job.spillFd, buffer, done, take - done, null);
-        } catch (err) {
-          if ((err as { code?: string }).code !== "EFBIG") throw err;
-          limited = true;
-          break;
+      let failure: { reason: string; message?: string } | null = null;
+      try {
+        while (done < take) {
+          try {
+            done += fs.writeSync(job.spillFd, buffer, done, take - done, null);
+          } catch (err) {
+            // What a short write put in the file before the failure is counted too.
+            failure = failed(err);
+            break;
+          }
         }
+        newlines += count(0, done);
+        written += done;
+        publish(written, newlines);
+      } finally {
+        Atomics.store(flags, 1, taking);
       }
-      newlines += count(0, done);
-      written += done;
-      publish(written, newlines);
-      if (limited) return { reason: "file-limit" };
+      if (failure) return failure;
       if (take < n) return { reason: "cap" };
     }
   }

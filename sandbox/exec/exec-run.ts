@@ -270,11 +270,27 @@ export class ExecRun {
           Math.min(this.#options.maxSpillBytes, hostLimit("Max file size", "soft")),
         );
         return;
+      case "disk-full":
+        this.#diskFull(end.totals);
+        return;
       case "error":
         this.#fail(
           `the output could not be copied (${end.message}); the command was stopped; its output up to there is kept`,
         );
     }
+  }
+
+  /**
+   * The spill's disk is full: what the file holds is all that is kept, and the totals
+   * count exactly that. The file is kept (as at the cap), so its bytes stay readable
+   * however little fit, and the message says where the output was cut.
+   */
+  #diskFull(kept: CopyTotals): void {
+    this.#spillOpened = true;
+    const bytes = kept.bytes.toLocaleString("en-US");
+    this.#fail(
+      `the disk is full (ENOSPC): the output was cut after ${bytes} bytes, which ${this.#spillPath} holds and the totals count; what the command printed after them is lost; the command was stopped`,
+    );
   }
 
   /** The view grew: past the window, the file is kept and its path published. */

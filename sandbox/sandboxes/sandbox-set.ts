@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { SandboxConfig } from "../config.ts";
 import { SandboxError } from "../errors.ts";
@@ -41,11 +42,17 @@ export class SandboxSet {
 
   /** What an operator should be told at start. */
   warnings(): string[] {
-    return this.config.disk === "none"
-      ? [
-          "SANDBOX_DISK=none: created sandboxes are plain directories and nothing bounds what their commands write (run the host as root for loop-mounted disks)",
-        ]
-      : [];
+    if (this.config.disk === "none") {
+      return [
+        "SANDBOX_DISK=none: created sandboxes are plain directories and nothing bounds what their commands write (run the host as root for loop-mounted disks)",
+      ];
+    }
+    // The disk's 5% reserve is the host's only through CAP_SYS_RESOURCE (decision 141).
+    return hasCapability(CAP_SYS_RESOURCE)
+      ? []
+      : [
+          "the host lacks CAP_SYS_RESOURCE: it cannot write into a sandbox disk's 5% reserve, so once a command fills its disk the output after that is cut at once (the call says so: 'the disk is full (ENOSPC)'); grant the capability to keep room for it",
+        ];
   }
 
   get(id: string): HostedSandbox | undefined {
@@ -129,5 +136,18 @@ export class SandboxSet {
       limits[key] = ask;
     }
     return limits;
+  }
+}
+
+/** Capability number of CAP_SYS_RESOURCE (linux/capability.h). */
+const CAP_SYS_RESOURCE = 24;
+
+/** Whether this process has capability `n` in effect (from /proc/self/status). */
+function hasCapability(n: number): boolean {
+  try {
+    const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    return hex !== undefined && ((BigInt(`0x${hex}`) >> BigInt(n)) & 1n) === 1n;
+  } catch {
+    return false;
   }
 }

@@ -175,6 +175,11 @@ export class Subscribers {
     });
   }
 
+  /** How many sockets and streams a publication now goes to. */
+  get count(): number {
+    return this.#ctx.getWebSockets().length + this.#streams.size;
+  }
+
   /** Bytes queued for SSE readers (the fullest stream) and how often one fell behind (tests). */
   sseStats(): { maxQueuedBytes: number; resets: number; streams: number } {
     let maxQueuedBytes = 0;

@@ -24,6 +24,13 @@ export interface AdaptivePublisherOptions<D> {
   minIntervalMs?: number;
   /** Byte rate sustained output converges to. Default 102400 (100 KiB/s). */
   targetBytesPerSecond?: number;
+  /**
+   * A least spacing that depends on the moment, read once per publication: how long
+   * the next publication must wait for what this one cost beyond its bytes (a Durable
+   * Object's fan-out: its subscribers × a time per send). Default none. A value that is
+   * not a finite number >= 0 goes to `onError` and counts as 0.
+   */
+  floorMs?: () => number;
   /** Time source. Default `systemClock` (Date.now and the global timers). */
   clock?: Clock;
 }
@@ -31,7 +38,7 @@ export interface AdaptivePublisherOptions<D> {
 /**
  * Publishes a changing state as deltas, as soon as possible but no faster than the
  * pacing allows: after a publication of `bytes`, the next waits at least
- * `max(minIntervalMs, bytes * 1000 / targetBytesPerSecond)` ms. The first change after
+ * `max(minIntervalMs, bytes * 1000 / targetBytesPerSecond, floorMs())` ms. The first change after
  * idle goes out at once; changes before the deadline collapse into one trailing
  * publication; no timer runs while nothing is pending.
  * @example
@@ -138,6 +145,22 @@ export class AdaptivePublisher<D> {
     this.#timer = undefined;
   }
 
+  /** The caller's spacing floor for this publication, in ms (0 when none or unusable). */
+  #floor(delta: D): number {
+    const { floorMs, onError } = this.#options;
+    if (!floorMs) return 0;
+    try {
+      const floor = floorMs();
+      if (Number.isFinite(floor) && floor >= 0) return floor;
+      throw new RangeError(
+        `AdaptivePublisher: floorMs() must return a finite number >= 0, got ${String(floor)}; no floor used.`,
+      );
+    } catch (error) {
+      onError(error, delta);
+      return 0;
+    }
+  }
+
   /** One publication: read and commit the delta, set the next deadline, then deliver. */
   #publishNow(): boolean {
     const { update, measure, publish, onError } = this.#options;
@@ -162,7 +185,11 @@ export class AdaptivePublisher<D> {
       bytes = 0;
       onError(error, delta);
     }
-    this.#spacing = Math.max(this.#minIntervalMs, (bytes * 1000) / this.#targetBytesPerSecond);
+    this.#spacing = Math.max(
+      this.#minIntervalMs,
+      (bytes * 1000) / this.#targetBytesPerSecond,
+      this.#floor(delta),
+    );
     this.#notBefore = this.#clock.now() + this.#spacing;
     this.#publishing = true;
     try {

@@ -287,6 +287,62 @@ describe("AdaptivePublisher", () => {
     );
   });
 
+  it("waits a caller's floor when it is longer than the interval and the byte spacing, read anew per publication", () => {
+    let floor = 500;
+    const h = appendLog({ floorMs: () => floor });
+    for (let i = 0; i < 200; i++) {
+      h.write("x");
+      h.clock.advance(10);
+    }
+    // 2 s of writes every 10 ms: one publication per 500 ms, not per 100 ms.
+    expect(h.events.map((e) => e.at)).toEqual([0, 500, 1000, 1500, 2000]);
+    floor = 0; // the audience left: the minimum interval rules again from the next one
+    h.clock.advance(500);
+    for (let i = 0; i < 30; i++) {
+      h.write("y");
+      h.clock.advance(10);
+    }
+    h.clock.advance(200);
+    expect(h.events.map((e) => e.at)).toEqual([0, 500, 1000, 1500, 2000, 2500, 2600, 2700, 2800]);
+    expect(h.delivered).toBe(`${"x".repeat(200)}${"y".repeat(30)}`);
+    expect(h.clock.pendingTimers).toBe(0);
+  });
+
+  it("a floor at, just under and just over the minimum interval spaces by the larger", () => {
+    for (const [floor, second] of [
+      [100, 100],
+      [99, 100],
+      [101, 101],
+    ] as const) {
+      const h = appendLog({ floorMs: () => floor });
+      h.write("a");
+      h.write("b");
+      h.clock.advance(200);
+      expect(h.events.map((e) => e.at)).toEqual([0, second]);
+    }
+  });
+
+  it("reports a floor that is not a finite number >= 0, or throws, and paces without it", () => {
+    for (const floorMs of [() => Number.NaN, () => -1, () => Number.POSITIVE_INFINITY]) {
+      const h = appendLog({ floorMs });
+      h.write("a");
+      h.write("b");
+      h.clock.advance(100);
+      expect(h.events.map((e) => e.at)).toEqual([0, 100]);
+      expect(String(h.errors[0]!.error)).toMatch(
+        /floorMs\(\) must return a finite number >= 0, got (NaN|-1|Infinity); no floor used/,
+      );
+    }
+    const h = appendLog({
+      floorMs: () => {
+        throw new Error("count failed");
+      },
+    });
+    h.write("a");
+    expect(h.delivered).toBe("a");
+    expect(String(h.errors[0]!.error)).toBe("Error: count failed");
+  });
+
   it("leaves no timer after dispose and ignores later writes", () => {
     const h = appendLog();
     h.write("a");
