@@ -21,13 +21,20 @@
  * Not part of `npm test`:
  * `npm run bench -- subscribers`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { ToolwireClient } from "../src/client/index.ts";
+import {
+  freePort,
+  HOST,
+  ROOT,
+  startWranglerDev,
+  stopGroup,
+  waitUntilUp,
+} from "../test/support/processes.ts";
 import { largestRssOf, usageOf } from "./process-group.ts";
 import { load, median } from "./run-stats.ts";
 import { type Stack, startStack } from "./stack.ts";
@@ -35,8 +42,6 @@ import { type Stack, startStack } from "./stack.ts";
 const COUNT = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_SUBSCRIBER_ROUNDS ?? 2);
 const SWARM_TIMEOUT_MS = 60_000;
-const ROOT = path.resolve(import.meta.dirname, "..");
-const HOST = "127.0.0.1";
 const RUNNING = "for i in $(seq 1 1200); do echo line $i; sleep 0.1; done";
 /** A running call that prints nothing after its first line: no publication reaches open sockets. */
 const QUIET = "echo started; sleep 120";
@@ -56,61 +61,29 @@ interface Row {
   laterUpdates: number;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** `wrangler dev` of the hello Worker, on free loopback ports; resolves once it answers. */
-async function startHello(): Promise<{ url: string; pgid: number; stop: () => void }> {
-  const [port, inspector] = [await freePort(), await freePort()];
+async function startHello(): Promise<{ url: string; pgid: number; stop: () => Promise<void> }> {
+  const [port, inspectorPort] = [await freePort(), await freePort()];
   const state = mkdtempSync(path.join(tmpdir(), "toolwire-bench-hello-"));
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
-      "dev",
-      "--config",
-      path.join(ROOT, "bench/hello-ws/wrangler.toml"),
-      "--ip",
-      HOST,
-      "--port",
-      String(port),
-      "--inspector-port",
-      String(inspector),
-      "--persist-to",
-      state,
-      "--show-interactive-dev-session=false",
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-      stdio: "ignore",
-      detached: true,
-    },
-  );
+  const hello = startWranglerDev({
+    config: path.join(ROOT, "bench/hello-ws/wrangler.toml"),
+    port,
+    inspectorPort,
+    persistTo: state,
+    vars: {},
+  });
   const url = `http://${HOST}:${port}`;
-  const stop = () => {
-    try {
-      process.kill(-child.pid!, "SIGTERM");
-    } catch {}
+  const stop = async () => {
+    await stopGroup(hello.child);
     rmSync(state, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 100_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return { url, pgid: child.pid!, stop };
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
+  try {
+    await waitUntilUp(url, hello);
+  } catch (err) {
+    await stop();
+    throw err;
   }
-  stop();
-  throw new Error("the hello Worker did not come up");
+  return { url, pgid: hello.child.pid!, stop };
 }
 
 /** Opens the swarm, measures the server group while it connects and while it is held. */
@@ -217,7 +190,7 @@ export default async function bench(): Promise<void> {
     console.log("");
     console.log(`Load average at the end ${load()}`);
   } finally {
-    hello?.stop();
+    await hello?.stop();
     for (const stack of stacks) await stack.stop();
   }
 }
