@@ -477,7 +477,7 @@ describe.each(BACKENDS)("the $name backend", (backend) => {
       });
 
       if (backend.name === "host") {
-        it("bounds a host sandbox's disk: a command's write past diskBytes fails with ENOSPC, under it succeeds", async () => {
+        it("bounds a host sandbox's disk: half of diskBytes is written, all of it fails with ENOSPC (5% is the host's)", async () => {
           const disk = await create({ name: named("disk"), limits: { diskBytes: 16 * 1024 ** 2 } });
           expect(disk.limits.diskBytes).toBe(16 * 1024 ** 2);
           expect(await bash(disk.id, "head -c 8388608 /dev/zero > under && wc -c < under")).toBe(
