@@ -110,7 +110,7 @@ export async function runShell(
         brokeAt ??= Date.now();
         if (Date.now() - brokeAt + backoff > budget) {
           throw new Error(
-            `lost the sandbox stream of exec ${req.execId} and could not rejoin it within ${budget / 1000} s: ${(err as Error).message}`,
+            `lost the sandbox stream of exec ${req.execId} and could not rejoin it within ${budget / 1000} s: ${(err as Error).message}; the output up to here is kept`,
           );
         }
         await sleep(backoff);

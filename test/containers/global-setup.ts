@@ -1,23 +1,38 @@
-// The container backend's tests run against real local containers: this setup checks
-// that Docker answers, builds the images (container/build-image.ts: the mmdebstrap
-// rootfs is cached, a rebuild takes seconds), and starts `wrangler dev` with
-// wrangler.containers.toml, which runs one container per sandbox. Where Docker (or
-// mmdebstrap, for a first build) is missing it provides the reason instead, and every
-// test says so and skips.
+// One suite runs against both sandbox backends (backends.test.ts): this setup starts two
+// real sandbox hosts (`default`, and `spare`, which only the host fault case kills) and
+// `wrangler dev` with wrangler.containers.toml, whose SANDBOXES names both hosts, so one
+// Worker makes `{backend: "host"}` and `{backend: "container"}` sandboxes. It checks that
+// Docker answers and builds the images (container/build-image.ts: the mmdebstrap rootfs
+// is cached, a rebuild takes seconds). Where Docker (or mmdebstrap, for a first build) is
+// missing, wrangler dev runs with its containers off: the container half says why and
+// skips, the host half still runs.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { removeStaleSandboxes } from "../../sandbox/sandboxes/disk.ts";
 import {
   freePort,
   HOST,
   ROOT,
+  type Started,
+  startNode,
   startWranglerDev,
   stopGroup,
   waitUntilUp,
 } from "../support/processes.ts";
+
+/** A sandbox host this setup started, as the tests see it. */
+export interface SuiteHost {
+  url: string;
+  /** Its `SANDBOX_ROOT`; its created sandboxes live in `<root>-sandboxes/<id>/workspace`. */
+  root: string;
+  port: number;
+  /** Its process (group leader): the host fault case SIGKILLs `spare`'s group. */
+  pid: number;
+}
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -25,7 +40,21 @@ declare module "vitest" {
     containersMissing: string;
     containersApiUrl: string;
     containersApiToken: string;
+    /** The Worker's sandbox hosts by name: `default` and `spare`. */
+    suiteHosts: Record<"default" | "spare", SuiteHost>;
+    /** Both hosts' bearer token. */
+    suiteHostToken: string;
   }
+}
+
+/** `node sandbox/main.ts` on `port` with workspace `root` (created sandboxes get loop disks as root). */
+export function startSandboxHost(port: number, root: string, token: string): Started {
+  return startNode([path.join(ROOT, "sandbox/main.ts")], {
+    SANDBOX_TOKEN: token,
+    HOST,
+    PORT: String(port),
+    SANDBOX_ROOT: root,
+  });
 }
 
 /** What wrangler and workerd need on a machine without buildx or Docker Hub (docs/sandboxes.md). */
@@ -91,48 +120,74 @@ function removeContainers(): void {
   if (ids.length > 0) execFileSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
 }
 
-export default async function setup(
-  project: TestProject,
-): Promise<(() => Promise<void>) | undefined> {
-  project.provide("containersApiUrl", "");
-  project.provide("containersApiToken", "");
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const missing = dockerMissing() || buildImages();
   project.provide("containersMissing", missing);
-  if (missing) {
-    console.warn(`container backend tests skipped: ${missing}`);
-    return undefined;
-  }
-  removeContainers();
+  if (missing) console.warn(`container backend tests skipped (the host half runs): ${missing}`);
+  else removeContainers();
   const state = mkdtempSync(path.join(tmpdir(), "toolwire-containers-state-"));
-  const apiToken = randomBytes(24).toString("base64url");
-  const [port, inspectorPort] = [await freePort(), await freePort()];
+  const hostsDir = mkdtempSync(path.join(tmpdir(), "toolwire-suite-hosts-"));
+  const secret = () => randomBytes(24).toString("base64url");
+  const [apiToken, hostToken] = [secret(), secret()];
+  const [port, inspectorPort, defaultPort, sparePort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const roots = { default: path.join(hostsDir, "default"), spare: path.join(hostsDir, "spare") };
+  const hosts = {
+    default: startSandboxHost(defaultPort, roots.default, hostToken),
+    spare: startSandboxHost(sparePort, roots.spare, hostToken),
+  };
+  const hostUrl = (p: number) => `http://${HOST}:${p}`;
   const worker = startWranglerDev({
     config: "wrangler.containers.toml",
+    enableContainers: missing === "",
     port,
     inspectorPort,
     persistTo: state,
-    env: DOCKER_ENV,
+    env: missing ? {} : DOCKER_ENV,
     vars: {
       API_TOKEN: apiToken,
-      SUBSCRIBE_SECRET: randomBytes(24).toString("base64url"),
+      SUBSCRIBE_SECRET: secret(),
       // The host backend's token; container sandboxes never see it.
-      SANDBOX_TOKEN: randomBytes(24).toString("base64url"),
+      SANDBOX_TOKEN: hostToken,
+      SANDBOXES: JSON.stringify({ default: hostUrl(defaultPort), spare: hostUrl(sparePort) }),
       SANDBOX_REJOIN_SECONDS: "5",
     },
   });
   const teardown = async () => {
-    await stopGroup(worker.child);
-    removeContainers();
+    await Promise.all([worker, hosts.default, hosts.spare].map((s) => stopGroup(s.child)));
+    if (!missing) removeContainers();
+    // A host killed or stopped leaves its sandboxes' loop mounts; unmount before removing.
+    for (const root of Object.values(roots)) await removeStaleSandboxes(`${root}-sandboxes`);
+    rmSync(hostsDir, { recursive: true, force: true });
     rmSync(state, { recursive: true, force: true });
   };
   const apiUrl = `http://${HOST}:${port}`;
   try {
-    await waitUntilUp(`${apiUrl}/healthz`, worker);
+    await Promise.all([
+      waitUntilUp(`${apiUrl}/healthz`, worker),
+      waitUntilUp(`${hostUrl(defaultPort)}/healthz`, hosts.default),
+      waitUntilUp(`${hostUrl(sparePort)}/healthz`, hosts.spare),
+    ]);
   } catch (err) {
     await teardown();
     throw err;
   }
   project.provide("containersApiUrl", apiUrl);
   project.provide("containersApiToken", apiToken);
+  project.provide("suiteHostToken", hostToken);
+  const info = (name: "default" | "spare", p: number): SuiteHost => ({
+    url: hostUrl(p),
+    root: roots[name],
+    port: p,
+    pid: hosts[name].child.pid!,
+  });
+  project.provide("suiteHosts", {
+    default: info("default", defaultPort),
+    spare: info("spare", sparePort),
+  });
   return teardown;
 }

@@ -101,6 +101,8 @@ export interface WranglerDevOptions {
   config?: string;
   /** Environment on top of this process's (e.g. the container backend's docker settings). */
   env?: NodeJS.ProcessEnv;
+  /** `false`: the config's containers are not built or run (`--enable-containers=false`). */
+  enableContainers?: boolean;
 }
 
 /** `wrangler dev` offline with `options`; call `waitUntilUp` on its `/healthz`. */
@@ -110,6 +112,7 @@ export function startWranglerDev(options: WranglerDevOptions): Started {
       path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
       "dev",
       ...(options.config ? ["-c", options.config] : []),
+      ...(options.enableContainers === false ? ["--enable-containers=false"] : []),
       ...["--ip", HOST, "--port", String(options.port)],
       ...["--inspector-port", String(options.inspectorPort)],
       ...["--persist-to", options.persistTo, "--show-interactive-dev-session=false"],
