@@ -1,47 +1,10 @@
 // The real `toolwire` CLI (bin/toolwire, run by Node 22) against the real Worker,
 // Durable Object and sandbox host started by global-setup.ts.
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
+import { toolwire } from "./toolwire-cli.ts";
 
-const BIN = path.resolve(import.meta.dirname, "../../bin/toolwire");
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function toolwire(
-  args: string[],
-  env: Record<string, string> = {},
-  onStdout?: (text: string, child: ChildProcess) => void,
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, {
-      env: {
-        PATH: process.env.PATH ?? "",
-        TOOLWIRE_URL: inject("apiUrl"),
-        TOOLWIRE_TOKEN: inject("apiToken"),
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-      onStdout?.(stdout, child);
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("toolwire CLI", () => {
   it("runs bash, prints its output and exits 0", async () => {

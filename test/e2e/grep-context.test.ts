@@ -1,16 +1,15 @@
 // grep's `context` on every face against the real Worker, Durable Object and sandbox
 // host: HTTP invocations, MCP tools/call and the `toolwire` CLI, at the cap on
 // `context`, just under it and just over it.
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ToolwireClient, ToolwireError } from "../../src/client/index.ts";
 import { GREP_MAX_CONTEXT } from "../../src/protocol/index.ts";
 import { connectV1, type McpTestClient } from "./mcp/clients.ts";
+import { toolwire } from "./toolwire-cli.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
-const BIN = path.resolve(import.meta.dirname, "../../bin/toolwire");
 const dir = `grep-context-${Date.now().toString(36)}`;
 const args = (context: number) => ({ pattern: "^hit$", path: dir, context });
 
@@ -21,29 +20,6 @@ function expected(context: number): string {
     lines.push(n === 151 ? `${dir}/f.txt:151: hit` : `${dir}/f.txt-${n}- line ${n}`);
   }
   return lines.join("\n");
-}
-
-function cli(argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, argv, {
-      env: {
-        PATH: process.env.PATH ?? "",
-        TOOLWIRE_URL: inject("apiUrl"),
-        TOOLWIRE_TOKEN: inject("apiToken"),
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 let mcp: McpTestClient;
@@ -84,7 +60,7 @@ describe("grep context on HTTP, MCP and the CLI", () => {
 
   it("CLI: --context prints the lines; over the cap exits 2 naming context", async () => {
     for (const context of [GREP_MAX_CONTEXT, GREP_MAX_CONTEXT - 1]) {
-      const run = await cli([
+      const run = await toolwire([
         "run",
         "grep",
         "--pattern",
@@ -97,7 +73,7 @@ describe("grep context on HTTP, MCP and the CLI", () => {
       expect(run.stderr).toBe("");
       expect([run.code, run.stdout]).toEqual([0, `${expected(context)}\n`]);
     }
-    const over = await cli([
+    const over = await toolwire([
       "run",
       "grep",
       "--pattern",

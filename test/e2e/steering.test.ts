@@ -1,10 +1,9 @@
 // Issue 21 end to end through MCP (an official SDK client) against the real Worker
 // (wrangler dev), its DOs and a real sandbox host: per-call windows, idle timeouts and
 // background jobs. docs/steering.md describes what is tested here.
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { connectV2, type McpTestClient, type ToolResult } from "./mcp/clients.ts";
+import { toolwire } from "./toolwire-cli.ts";
 
 const mcpUrl = `${inject("apiUrl")}/mcp`;
 const token = inject("apiToken");
@@ -158,33 +157,6 @@ describe("timeouts that follow output", () => {
     expect(text(result).startsWith("tick\n")).toBe(true);
   });
 });
-
-/** The real `toolwire` CLI; resolves with its exit code and output. */
-function toolwire(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const bin = path.resolve(import.meta.dirname, "../../bin/toolwire");
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, {
-      env: {
-        PATH: process.env.PATH ?? "",
-        TOOLWIRE_URL: inject("apiUrl"),
-        TOOLWIRE_TOKEN: token,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("the CLI", () => {
   it("takes --head/--tail/--max-bytes and --idle-timeout, and exits 124 when a limit stopped the command", async () => {

@@ -1,11 +1,10 @@
 // `toolwire watch --run` (bin/toolwire on Node 22) against the real Worker, Run DO and
 // sandbox host: calls already in the run, then new ones as they start and settle.
 import { spawn } from "node:child_process";
-import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
+import { TOOLWIRE_BIN } from "./toolwire-cli.ts";
 
-const BIN = path.resolve(import.meta.dirname, "../../bin/toolwire");
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 
 describe("toolwire watch --run", () => {
@@ -16,7 +15,7 @@ describe("toolwire watch --run", () => {
     const before = await bash("echo before");
     await api.result(before.id, { wait: 30 });
 
-    const child = spawn(BIN, ["watch", "--run", runId], {
+    const child = spawn(TOOLWIRE_BIN, ["watch", "--run", runId], {
       env: {
         PATH: process.env.PATH ?? "",
         TOOLWIRE_URL: inject("apiUrl"),
@@ -53,7 +52,7 @@ describe("toolwire watch --run", () => {
   });
 
   it("a wrong token is exit 3 with the server's words", async () => {
-    const child = spawn(BIN, ["watch", "--run", "any-run", "--token", "wrong-token"], {
+    const child = spawn(TOOLWIRE_BIN, ["watch", "--run", "any-run", "--token", "wrong-token"], {
       env: { PATH: process.env.PATH ?? "", TOOLWIRE_URL: inject("apiUrl") },
       stdio: ["ignore", "pipe", "pipe"],
     });
