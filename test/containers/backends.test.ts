@@ -515,6 +515,24 @@ describe.each(BACKENDS)("the $name backend", (backend) => {
           expect(out).toBe("0\n0\nstill-here\n");
           expect(await bash(sbx.id, "echo the host survived")).toBe("the host survived\n");
         });
+
+        it("reaps orphans: PID 1 of the container is tini, and an orphan that ends leaves no zombie", async () => {
+          const own = await create({ name: named("reaper") });
+          const container = containerOf((await bash(own.id, "hostname")).trim());
+          const exec = (script: string) =>
+            execFileSync("docker", ["exec", container, "/bin/sh", "-c", script], {
+              encoding: "utf8",
+            });
+          expect(exec("tr '\\0' ' ' < /proc/1/cmdline")).toMatch(/^\/usr\/bin\/tini -- /);
+          // The inner shell exits at once: its `sleep` is reparented to PID 1, ends 0.2 s
+          // later, and only PID 1 can reap it.
+          exec("sh -c 'sleep 0.2 &'; sleep 1");
+          const states = exec(
+            "for s in /proc/[0-9]*/stat; do cut -d' ' -f3 < $s; done 2>/dev/null",
+          );
+          expect(states.split("\n").filter((state) => state === "Z")).toEqual([]);
+          await fetch(`${api}/v1/sandboxes/${own.id}`, { method: "DELETE", headers: auth });
+        });
       }
     },
   );
