@@ -1,4 +1,5 @@
 import path from "node:path";
+import { positiveInt } from "./env-number.ts";
 import { findRipgrep } from "./files/ripgrep.ts";
 import type { Isolation, JailProc } from "./jail/jail.ts";
 import {
@@ -141,20 +142,6 @@ function choice<T extends string>(
     throw new Error(`${name} must be ${allowed.join(" or ")}, got '${value}'`);
   }
   return value as T;
-}
-
-function positiveInt(
-  env: Record<string, string | undefined>,
-  name: string,
-  fallback: number,
-): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new Error(`${name} must be a positive whole number, got '${raw}'`);
-  }
-  return value;
 }
 
 function searchEngine(choice: string | undefined, pathEnv: string | undefined): string | null {

@@ -1,25 +1,10 @@
 import path from "node:path";
+import type { SandboxLimits } from "../../src/protocol/index.ts";
+import { positiveInt } from "../env-number.ts";
 import { DEFAULT_COMMAND_LIMITS } from "../jail/limits.ts";
 
 /** How a sandbox's disk is bounded: its own loop-mounted ext4 image, or a plain directory (no quota). */
 export type DiskMode = "loop" | "none";
-
-/**
- * What one sandbox may use. The host's configured values are both the defaults and the
- * most a create request may ask for (a request may only lower them).
- */
-export interface SandboxLimits {
-  /** Size of the sandbox's file system: workspace, spills and uploads together. */
-  diskBytes: number;
-  /** Commands running at once; one more is a 429. */
-  maxExecs: number;
-  /** Processes and threads of all its commands together. */
-  maxProcesses: number;
-  /** Address space of each process (RLIMIT_AS). */
-  maxMemoryBytes: number;
-  /** Largest file one command may write (RLIMIT_FSIZE). */
-  maxFileBytes: number;
-}
 
 /** The host's settings for created sandboxes (the `default` workspace is configured as before). */
 export interface SandboxesConfig {
@@ -28,6 +13,7 @@ export interface SandboxesConfig {
   disk: DiskMode;
   /** Sandboxes this host holds at once; one more is a 429. */
   maxSandboxes: number;
+  /** Both each sandbox's defaults and the most a create may ask for (it may only lower them). */
   limits: SandboxLimits;
 }
 
@@ -72,28 +58,18 @@ export function sandboxesConfigFromEnv(
       `SANDBOXES_DIR (${dir}) must lie outside the default workspace (${root}) and not contain it: its commands would see every sandbox`,
     );
   }
-  const diskBytes = whole(env, "SANDBOX_DISK_BYTES", DEFAULT_SANDBOX_LIMITS.diskBytes);
+  const diskBytes = positiveInt(env, "SANDBOX_DISK_BYTES", DEFAULT_SANDBOX_LIMITS.diskBytes);
   if (diskBytes < MIN_DISK_BYTES) {
     throw new Error(`SANDBOX_DISK_BYTES must be at least ${MIN_DISK_BYTES}, got ${diskBytes}`);
   }
   return {
     dir,
     disk,
-    maxSandboxes: whole(env, "SANDBOX_MAX_SANDBOXES", 64),
+    maxSandboxes: positiveInt(env, "SANDBOX_MAX_SANDBOXES", 64),
     limits: {
       diskBytes,
-      maxExecs: whole(env, "SANDBOX_MAX_EXECS", DEFAULT_SANDBOX_LIMITS.maxExecs),
+      maxExecs: positiveInt(env, "SANDBOX_MAX_EXECS", DEFAULT_SANDBOX_LIMITS.maxExecs),
       ...commandLimits,
     },
   };
-}
-
-function whole(env: Record<string, string | undefined>, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new Error(`${name} must be a positive whole number, got '${raw}'`);
-  }
-  return value;
 }

@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { mkdir, statfs } from "node:fs/promises";
 import path from "node:path";
+import type { SandboxLimits } from "../../src/protocol/index.ts";
 import { createSandboxApp, type SandboxApp } from "../app.ts";
 import type { SandboxConfig } from "../config.ts";
 import { SandboxError } from "../errors.ts";
 import type { PidsCgroups } from "../jail/pids-cgroup.ts";
-import type { SandboxLimits } from "./config.ts";
 import { SandboxDisk } from "./disk.ts";
 
 /** What `GET /v1/sandboxes/:id` answers. */

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { SandboxLimits } from "../../src/protocol/index.ts";
 import type { SandboxConfig } from "../config.ts";
 import { SandboxError } from "../errors.ts";
 import { PidsCgroups } from "../jail/pids-cgroup.ts";
-import type { SandboxesConfig, SandboxLimits } from "./config.ts";
+import type { SandboxesConfig } from "./config.ts";
 import { removeStaleSandboxes } from "./disk.ts";
 import { HostedSandbox } from "./hosted-sandbox.ts";
 

@@ -15,10 +15,15 @@ export type SandboxStatus = "active" | "deleted" | "expired" | "lost";
 
 /** What one sandbox may use (docs/sandboxes.md, "Limits"). */
 export interface SandboxLimits {
+  /** Size of the sandbox's file system: workspace, spills and uploads together. */
   diskBytes: number;
+  /** Commands running at once; one more is a 429. */
   maxExecs: number;
+  /** Processes and threads of all its commands together. */
   maxProcesses: number;
+  /** Address space of each process (RLIMIT_AS). */
   maxMemoryBytes: number;
+  /** Largest file one command may write (RLIMIT_FSIZE). */
   maxFileBytes: number;
 }
 

@@ -2,11 +2,9 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import {
-  DEFAULT_SANDBOX_LIMITS,
-  type SandboxLimits,
-} from "../../../../sandbox/sandboxes/config.ts";
+import { DEFAULT_SANDBOX_LIMITS } from "../../../../sandbox/sandboxes/config.ts";
 import { SandboxClient } from "../../../../src/execenv/index.ts";
+import type { SandboxLimits } from "../../../../src/protocol/index.ts";
 import { execId, type Folded, fold, startTestHost, type TestHost } from "../harness.ts";
 
 /** A test host whose created sandboxes live in a temp directory of their own. */
