@@ -7,13 +7,10 @@
  * `PATH=$PWD/node_modules/.bin:$PATH node bench/run.ts containers` (needs Docker; the
  * stacks start as test/e2e and test/containers start them). Noisy on a shared machine.
  */
-import path from "node:path";
-import type { TestProject } from "vitest/node";
+import { runGlobalSetup } from "./global-setup.ts";
 
 const ROUNDS = Number(process.env.BENCH_CONTAINER_ROUNDS ?? 5);
 const BIG = "yes | head -c 400000000";
-
-type Setup = (project: TestProject) => Promise<(() => Promise<void>) | void>;
 
 interface Api {
   url: string;
@@ -27,16 +24,9 @@ async function startWith(
   urlKey: string,
   tokenKey: string,
 ): Promise<Api | string> {
-  const setup = (await import(path.resolve(import.meta.dirname, "..", setupFile))).default as Setup;
-  const provided: Record<string, string> = {};
-  const project = {
-    provide: (key: string, value: string) => {
-      provided[key] = value;
-    },
-  } as unknown as TestProject;
-  const stop = await setup(project);
+  const { provided, stop } = await runGlobalSetup(setupFile);
   if (provided.containersMissing) return provided.containersMissing;
-  return { url: provided[urlKey]!, token: provided[tokenKey]!, stop: stop ?? (async () => {}) };
+  return { url: provided[urlKey]!, token: provided[tokenKey]!, stop };
 }
 
 let calls = 0;

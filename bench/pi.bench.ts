@@ -9,9 +9,8 @@
  * BENCH_PI_RUNS sets the runs (default 3). Not part of `npm test`: `npm run bench -- pi`.
  */
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
-import type { TestProject } from "vitest/node";
-import setup from "../test/e2e/global-setup.ts";
 import { startPiSession } from "../test/e2e/pi/session.ts";
+import { runGlobalSetup } from "./global-setup.ts";
 import { load, median } from "./run-stats.ts";
 
 const RUNS = Number(process.env.BENCH_PI_RUNS ?? 3);
@@ -84,13 +83,7 @@ function row(name: string, samples: Sample[]): string {
 }
 
 export default async function bench(): Promise<void> {
-  const provided: Record<string, string> = {};
-  const project = {
-    provide: (key: string, value: string) => {
-      provided[key] = value;
-    },
-  } as unknown as TestProject;
-  const teardown = await setup(project);
+  const { provided, stop: teardown } = await runGlobalSetup("test/e2e/global-setup.ts");
   try {
     const toolwire = { url: provided.apiUrl!, token: provided.apiToken! };
     await once(toolwire, false); // warm-up: wrangler's first request, pi's module load

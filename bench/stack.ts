@@ -4,7 +4,7 @@
  * checkout or, for a before/after in the same run, from another one (`BENCH_BEFORE`).
  */
 import path from "node:path";
-import type { TestProject } from "vitest/node";
+import { runGlobalSetup } from "./global-setup.ts";
 import { groupOf } from "./process-group.ts";
 
 export interface Stack {
@@ -15,21 +15,12 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-type Setup = (project: TestProject) => Promise<() => Promise<void>>;
-
 /**
  * Starts the stack of the checkout at `root` (default: this one).
  * @example const before = await startStack(process.env.BENCH_BEFORE)
  */
 export async function startStack(root = path.resolve(import.meta.dirname, "..")): Promise<Stack> {
-  const setup = (await import(path.join(root, "test/e2e/global-setup.ts"))).default as Setup;
-  const provided: Record<string, string> = {};
-  const project = {
-    provide: (key: string, value: string) => {
-      provided[key] = value;
-    },
-  } as unknown as TestProject;
-  const stop = await setup(project);
+  const { provided, stop } = await runGlobalSetup("test/e2e/global-setup.ts", root);
   const apiUrl = provided.apiUrl!;
   const pgid = groupOf(["dev", "--port", new URL(apiUrl).port]);
   if (pgid === null) {
