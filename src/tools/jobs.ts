@@ -172,6 +172,10 @@ export async function outputLines(
   }
 }
 
+function sameRange(a: ReadRange, b: ReadRange): boolean {
+  return a.from === b.from && a.to === b.to;
+}
+
 /** How long `bash { background: true }` waits before it answers: its first moment. */
 export const FIRST_MOMENT_MS = 1000;
 
@@ -212,13 +216,13 @@ export async function firstMoment(job: JobReader, id: string): Promise<FirstMome
   let text = whole;
   let shown: ReadRange | null = null;
   if (view.status === "running") {
-    const { range } = await job.lines(view, { from: 1, to: completeLines(view) });
+    const read = await job.lines(view, { from: 1, to: completeLines(view) });
     // A retry of the same call is given the range it was given; after a job_output
     // already read on, nothing is counted again (conflict) and the text is only a preview.
-    const given = await job.commitRead(`${id}:start`, range);
+    const given = await job.commitRead(`${id}:start`, read.range);
     if (given.ok) {
       shown = given.value;
-      const { lines } = await job.lines(view, shown);
+      const { lines } = sameRange(shown, read.range) ? read : await job.lines(view, shown);
       text = lines.length > 0 ? `${lines.join("\n")}\n` : "";
     } else if (t.truncated) text = "";
   }
@@ -309,11 +313,14 @@ export const jobOutputTool = defineTool({
         view = outcomeValue(await target.view(), params.id);
       }
       const wanted = { from: cursor.next, to: completeLines(view) };
-      const { range } = await outputLines(context.env, view, wanted);
-      const given = await target.commitRead(reader, range);
+      const read = await outputLines(context.env, view, wanted);
+      const given = await target.commitRead(reader, read.range);
       if (!given.ok && given.error.code === "conflict" && attempt < 5) continue;
       const committed = outcomeValue(given, params.id);
-      const { lines } = await outputLines(context.env, view, committed);
+      // The range given is the one read, unless an earlier run of this call was given another.
+      const { lines } = sameRange(committed, read.range)
+        ? read
+        : await outputLines(context.env, view, committed);
       return writeJobOutput(out, view, lines, committed);
     }
   },
