@@ -6,6 +6,7 @@
  */
 import { type ErrorCode, messageOf, type Outcome, ok, refusal } from "../protocol/index.ts";
 import {
+  CONTAINER_ORIGIN,
   CONTAINER_PLACEMENT,
   placementOf,
   resolveSandbox,
@@ -118,7 +119,8 @@ function hostOf(env: SandboxSettings, hostOrSandbox: string): Outcome<SandboxTar
   return ok({
     ...inside.value,
     name: `container of ${sandboxId}`,
-    url: inside.value.url.slice(0, inside.value.url.indexOf("/sandboxes/")),
+    // The container's own sandbox host, at the root of the origin its DO forwards.
+    url: CONTAINER_ORIGIN,
   });
 }
 

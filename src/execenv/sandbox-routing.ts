@@ -43,7 +43,7 @@ export interface SandboxTarget {
 export const CONTAINER_PLACEMENT = "container";
 
 /** The origin requests to a container sandbox carry; the container DO sends them to its port. */
-const CONTAINER_ORIGIN = "http://container.internal";
+export const CONTAINER_ORIGIN = "http://container.internal";
 
 /**
  * The name -> URL table from `SANDBOXES`, or a 503 saying what is wrong with it.
