@@ -113,16 +113,16 @@ invocationRoutes.post("/", agentOnly, async (c) => {
     turnId: body.turnId ?? toolCallId,
     sandbox,
   };
-  const { created, view } = unwrap(await invocationStub(c.env, toolCallId).start(request));
+  const stub = invocationStub(c.env, toolCallId);
+  const { created, view } = unwrap(await stub.start(request));
   if (!created) refuseOtherCall(view, request);
   // A background bash call answers after its first moment with what it printed.
   const first = isBackgroundCall(request)
     ? await firstMoment(
         {
-          result: (waitMs) => invocationStub(c.env, toolCallId).result(waitMs),
-          view: () => invocationStub(c.env, toolCallId).view(),
-          commitRead: (reader, range) =>
-            invocationStub(c.env, toolCallId).commitRead(reader, range),
+          result: (waitMs) => stub.result(waitMs),
+          view: () => stub.view(),
+          commitRead: (reader, range) => stub.commitRead(reader, range),
           lines: (at, range) => outputLines(c.env, at, range),
         },
         toolCallId,
