@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { buildWorkerPackage } from "./build-worker-package.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
@@ -16,3 +17,7 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 // A module removed from src/ must not live on in the package.
 rmSync(`${root}dist/package`, { recursive: true, force: true });
 execFileSync(process.execPath, [tsc, "-p", `${root}tsconfig.client.json`], { stdio: "inherit" });
+const sizes = await buildWorkerPackage();
+console.log(
+  `toolwire/worker: ${(sizes.worker / 1024).toFixed(0)} KiB; sandbox host: ${(sizes.sandboxHost / 1024).toFixed(0)} KiB`,
+);

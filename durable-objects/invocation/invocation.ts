@@ -5,6 +5,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { encoder } from "../../src/core/chord/index.ts";
+import { DROPPED_BY_TEST_CLOSE } from "../../src/core/events/index.ts";
 import {
   errorResponse,
   type InvocationApi,
@@ -151,6 +152,19 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   /** Forces a publication of pending output now. */
   flushOutput(): void {
     this.#life.flushOutput();
+  }
+
+  /** Cuts every subscriber off (test controls, docs/testing.md); answers how many. */
+  dropSubscribers(): number {
+    return this.#subscribers.dropAll(DROPPED_BY_TEST_CLOSE.code, DROPPED_BY_TEST_CLOSE.reason);
+  }
+
+  /**
+   * Throws this instance away as an eviction does (test controls, docs/testing.md): the
+   * next request builds a new one from storage. The call itself fails, by design.
+   */
+  evict(): void {
+    this.ctx.abort("evicted by a test control");
   }
 
   /** SSE queues: the fullest stream's unread bytes and how often a reader fell behind. */

@@ -23,6 +23,7 @@ export {
   INVOCATION_ID_PATTERN,
   type InvocationApi,
   type InvocationStatus,
+  type InvocationTestControls,
   type InvocationView,
   type OutputLines,
   type ProducerCall,

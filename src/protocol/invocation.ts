@@ -139,3 +139,14 @@ export interface InvocationApi {
   /** Gives `reader` a range (its own again if it asked before); `conflict` if it is not next. */
   commitRead(reader: string, range: ReadRange): Promise<Outcome<ReadRange>>;
 }
+
+/**
+ * What a test may do to an invocation's Durable Object, through routes that exist only
+ * where the Worker's `TEST_CONTROLS` setting is on (docs/testing.md).
+ */
+export interface InvocationTestControls {
+  /** Cuts every subscriber off as a lost connection would; answers how many. */
+  dropSubscribers(): number;
+  /** Throws the instance away as an eviction does; the call itself fails. */
+  evict(): void;
+}

@@ -48,6 +48,11 @@ export interface WorkerConfig {
   mcpAllowedHosts: string | undefined;
   /** `WEB_FETCH_ALLOW_PRIVATE`: any value but empty, "0" or "false" lets web_fetch reach private addresses. */
   webFetchAllowPrivate: boolean;
+  /**
+   * `TEST_CONTROLS`: on ("1") only in other projects' tests (`toolwire/testing` sets it):
+   * the `/v1/test/...` routes that drop subscribers and evict objects (docs/testing.md).
+   */
+  testControls: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -100,6 +105,7 @@ export function workerConfig(env: object): WorkerConfig {
     ),
     mcpAllowedHosts: text("MCP_ALLOWED_HOSTS"),
     webFetchAllowPrivate: flag !== undefined && flag !== "" && flag !== "0" && flag !== "false",
+    testControls: text("TEST_CONTROLS") === "1",
   };
   read.set(env, config);
   return config;

@@ -16,6 +16,7 @@ import { mcpRoute } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
 import { sandboxRoutes } from "./sandbox-routes.ts";
+import { testControlRoutes } from "./test-control-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
 
 /** Path of the viewer page among the static assets (written to public/ by the client). */
@@ -59,6 +60,7 @@ app.get("/v1/tools", agentOnly, async (c) => {
 app.route("/v1/invocations", invocationRoutes);
 app.route("/v1/runs", runRoutes);
 app.route("/v1/sandboxes", sandboxRoutes);
+app.route("/v1/test", testControlRoutes);
 app.get("/run/:runId", runPage);
 
 app.route("/mcp", mcpRoute());

@@ -22,6 +22,7 @@ type Layer =
   | "client"
   | "mcp"
   | "pi"
+  | "testing"
   | "worker-entry";
 
 /** Which layer a repo-relative path belongs to; undefined for a folder the table lacks. */
@@ -50,6 +51,8 @@ function layerOf(file: string): Layer | undefined {
       return "mcp";
     case "pi":
       return "pi";
+    case "testing":
+      return "testing";
     default:
       return undefined;
   }
@@ -75,6 +78,9 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   mcp: ["core", "protocol", "tools", "mcp"],
   // The pi extension is a client of the API: it runs pi's tools through toolwire/client.
   pi: ["core", "protocol", "client", "pi"],
+  // toolwire/testing starts the built sandbox host and names the built Worker by path:
+  // it imports neither.
+  testing: ["testing"],
   "worker-entry": ["worker", "durable-object"],
 };
 

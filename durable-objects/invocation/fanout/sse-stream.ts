@@ -161,6 +161,11 @@ export class SseStream {
     return true;
   }
 
+  /** Ends the stream without `tool_end`, as a dropped connection would (test controls). */
+  drop(): void {
+    this.#close();
+  }
+
   #close(): void {
     if (!this.#open) return;
     this.#open = false;

@@ -180,6 +180,19 @@ export class Subscribers {
     return this.#ctx.getWebSockets().length + this.#streams.size;
   }
 
+  /**
+   * Cuts every subscriber off as a lost connection would (docs/testing.md): sockets close
+   * with `code`, streams end without `tool_end`. Their clients resume as after any drop.
+   */
+  dropAll(code: number, reason: string): number {
+    const sockets = this.#ctx.getWebSockets();
+    for (const ws of sockets) closeSocket(ws, code, reason);
+    const streams = [...this.#streams.values()];
+    for (const stream of streams) stream.drop();
+    this.#streams.clear();
+    return sockets.length + streams.length;
+  }
+
   /** Bytes queued for SSE readers (the fullest stream) and how often one fell behind (tests). */
   sseStats(): { maxQueuedBytes: number; resets: number; streams: number } {
     let maxQueuedBytes = 0;

@@ -9,3 +9,9 @@
  * A client stops and asks for a fresh link (docs/decisions/112).
  */
 export const TOKEN_EXPIRED_CLOSE = { code: 4401, reason: "subscribe token expired" } as const;
+
+/**
+ * Every subscriber was cut off on purpose by a test's control (docs/testing.md), as a
+ * lost connection would be: a client reconnects and resumes after its last event.
+ */
+export const DROPPED_BY_TEST_CLOSE = { code: 4012, reason: "dropped by a test control" } as const;
