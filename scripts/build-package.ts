@@ -18,6 +18,6 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 rmSync(`${root}dist/package`, { recursive: true, force: true });
 execFileSync(process.execPath, [tsc, "-p", `${root}tsconfig.client.json`], { stdio: "inherit" });
 const sizes = await buildWorkerPackage();
-console.log(
+console.error(
   `toolwire/worker: ${(sizes.worker / 1024).toFixed(0)} KiB; sandbox host: ${(sizes.sandboxHost / 1024).toFixed(0)} KiB`,
 );

@@ -22,7 +22,8 @@ export async function buildWorkerPackage(): Promise<{ worker: number; sandboxHos
   const workerDir = path.join(OUT, "worker");
   rmSync(workerDir, { recursive: true, force: true });
   execFileSync(process.execPath, [path.join(ROOT, "scripts/build-client.ts")], {
-    stdio: "inherit",
+    // Its lines go to stderr: `npm pack --json` prints its JSON on stdout after this build.
+    stdio: ["ignore", process.stderr, "inherit"],
   });
   const wranglerDir = path.dirname(createRequire(import.meta.url).resolve("wrangler/package.json"));
   const wrangler = path.join(wranglerDir, "bin/wrangler.js");

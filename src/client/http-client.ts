@@ -6,7 +6,9 @@ export type { ProducerCall };
 
 import type { InvocationAddress } from "./endpoints.ts";
 import { errorFromResponse, isRecord, ToolwireError, unreachable } from "./errors.ts";
+import { canUpgradeOverFetch, fetchSocket } from "./fetch-socket.ts";
 import { OutputProducer, type OutputProducerOptions } from "./output-producer.ts";
+import type { SocketFactory } from "./socket-transport.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscription.ts";
 
 export interface ToolwireClientOptions {
@@ -81,12 +83,16 @@ export class ToolwireClient {
   readonly #token: string | undefined;
   readonly #subscribeToken: string | undefined;
   readonly #doFetch: typeof fetch;
+  /** Sockets through `fetch` (a service binding in a Worker), else the platform's WebSocket. */
+  readonly #createSocket: SocketFactory | undefined;
 
   constructor(options: ToolwireClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.#token = options.token;
     this.#subscribeToken = options.subscribeToken;
     this.#doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#createSocket =
+      options.fetch && canUpgradeOverFetch() ? fetchSocket(options.fetch) : undefined;
   }
 
   async createInvocation(request: CreateInvocationRequest): Promise<CreatedInvocation> {
@@ -204,6 +210,7 @@ export class ToolwireClient {
     if (typeof invocation !== "string") {
       return subscribe(options.transport === "sse" ? invocation.eventsUrl : invocation.socketUrl, {
         fetch: this.#doFetch,
+        createSocket: this.#createSocket,
         ...options,
       });
     }
@@ -211,6 +218,7 @@ export class ToolwireClient {
     if (this.#subscribeToken) address.token = this.#subscribeToken;
     return subscribe(address, {
       fetch: this.#doFetch,
+      createSocket: this.#createSocket,
       ...options,
       headers: { ...this.#authHeaders(), ...options.headers },
     });

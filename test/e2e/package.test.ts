@@ -7,11 +7,11 @@
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
+  copyFileSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { packedToolwire, shellEnv } from "../support/packed-toolwire.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const TSC = path.join(ROOT, "node_modules/typescript/bin/tsc");
@@ -29,12 +30,6 @@ const NODES = ["node_modules/.bin/node", "/usr/bin/node"].map((bin) => {
   const file = path.resolve(ROOT, bin);
   return { file, version: execFileSync(file, ["--version"], { encoding: "utf8" }).trim() };
 });
-
-/** The environment a developer's shell would give: this Node 22 first, no npm script variables. */
-const shellEnv: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key))),
-  PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`,
-};
 
 interface Manifest {
   version: string;
@@ -173,13 +168,9 @@ describe("toolwire as an installed package", () => {
 
   beforeAll(async () => {
     const manifest = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as Manifest;
-    const pack = await exec("npm", ["pack", "--json", "--pack-destination", dir], {
-      cwd: ROOT,
-      env: shellEnv,
-    });
-    const [info] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
-    if (!info) throw new Error(`npm pack printed no result: ${pack.stdout}`);
-    packed = info.files.map((file) => file.path);
+    const { tarball, files } = await packedToolwire();
+    packed = files;
+    const info = { filename: path.basename(tarball) };
     const registry = (
       await exec("npm", ["config", "get", "registry"], { cwd: ROOT, env: shellEnv })
     ).stdout.trim();
@@ -194,8 +185,8 @@ describe("toolwire as an installed package", () => {
         dependencies: { toolwire: `file:${info.filename}` },
       }),
     );
-    // The lock names the tarball relative to the project: move it in.
-    renameSync(path.join(dir, info.filename), path.join(app, info.filename));
+    // The lock names the tarball relative to the project: copy it in.
+    copyFileSync(tarball, path.join(app, info.filename));
     writeFileSync(
       path.join(app, "package-lock.json"),
       JSON.stringify(scratchLock(manifest, path.join(app, info.filename), registry)),
@@ -213,7 +204,7 @@ describe("toolwire as an installed package", () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("ships the built client, its declarations and the bin, and no sources or tests", () => {
+  it("ships the built client, the Worker and the testing export, the bin, and no sources or tests", () => {
     expect(packed).toEqual(
       expect.arrayContaining([
         "docs/client.md",
@@ -221,6 +212,12 @@ describe("toolwire as an installed package", () => {
         "dist/package/client/index.js",
         "dist/package/client/index.d.ts",
         "dist/package/client/cli/main.js",
+        "dist/package/testing/index.js",
+        "dist/package/testing/index.d.ts",
+        "dist/package/worker/index.js",
+        "dist/package/worker/facts.json",
+        "dist/package/worker/public/viewer.html",
+        "dist/package/sandbox-host/main.mjs",
         "package.json",
         "README.md",
       ]),
