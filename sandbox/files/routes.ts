@@ -4,6 +4,7 @@
  * over the spill folder).
  */
 import { Hono } from "hono";
+import { OUTPUT_BYTES, OUTPUT_LINES, READ_LINE_CHARS } from "../../src/protocol/index.ts";
 import type { SandboxConfig } from "../config.ts";
 import type { Jail } from "../jail/jail.ts";
 import {
@@ -26,11 +27,11 @@ import { openInside } from "./open-inside.ts";
 import { readLines } from "./read-file.ts";
 import { glob, grep } from "./search.ts";
 
-/** File tool defaults (docs/design.md#sandboxes): 2000 lines / 50 KiB, 2000 chars per line. */
+/** File tool defaults (docs/design.md#sandboxes): a read's window and line cut are the tools' own caps. */
 export const FILE_TOOL_DEFAULTS = {
-  readLimit: 2000,
-  readMaxBytes: 50 * 1024,
-  readMaxLineChars: 2000,
+  readLimit: OUTPUT_LINES,
+  readMaxBytes: OUTPUT_BYTES,
+  readMaxLineChars: READ_LINE_CHARS,
   grepLimit: 100,
   globLimit: 1000,
   findLimit: 1000,

@@ -10,17 +10,14 @@ import {
   INVOCATION_ID_PATTERN,
   type InvocationApi,
   type InvocationView,
+  JOB_OUTPUT_BYTES,
+  JOB_OUTPUT_LINES,
   type Outcome,
   type OutputLines,
   type ReadRange,
 } from "../protocol/index.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 import type { ToolContext } from "./types.ts";
-
-/** Most lines one job_output gives; the next call continues. */
-export const JOB_OUTPUT_LINES = 2000;
-/** Most bytes of lines one job_output gives (its sink keeps room for the footer). */
-export const JOB_OUTPUT_BYTES = 48 * 1024;
 
 /** A job tool's `id` argument. */
 export const jobId = z

@@ -4,13 +4,17 @@
  * reading call's toolCallId), waiting up to `wait` seconds for new lines or the end.
  */
 import { z } from "zod";
-import { formatCount } from "../core/output/footer.ts";
+import { formatCount, formatSize } from "../core/output/footer.ts";
 import type { ToolOutput } from "../core/output/types.ts";
-import { type InvocationView, MAX_JOB_WAIT_SECONDS, type ReadRange } from "../protocol/index.ts";
 import {
-  completeLines,
+  type InvocationView,
   JOB_OUTPUT_BYTES,
   JOB_OUTPUT_LINES,
+  MAX_JOB_WAIT_SECONDS,
+  type ReadRange,
+} from "../protocol/index.ts";
+import {
+  completeLines,
   jobId,
   jobStatus,
   outcomeValue,
@@ -63,8 +67,7 @@ const jobOutputParams = z.strictObject({
 
 export const jobOutputTool = defineTool({
   name: "job_output",
-  description:
-    "Reads a background bash call: where it stands (running, or how it ended) and its output lines that no earlier job_output of it returned, each line exactly once, at most 2000 lines or 48 KB a call. With wait, waits up to that many seconds for new lines or the end.",
+  description: `Reads a background bash call: where it stands (running, or how it ended) and its output lines that no earlier job_output of it returned, each line exactly once, at most ${JOB_OUTPUT_LINES} lines or ${formatSize(JOB_OUTPUT_BYTES)} a call. With wait, waits up to that many seconds for new lines or the end.`,
   params: jobOutputParams,
   output: { retain: "head", maxBytes: JOB_OUTPUT_BYTES + 2048, maxLines: JOB_OUTPUT_LINES + 8 },
   // The range given is stored in the job's DO under this call's id: a re-execution

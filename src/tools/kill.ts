@@ -1,5 +1,6 @@
 /** `kill { id }`: cancels a call (a background bash call, or any other) and answers with its output, kept. */
 import { z } from "zod";
+import { OUTPUT_BYTES, OUTPUT_LINES } from "../protocol/index.ts";
 import { jobId, jobStatus, outcomeValue, stubOf } from "./job-lines.ts";
 import { defineTool } from "./registry.ts";
 
@@ -8,7 +9,8 @@ export const killTool = defineTool({
   description:
     "Stops a running call (a background bash call, or any other) and answers with its output, which is kept. A call that has already ended is left as it is and its output returned.",
   params: z.strictObject({ id: jobId }),
-  output: { maxBytes: 53_248 + 1024, maxLines: 2008 + 4 },
+  // The call's own bounded answer (its default window and footer room), and a line of ours.
+  output: { maxBytes: OUTPUT_BYTES + 2048 + 1024, maxLines: OUTPUT_LINES + 8 + 4 },
   replaySafe: true,
   async execute({ params, out, context }) {
     const target = stubOf(context, params.id);
