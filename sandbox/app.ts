@@ -14,9 +14,8 @@ import { ExecRegistry } from "./exec/exec-registry.ts";
 import { execRoutes } from "./exec/routes.ts";
 import { fileRoutes } from "./files/routes.ts";
 import { healthRoute } from "./health-route.ts";
+import { Cgroups } from "./jail/cgroups.ts";
 import { Jail } from "./jail/jail.ts";
-import { MemoryCgroups } from "./jail/memory-cgroup.ts";
-import { PidsCgroups } from "./jail/pids-cgroup.ts";
 import { SPILL_JAIL_PATH, SpillFolder } from "./spill-folder.ts";
 import { spillRoutes } from "./spill-route.ts";
 import { Workspace } from "./workspace.ts";
@@ -50,7 +49,7 @@ export interface SandboxApp {
 export function createSandboxApp(
   config: SandboxConfig,
   /** Where its commands' pids cgroups go (a created sandbox's own); default: a new parent. */
-  cgroups: () => PidsCgroups | null = PidsCgroups.find,
+  cgroups: () => Cgroups | null = () => Cgroups.find("pids"),
 ): SandboxApp {
   const workspace = new Workspace(config.root);
   const spills = new SpillFolder(config.spillDir ?? `${workspace.root}.spill`, workspace.root);
@@ -61,7 +60,7 @@ export function createSandboxApp(
     proc: config.jailProc,
     limits: config.limits,
     cgroups: config.isolation === "bwrap" ? cgroups() : null,
-    memory: config.isolation === "bwrap" ? MemoryCgroups.find() : null,
+    memory: config.isolation === "bwrap" ? Cgroups.find("memory") : null,
   });
   const registry = new ExecRegistry(config.keepFinishedMs);
   const gate = new ExecGate(config.maxRunningExecs, config.execQueueMs);
