@@ -24,7 +24,7 @@ async function freePorts(count: number): Promise<number[]> {
 }
 
 // The DO tests that need a real sandbox host (bash reattaching after a crash) run in
-// their own project, bound to hosts that test/worker/durable-objects/sandbox's global setup starts:
+// their own project, bound to hosts that test/workers/durable-objects/sandbox's global setup starts:
 // "default" (in process), "mortal" (a child process a test kills) and "down" (port 1 on
 // loopback, where nothing listens: binding it needs root).
 const [sandboxPort, mortalPort] = await freePorts(2);
@@ -38,7 +38,7 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["test/node/**/*.test.ts"],
+          include: ["test/node/**/*.test.ts", "test/support/**/*.test.ts"],
           environment: "node",
         },
       },
@@ -47,7 +47,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             // Production's app with the DO class bound to its test subclass (decision 093).
-            main: "./test/worker/test-entry.ts",
+            main: "./test/workers/test-entry.ts",
             miniflare: {
               // Test-only secrets, every one set here so that a developer's .dev.vars
               // never changes what the tests see; web_fetch tests fetch from a local server.
@@ -62,9 +62,9 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
-          include: ["test/worker/**/*.test.ts"],
-          exclude: ["test/worker/durable-objects/sandbox/**"],
-          globalSetup: ["test/worker/tools/web-server.global-setup.ts"],
+          include: ["test/workers/**/*.test.ts"],
+          exclude: ["test/workers/durable-objects/sandbox/**"],
+          globalSetup: ["test/workers/tools/web-server.global-setup.ts"],
         },
       },
       {
@@ -72,7 +72,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             // Production's app with the DO class bound to its test subclass (decision 093).
-            main: "./test/worker/test-entry.ts",
+            main: "./test/workers/test-entry.ts",
             miniflare: {
               bindings: {
                 SANDBOXES: JSON.stringify({
@@ -94,8 +94,8 @@ export default defineConfig({
         ],
         test: {
           name: "workers-sandbox",
-          include: ["test/worker/durable-objects/sandbox/**/*.test.ts"],
-          globalSetup: ["test/worker/durable-objects/sandbox/sandbox-host.global-setup.ts"],
+          include: ["test/workers/durable-objects/sandbox/**/*.test.ts"],
+          globalSetup: ["test/workers/durable-objects/sandbox/sandbox-host.global-setup.ts"],
         },
       },
       {

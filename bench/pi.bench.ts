@@ -9,7 +9,7 @@
  * BENCH_PI_RUNS sets the runs (default 3). Not part of `npm test`: `npm run bench -- pi`.
  */
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
-import { startPiSession } from "../test/e2e/pi/session.ts";
+import { startPiSession } from "../test/support/e2e/pi/session.ts";
 import { runGlobalSetup } from "./global-setup.ts";
 import { load, median } from "./run-stats.ts";
 

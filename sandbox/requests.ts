@@ -1,5 +1,6 @@
 // zod/mini rather than zod's chaining API: the same checks and messages at a fraction
 // of the code to load, which keeps the host's idle memory down (decision 038).
+import type { Context } from "hono";
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
 
@@ -9,6 +10,7 @@ import {
   MAX_COMMAND_BYTES,
   MAX_READ_LINE_CHARS,
 } from "../src/protocol/index.ts";
+import { SandboxError } from "./errors.ts";
 
 // zod/mini ships no messages of its own; these are the English ones zod uses by default.
 z.config(en());
@@ -99,3 +101,26 @@ export const editRequestSchema = z.object({
   path: relPath.check(z.minLength(1)),
   edits: z.array(z.object({ oldText: z.string(), newText: z.string() })).check(z.minLength(1)),
 });
+
+/**
+ * A request's JSON body checked against its schema; anything else is a `bad_request`
+ * naming each field that failed.
+ * @example const req = await parseBody(c, readRequestSchema);
+ */
+export async function parseBody<S extends z.ZodMiniType>(
+  c: Context,
+  schema: S,
+): Promise<z.infer<S>> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new SandboxError("bad_request", "request body must be a JSON object");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`);
+    throw new SandboxError("bad_request", `invalid request: ${issues.join("; ")}`);
+  }
+  return parsed.data;
+}

@@ -8,6 +8,7 @@
  */
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
+import { Hono } from "hono";
 import { EXEC_ID_PATTERN } from "../src/protocol/index.ts";
 import { byteRange } from "./byte-range.ts";
 import { SandboxError } from "./errors.ts";
@@ -17,9 +18,21 @@ import type { SpillFolder } from "./spill-folder.ts";
 const READ_CHUNK_BYTES = 64 * 1024;
 
 /**
+ * The spill route group, to mount behind the host's auth.
+ * @example app.route("/", spillRoutes(spills));
+ */
+export function spillRoutes(spills: SpillFolder): Hono {
+  const app = new Hono();
+  app.get("/v1/exec/:execId/spill", (c) =>
+    spillResponse(spills, c.req.param("execId"), c.req.header("range")),
+  );
+  return app;
+}
+
+/**
  * The response for `GET /v1/exec/:execId/spill` with the request's `Range` header.
  * A running exec's file is served up to its size when it was opened.
- * @example app.get("/v1/exec/:execId/spill", (c) => spillResponse(spills, c.req.param("execId"), c.req.header("range")))
+ * @example spillResponse(spills, "e1", "bytes=0-99")
  */
 export async function spillResponse(
   spills: SpillFolder,

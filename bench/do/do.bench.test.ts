@@ -20,7 +20,7 @@ import {
   textOf,
   value,
   waitFor,
-} from "../../test/worker/durable-objects/helpers.ts";
+} from "../../test/workers/durable-objects/helpers.ts";
 
 const PUBLICATIONS = 500;
 const WINDOW_BYTES = 50 * 1024;

@@ -13,7 +13,7 @@ import { expect, it } from "vitest";
 import { apply, decoder } from "../../src/core/chord/index.ts";
 import type { JsonValue } from "../../src/core/chord/types.ts";
 import type { HarnessEvent } from "../../src/core/events/types.ts";
-import { startRequest, stubFor, value } from "../../test/worker/durable-objects/helpers.ts";
+import { startRequest, stubFor, value } from "../../test/workers/durable-objects/helpers.ts";
 
 const LINES = 30_000;
 const BODIES = 600;

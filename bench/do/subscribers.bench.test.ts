@@ -17,7 +17,7 @@ import {
   stubFor,
   value,
   waitFor,
-} from "../../test/worker/durable-objects/helpers.ts";
+} from "../../test/workers/durable-objects/helpers.ts";
 
 /** Sockets and lines per publication: 20 lines is about 2 KB, 1 line about 90 bytes. */
 const RUNS = [

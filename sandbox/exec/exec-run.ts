@@ -351,7 +351,7 @@ export class ExecRun {
     // A terminated command is over once its shell is gone: whatever is left of the group
     // (SIGTERM ignored, pipes not held, so nothing kept the exec open) is killed now.
     this.#termination?.killNow();
-    const oomKills = this.#jailed?.memory?.oomKills() ?? 0;
+    const oomKills = this.#jailed?.memory?.enforced() ?? 0;
     if (oomKills > 0) {
       const limit = formatBytes(this.#options.jail.limits.maxCommandMemoryBytes);
       this.#failure ??= `out of memory: the command's processes together reached the ${limit} memory limit, and the kernel killed ${oomKills === 1 ? "one of them" : `${oomKills} of them`}; its output up to there is kept`;

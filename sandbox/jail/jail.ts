@@ -2,10 +2,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { SPILL_JAIL_PATH } from "../spill-folder.ts";
+import type { Cgroup, Cgroups } from "./cgroups.ts";
 import { findExecutable } from "./find-executable.ts";
 import { type CommandLimits, hostLimit } from "./limits.ts";
-import type { MemoryCgroup, MemoryCgroups } from "./memory-cgroup.ts";
-import type { PidsCgroup, PidsCgroups } from "./pids-cgroup.ts";
 
 /** How commands are isolated: a bubblewrap jail, or not at all (an explicit operator choice). */
 export type Isolation = "bwrap" | "none";
@@ -46,9 +45,9 @@ export interface JailOptions {
   network: boolean;
   limits: CommandLimits;
   /** Where each command's pids cgroup is made; null: no process limit is possible. */
-  cgroups: PidsCgroups | null;
+  cgroups: Cgroups | null;
   /** Where each command's memory cgroup is made; null or absent: memory is capped per process only. */
-  memory?: MemoryCgroups | null;
+  memory?: Cgroups | null;
   /** Host folder shown read-only in every jail at `/toolwire/spill` (spill-folder.ts); null: none. */
   spillFolder?: string | null;
   /** The jail's /proc; default `new`. */
@@ -63,9 +62,9 @@ export interface JailedCommand {
   /** True when fd 3 is bubblewrap's JSON status (the first object names the jail's PID 1 as `child-pid`). */
   statusFd: boolean;
   /** The command's pids cgroup (removed with `release`). */
-  cgroup: PidsCgroup | null;
-  /** The command's memory cgroup (removed with `release`): its `oomKills` say whether memory ran out. */
-  memory: MemoryCgroup | null;
+  cgroup: Cgroup | null;
+  /** The command's memory cgroup (removed with `release`): its `enforced()` count says whether memory ran out. */
+  memory: Cgroup | null;
   /** Frees what the jail held for the command, once it has exited. */
   release(): void;
 }
@@ -96,8 +95,8 @@ export class Jail {
   readonly network: boolean;
   readonly limits: CommandLimits;
   readonly #root: string;
-  readonly #cgroups: PidsCgroups | null;
-  readonly #memory: MemoryCgroups | null;
+  readonly #cgroups: Cgroups | null;
+  readonly #memory: Cgroups | null;
   readonly #bwrap: string | null;
   readonly #prlimit: string | null;
   readonly #system: string[];

@@ -13,7 +13,7 @@ export interface CommandLimits {
   /** Address space of each process (RLIMIT_AS); an allocation past it fails. */
   maxMemoryBytes: number;
   /**
-   * Memory of all the command's processes together (a memory cgroup, memory-cgroup.ts);
+   * Memory of all the command's processes together (a memory cgroup, cgroups.ts);
    * past it the kernel kills one of them and the exec fails "out of memory".
    */
   maxCommandMemoryBytes: number;

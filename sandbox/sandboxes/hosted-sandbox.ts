@@ -5,7 +5,7 @@ import type { SandboxLimits } from "../../src/protocol/index.ts";
 import { createSandboxApp, type SandboxApp } from "../app.ts";
 import type { SandboxConfig } from "../config.ts";
 import { SandboxError } from "../errors.ts";
-import type { PidsCgroups } from "../jail/pids-cgroup.ts";
+import type { Cgroups } from "../jail/cgroups.ts";
 import { SandboxDisk } from "./disk.ts";
 
 /** What `GET /v1/sandboxes/:id` answers. */
@@ -33,7 +33,7 @@ export class HostedSandbox {
   /** Directory of its spill files, beside (never inside) the workspace. */
   readonly spillDir: string;
   readonly #disk: SandboxDisk;
-  readonly #cgroups: PidsCgroups | null;
+  readonly #cgroups: Cgroups | null;
   /** Execs admitted whose request has not reached the registry yet. */
   #admitting = 0;
 
@@ -42,7 +42,7 @@ export class HostedSandbox {
     limits: SandboxLimits,
     disk: SandboxDisk,
     parts: SandboxApp,
-    cgroups: PidsCgroups | null,
+    cgroups: Cgroups | null,
   ) {
     this.id = id;
     this.limits = limits;
@@ -62,10 +62,10 @@ export class HostedSandbox {
     mountPoint: string,
     id: string,
     limits: SandboxLimits,
-    parent: PidsCgroups | null,
+    parent: Cgroups | null,
   ): Promise<HostedSandbox> {
     const disk = await SandboxDisk.create(mountPoint, mode, limits.diskBytes);
-    let cgroups: PidsCgroups | null = null;
+    let cgroups: Cgroups | null = null;
     try {
       await mkdir(path.join(mountPoint, "workspace"));
       await mkdir(path.join(mountPoint, "spill"));
@@ -141,7 +141,7 @@ export class HostedSandbox {
     await this.parts.registry.killAll(killGraceMs + 1000);
     this.parts.jail.dispose();
     await this.#disk.remove();
-    // Each command's cgroup goes a moment after its last process (pids-cgroup.ts); the
+    // Each command's cgroup goes a moment after its last process (cgroups.ts); the
     // sandbox's own then follows.
     for (
       let attempt = 0;

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { SandboxLimits } from "../../src/protocol/index.ts";
 import type { SandboxConfig } from "../config.ts";
 import { SandboxError } from "../errors.ts";
-import { PidsCgroups } from "../jail/pids-cgroup.ts";
+import { Cgroups } from "../jail/cgroups.ts";
 import type { SandboxesConfig } from "./config.ts";
 import { removeStaleSandboxes } from "./disk.ts";
 import { HostedSandbox } from "./hosted-sandbox.ts";
@@ -22,14 +22,14 @@ export const SANDBOX_ID_PATTERN = /^sbx_[a-z0-9-]{1,32}_[0-9a-f]{20}$/;
 export class SandboxSet {
   readonly config: SandboxesConfig;
   readonly #host: SandboxConfig;
-  readonly #cgroups: PidsCgroups | null;
+  readonly #cgroups: Cgroups | null;
   readonly #sandboxes = new Map<string, HostedSandbox>();
   readonly #creating = new Set<string>();
 
   private constructor(host: SandboxConfig, config: SandboxesConfig) {
     this.#host = host;
     this.config = config;
-    this.#cgroups = host.isolation === "bwrap" ? PidsCgroups.find() : null;
+    this.#cgroups = host.isolation === "bwrap" ? Cgroups.find("pids") : null;
   }
 
   /**

@@ -12,7 +12,7 @@
 import { formatCount, formatSize, formatTruncationFooter } from "../core/output/footer.ts";
 import { DEFAULT_OUTPUT_POLICY, type OutputPolicy, type Truncation } from "../core/output/types.ts";
 import { TextWindow } from "../core/output/window.ts";
-import type { ExecLimits } from "../protocol/index.ts";
+import { type ExecLimits, OUTPUT_LINES } from "../protocol/index.ts";
 
 /** What a call asks for (all optional; none: the last 2,000 lines within 50 KiB). */
 export interface WindowRequest {
@@ -97,7 +97,7 @@ export function omittedAfterHead(t: Truncation): LineRange | null {
 }
 
 /** Most lines one `read` call shows. */
-const READ_LINES = 2000;
+const READ_LINES = OUTPUT_LINES;
 
 /**
  * How to read `range` of the spill: the exact `read` call. Past 2,000 lines (what one

@@ -12,6 +12,13 @@ import type {
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
 import type { JsonValue } from "../core/chord/types.ts";
+import { formatCount, formatSize } from "../core/output/index.ts";
+import {
+  JOB_OUTPUT_BYTES,
+  JOB_OUTPUT_LINES,
+  OUTPUT_BYTES,
+  OUTPUT_LINES,
+} from "../protocol/index.ts";
 import { type AnyTool, ToolArgsError } from "../tools/index.ts";
 
 /** The tools an MCP client sees by default: the source-bounded sandbox and web tools. */
@@ -67,20 +74,24 @@ const ANNOTATIONS: Record<string, ToolAnnotations> = {
   },
 };
 
+const lines = formatCount(OUTPUT_LINES);
+const size = formatSize(OUTPUT_BYTES);
+const jobLines = formatCount(JOB_OUTPUT_LINES);
+const jobSize = formatSize(JOB_OUTPUT_BYTES);
+
 /** How each built-in's output is bounded, in the words a model should read. */
 const BOUNDS: Record<string, string> = {
-  bash: "the last 2,000 lines or 50 KB unless head, tail or maxBytes choose another window; the complete output is saved to a read-only file that read and grep open when given its path: the footer names it and the read call that shows what is not shown. Long commands: a client without the MCP tasks extension should run them with background: true (answers at once; job_output reads on, kill stops, jobs lists), since a call that waits may be cut off by the client's own request timeout",
-  read: "at most 2,000 lines or 50 KB from the offset; the footer gives the offset to continue from",
-  grep: "the first limit matches, at most 50 KB; the footer says when it was cut",
-  glob: "the first limit paths, at most 50 KB; the footer says when it was cut",
-  find: "the first limit paths, at most 50 KB; the footer says when it was cut",
-  ls: "the first limit entries, at most 50 KB; the footer says when it was cut",
+  bash: `the last ${lines} lines or ${size} unless head, tail or maxBytes choose another window; the complete output is saved to a read-only file that read and grep open when given its path: the footer names it and the read call that shows what is not shown. Long commands: a client without the MCP tasks extension should run them with background: true (answers at once; job_output reads on, kill stops, jobs lists), since a call that waits may be cut off by the client's own request timeout`,
+  read: `at most ${lines} lines or ${size} from the offset; the footer gives the offset to continue from`,
+  grep: `the first limit matches, at most ${size}; the footer says when it was cut`,
+  glob: `the first limit paths, at most ${size}; the footer says when it was cut`,
+  find: `the first limit paths, at most ${size}; the footer says when it was cut`,
+  ls: `the first limit entries, at most ${size}; the footer says when it was cut`,
   write: "one line: the bytes and lines written",
-  edit: "the first 2,000 lines or 50 KB of the diff",
-  web_fetch: "the first 50 KB of the page's text; the footer says when it was cut",
+  edit: `the first ${lines} lines or ${size} of the diff`,
+  web_fetch: `the first ${size} of the page's text; the footer says when it was cut`,
   jobs: "the newest 50 background calls",
-  job_output:
-    "at most 2,000 new lines or 48 KB a call; the footer says where the job stands and whether more lines follow",
+  job_output: `at most ${jobLines} new lines or ${jobSize} a call; the footer says where the job stands and whether more lines follow`,
   kill: "the call's own bounded output",
 };
 

@@ -8,10 +8,14 @@
  */
 import {
   INVOCATION_ID_PATTERN,
+  JOB_OUTPUT_BYTES,
+  JOB_OUTPUT_LINES,
   MAX_BASH_TIMEOUT_SECONDS,
   MAX_JOB_WAIT_SECONDS,
   MAX_WINDOW_BYTES,
   MAX_WINDOW_LINES,
+  OUTPUT_BYTES,
+  OUTPUT_LINES,
 } from "../protocol/index.ts";
 
 /** A JSON Schema object, as pi's `registerTool` takes one. */
@@ -54,12 +58,14 @@ const BASH_STEERING: JsonSchemaObject["properties"] = {
   head: lines(
     `Show the first N lines (1-${MAX_WINDOW_LINES}); with tail, the first N and the last M, the middle named in the footer`,
   ),
-  tail: lines(`Show the last N lines (1-${MAX_WINDOW_LINES}; default 2000 when head is not given)`),
+  tail: lines(
+    `Show the last N lines (1-${MAX_WINDOW_LINES}; default ${OUTPUT_LINES} when head is not given)`,
+  ),
   maxBytes: {
     type: "integer",
     minimum: 1,
     maximum: MAX_WINDOW_BYTES,
-    description: `Byte budget of the shown output (1-${MAX_WINDOW_BYTES}; default 51200); head and tail share it`,
+    description: `Byte budget of the shown output (1-${MAX_WINDOW_BYTES}; default ${OUTPUT_BYTES}); head and tail share it`,
   },
 };
 
@@ -112,7 +118,7 @@ export const STEERING_TOOLS: readonly SteeringTool[] = [
   {
     name: "job_output",
     label: "job_output",
-    description: `Reads a background bash call: where it stands (running, or how it ended) and its output lines no earlier job_output returned, each line exactly once, at most 2000 lines or 48 KB a call. With wait (up to ${MAX_JOB_WAIT_SECONDS} s), waits for new lines or the end.`,
+    description: `Reads a background bash call: where it stands (running, or how it ended) and its output lines no earlier job_output returned, each line exactly once, at most ${JOB_OUTPUT_LINES} lines or ${JOB_OUTPUT_BYTES / 1024} KB a call. With wait (up to ${MAX_JOB_WAIT_SECONDS} s), waits for new lines or the end.`,
     parameters: {
       type: "object",
       properties: {

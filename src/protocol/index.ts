@@ -86,9 +86,14 @@ export {
   tokenExpiryOf,
 } from "./subscription-expiry.ts";
 export {
+  JOB_OUTPUT_BYTES,
+  JOB_OUTPUT_LINES,
   MAX_BASH_TIMEOUT_SECONDS,
   MAX_JOB_WAIT_SECONDS,
   MAX_WINDOW_BYTES,
   MAX_WINDOW_LINES,
+  OUTPUT_BYTES,
+  OUTPUT_LINES,
+  READ_LINE_CHARS,
 } from "./tool-caps.ts";
 export { WORKER_DEFAULTS, type WorkerConfig, workerConfig } from "./worker-config.ts";

@@ -6,7 +6,7 @@
  * cancel fails the call with the output kept.
  */
 import { z } from "zod";
-import { DEFAULT_OUTPUT_POLICY, type ToolOutput } from "../core/output/index.ts";
+import { DEFAULT_OUTPUT_POLICY, formatSize, type ToolOutput } from "../core/output/index.ts";
 import {
   headPart,
   headPrefixBytes,
@@ -32,6 +32,8 @@ import {
   MAX_COMMAND_BYTES,
   MAX_WINDOW_BYTES,
   MAX_WINDOW_LINES,
+  OUTPUT_BYTES,
+  OUTPUT_LINES,
   workerConfig,
 } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
@@ -98,7 +100,7 @@ export const bashParams = z
       .max(MAX_WINDOW_LINES)
       .optional()
       .describe(
-        `Show the last N lines of the output (1-${MAX_WINDOW_LINES}; default 2000 when head is not given)`,
+        `Show the last N lines of the output (1-${MAX_WINDOW_LINES}; default ${OUTPUT_LINES} when head is not given)`,
       ),
     maxBytes: z
       .int()
@@ -228,8 +230,7 @@ async function finishedText(
 
 export const bashTool = defineTool({
   name: "bash",
-  description:
-    "Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last 2000 lines or 50 KB, or to the window head/tail/maxBytes ask for; the complete output is then saved to a read-only file named in the footer (under /toolwire/spill, outside the workspace), with the read call that shows the rest: pass that path to read or grep (a grep of the workspace does not search it), or cat it in a later command. timeout is the hard limit, idleTimeout stops a command that prints nothing for that long; either keeps the output and says which limit ended it. background: true answers at once and lets the command run on (job_output, kill, jobs): the way to run long commands when the client cannot wait. Non-zero exit codes, timeouts and cancels fail the call with the output kept.",
+  description: `Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last ${OUTPUT_LINES} lines or ${formatSize(OUTPUT_BYTES)}, or to the window head/tail/maxBytes ask for; the complete output is then saved to a read-only file named in the footer (under /toolwire/spill, outside the workspace), with the read call that shows the rest: pass that path to read or grep (a grep of the workspace does not search it), or cat it in a later command. timeout is the hard limit, idleTimeout stops a command that prints nothing for that long; either keeps the output and says which limit ended it. background: true answers at once and lets the command run on (job_output, kill, jobs): the way to run long commands when the client cannot wait. Non-zero exit codes, timeouts and cancels fail the call with the output kept.`,
   params: bashParams,
   output: sinkPolicy(windowPlan({}), BASH_ENDING_ROOM),
   outputFor: (params) => sinkPolicy(windowPlan(params), BASH_ENDING_ROOM),

@@ -4,7 +4,9 @@
  * searched directory, the first `limit` (default 1000).
  */
 import { z } from "zod";
+import { formatSize } from "../core/output/index.ts";
 import type { FindResult } from "../execenv/index.ts";
+import { OUTPUT_BYTES } from "../protocol/index.ts";
 import { asked, limitParam, sandboxLookup } from "./sandbox.ts";
 
 export const findParams = z.strictObject({
@@ -34,8 +36,7 @@ export function formatFind(r: FindResult, limit: number): string {
 
 export const findTool = sandboxLookup({
   name: "find",
-  description:
-    "Finds files in the sandbox workspace by glob ('*.ts' matches names at any depth, 'src/**/*.ts' paths below the directory), hidden files included, .gitignore respected. Returns paths relative to the searched directory, at most limit (default 1000) and 50 KB.",
+  description: `Finds files in the sandbox workspace by glob ('*.ts' matches names at any depth, 'src/**/*.ts' paths below the directory), hidden files included, .gitignore respected. Returns paths relative to the searched directory, at most limit (default 1000) and ${formatSize(OUTPUT_BYTES)}.`,
   params: findParams,
   maxItems: 100_000,
   lookup: async (client, params, signal) => {

@@ -9,7 +9,9 @@ import { exampleTools } from "./examples.ts";
 import { findTool } from "./find.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
-import { jobOutputTool, jobsTool, killTool } from "./jobs.ts";
+import { jobOutputTool } from "./job-output.ts";
+import { jobsTool } from "./jobs.ts";
+import { killTool } from "./kill.ts";
 import { lsTool } from "./ls.ts";
 import { readTool } from "./read.ts";
 import { externalTool, registerTool } from "./registry.ts";
@@ -46,13 +48,9 @@ export function isExampleTool(name: string): boolean {
   return exampleNames.has(name);
 }
 
-export {
-  type FirstMoment,
-  firstMoment,
-  isBackgroundCall,
-  type JobReader,
-  outputLines,
-} from "./jobs.ts";
+export { type FirstMoment, firstMoment, type JobReader } from "./first-moment.ts";
+export { outputLines } from "./job-lines.ts";
+export { isBackgroundCall } from "./jobs.ts";
 export {
   type AnyTool,
   defineTool,

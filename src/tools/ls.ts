@@ -3,8 +3,9 @@
  * `/` after directories, dotfiles included, the first `limit` (default 500).
  */
 import { z } from "zod";
-import { formatCount } from "../core/output/index.ts";
+import { formatCount, formatSize } from "../core/output/index.ts";
 import type { LsResult } from "../execenv/index.ts";
+import { OUTPUT_BYTES } from "../protocol/index.ts";
 import { asked, limitParam, sandboxLookup } from "./sandbox.ts";
 
 export const lsParams = z.strictObject({
@@ -29,8 +30,7 @@ export function formatLs(r: LsResult, limit: number): string {
 
 export const lsTool = sandboxLookup({
   name: "ls",
-  description:
-    "Lists a directory in the sandbox workspace: entries sorted alphabetically (case-insensitive), '/' after directories, dotfiles included, at most limit (default 500) and 50 KB.",
+  description: `Lists a directory in the sandbox workspace: entries sorted alphabetically (case-insensitive), '/' after directories, dotfiles included, at most limit (default 500) and ${formatSize(OUTPUT_BYTES)}.`,
   params: lsParams,
   maxItems: 100_000,
   lookup: async (client, params, signal) => {

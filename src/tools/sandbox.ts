@@ -5,6 +5,7 @@
 import { type ZodType, z } from "zod";
 import type { JsonObject } from "../core/chord/types.ts";
 import { resolveSandbox, SandboxClient, SandboxHttpError } from "../execenv/index.ts";
+import { OUTPUT_BYTES } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import type { ToolContext, ToolDefinition } from "./types.ts";
 
@@ -62,7 +63,7 @@ export function sandboxLookup<S extends ZodType>(spec: {
   maxBytes?: number;
   lookup(client: SandboxClient, params: z.output<S>, signal: AbortSignal): Promise<LookupAnswer>;
 }): ToolDefinition<z.output<S>> {
-  const maxBytes = spec.maxBytes ?? 50 * 1024;
+  const maxBytes = spec.maxBytes ?? OUTPUT_BYTES;
   return defineTool({
     name: spec.name,
     description: spec.description,

@@ -7,14 +7,15 @@
  * retainer proves the text will not fit. See docs/decisions/053-web-fetch.md.
  */
 import { z } from "zod";
+import { formatSize } from "../core/output/index.ts";
 import { TextRetainer, type TextRetention } from "../core/retention/index.ts";
-import { workerConfig } from "../protocol/index.ts";
+import { OUTPUT_BYTES, workerConfig } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { HtmlTextExtractor } from "./web-fetch/html-text.ts";
 import { privateAddressReason } from "./web-fetch/private-address.ts";
 
-/** Text kept from one page: 50 KiB. */
-export const WEB_FETCH_MAX_TEXT_BYTES = 50 * 1024;
+/** Text kept from one page: one call's default output budget. */
+export const WEB_FETCH_MAX_TEXT_BYTES = OUTPUT_BYTES;
 /** Redirects followed before giving up. */
 export const WEB_FETCH_MAX_REDIRECTS = 5;
 /** Raw bytes read at most, for pages whose markup dwarfs their text: 10 MiB. */
@@ -209,8 +210,7 @@ function footer(url: URL, type: string, status: string, page: PageText): string 
 
 export const webFetchTool = defineTool({
   name: "web_fetch",
-  description:
-    "Fetches an http(s) URL and returns its text (HTML converted to readable text, links kept as [text](url)). Keeps the first 50 KB of text; the footer says when the page was cut.",
+  description: `Fetches an http(s) URL and returns its text (HTML converted to readable text, links kept as [text](url)). Keeps the first ${formatSize(WEB_FETCH_MAX_TEXT_BYTES)} of text; the footer says when the page was cut.`,
   params: z.strictObject({
     url: z
       .url({ protocol: /^https?$/, error: "must be an absolute http:// or https:// URL" })

@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { connectV2 } from "../support/e2e/mcp/clients.ts";
+import { type PiSession, startPiSession } from "../support/e2e/pi/session.ts";
 import { freePort, HOST, startWranglerDev, waitUntilUp } from "../support/processes.ts";
-import { connectV2 } from "./mcp/clients.ts";
-import { type PiSession, startPiSession } from "./pi/session.ts";
 
 const token = randomBytes(24).toString("base64url");
 const state = mkdtempSync(path.join(tmpdir(), "toolwire-e2e-restart-"));

@@ -2,7 +2,7 @@
 // Durable Object and sandbox host started by global-setup.ts.
 import { describe, expect, inject, it } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
-import { toolwire } from "./toolwire-cli.ts";
+import { toolwire } from "../support/e2e/toolwire-cli.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 

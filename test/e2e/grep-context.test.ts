@@ -6,8 +6,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ToolwireClient, ToolwireError } from "../../src/client/index.ts";
 import { GREP_MAX_CONTEXT } from "../../src/protocol/index.ts";
-import { connectV1, type McpTestClient } from "./mcp/clients.ts";
-import { toolwire } from "./toolwire-cli.ts";
+import { connectV1, type McpTestClient } from "../support/e2e/mcp/clients.ts";
+import { toolwire } from "../support/e2e/toolwire-cli.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 const dir = `grep-context-${Date.now().toString(36)}`;

@@ -1,16 +1,20 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance) against a local
 // Worker: every server scenario, once at each scenario's latest revision (2026-07-28
 // where it applies) and once on the 2025-11-25 wire (initialize and sessions). Only the
-// scenarios in test/mcp-conformance/expected-failures.yml may fail, each for its reason.
+// scenarios in test/support/mcp-conformance/expected-failures.yml may fail, each for its reason.
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, type RunningWorker, startConformanceWorker } from "./mcp/conformance-worker.ts";
+import {
+  ROOT,
+  type RunningWorker,
+  startConformanceWorker,
+} from "../support/e2e/mcp/conformance-worker.ts";
 
 const run = promisify(execFile);
 const CLI = path.join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-const BASELINE = path.join(ROOT, "test/mcp-conformance/expected-failures.yml");
+const BASELINE = path.join(ROOT, "test/support/mcp-conformance/expected-failures.yml");
 
 let worker: RunningWorker;
 

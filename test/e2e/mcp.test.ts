@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
-import { launchChromium } from "./chromium.ts";
+import { launchChromium } from "../support/e2e/chromium.ts";
 import {
   connectTasksClient,
   connectV1,
@@ -12,7 +12,7 @@ import {
   type McpTestClient,
   type Progress,
   type ToolResult,
-} from "./mcp/clients.ts";
+} from "../support/e2e/mcp/clients.ts";
 
 const mcpUrl = `${inject("apiUrl")}/mcp`;
 const token = inject("apiToken");

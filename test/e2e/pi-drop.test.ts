@@ -6,8 +6,8 @@ import path from "node:path";
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, describe, expect, inject, it, vi } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
-import { type CutProxy, startCutProxy } from "./cut-proxy.ts";
-import { type PiSession, startPiSession } from "./pi/session.ts";
+import { type CutProxy, startCutProxy } from "../support/e2e/cut-proxy.ts";
+import { type PiSession, startPiSession } from "../support/e2e/pi/session.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 const run = `pidrop${Date.now().toString(36)}`;

@@ -13,7 +13,7 @@ import {
   type JsonSchemaObject,
   STEERING_TOOLS,
 } from "../../src/pi/steering-tools.ts";
-import { type PiSession, startPiSession } from "./pi/session.ts";
+import { type PiSession, startPiSession } from "../support/e2e/pi/session.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 const toolwire = { url: inject("apiUrl"), token: inject("apiToken") };

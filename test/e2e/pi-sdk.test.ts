@@ -7,7 +7,7 @@ import path from "node:path";
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
-import { type PiSession, startPiSession } from "./pi/session.ts";
+import { type PiSession, startPiSession } from "../support/e2e/pi/session.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 const toolwire = { url: inject("apiUrl"), token: inject("apiToken") };

@@ -1,5 +1,5 @@
 // The real `pi` CLI, interactive, under tmux, with the toolwire/pi extension and a faux
-// model from a test extension (test/e2e/pi/faux-provider.ts): the remote bash result is
+// model from a test extension (test/support/e2e/pi/faux-provider.ts): the remote bash result is
 // on the screen, `/toolwire` names the sandbox, a running command's lines move on the
 // screen while it runs, and Esc cancels it in the sandbox.
 import { execFileSync } from "node:child_process";
@@ -8,13 +8,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
-import { EXTENSION_PATH } from "./pi/session.ts";
+import { EXTENSION_PATH } from "../support/e2e/pi/session.ts";
 
 const PI_CLI = path.resolve(
   import.meta.dirname,
   "../../node_modules/@mariozechner/pi-coding-agent/dist/cli.js",
 );
-const FAUX_EXTENSION = path.resolve(import.meta.dirname, "pi/faux-provider.ts");
+const FAUX_EXTENSION = path.resolve(import.meta.dirname, "../support/e2e/pi/faux-provider.ts");
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 const run = `pitui${Date.now().toString(36)}`;
 /** A tmux server of the test's own, so no other tmux session is touched. */

@@ -2,7 +2,7 @@
 // answer to POST …/output, against the real Worker and Durable Object (wrangler dev).
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { ToolwireClient, ToolwireError } from "../../src/client/index.ts";
-import { type LossyProxy, startLossyProxy } from "./lossy-proxy.ts";
+import { type LossyProxy, startLossyProxy } from "../support/e2e/lossy-proxy.ts";
 
 const WRITES = 40;
 const direct = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });

@@ -5,7 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer } from "../../scripts/build-client.ts";
 import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
-import { launchChromium } from "./chromium.ts";
+import { launchChromium } from "../support/e2e/chromium.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 let browser: Browser;

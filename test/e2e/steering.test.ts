@@ -2,8 +2,8 @@
 // (wrangler dev), its DOs and a real sandbox host: per-call windows, idle timeouts and
 // background jobs. docs/steering.md describes what is tested here.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { connectV2, type McpTestClient, type ToolResult } from "./mcp/clients.ts";
-import { toolwire } from "./toolwire-cli.ts";
+import { connectV2, type McpTestClient, type ToolResult } from "../support/e2e/mcp/clients.ts";
+import { toolwire } from "../support/e2e/toolwire-cli.ts";
 
 const mcpUrl = `${inject("apiUrl")}/mcp`;
 const token = inject("apiToken");

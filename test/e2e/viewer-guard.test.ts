@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
 import { ToolwireClient } from "../../src/client/index.ts";
 import { mintSubscribeToken } from "../../src/worker/subscribe-token.ts";
-import { launchChromium } from "./chromium.ts";
+import { launchChromium } from "../support/e2e/chromium.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 let browser: Browser;

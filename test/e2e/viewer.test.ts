@@ -7,7 +7,7 @@ import { buildViewer, VIEWER_PAGE } from "../../scripts/build-client.ts";
 import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
 import type { JsonObject } from "../../src/core/chord/types.ts";
 import { mintSubscribeToken } from "../../src/worker/subscribe-token.ts";
-import { launchChromium } from "./chromium.ts";
+import { launchChromium } from "../support/e2e/chromium.ts";
 
 const ONE_PIXEL_PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";

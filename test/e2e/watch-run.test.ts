@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { describe, expect, inject, it } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
-import { TOOLWIRE_BIN } from "./toolwire-cli.ts";
+import { TOOLWIRE_BIN } from "../support/e2e/toolwire-cli.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 

@@ -32,7 +32,6 @@ export type SpliceOp = ["p", Path, number, number, JsonValue[]];
 export type ReorderOp = ["m", Path, number[]];
 
 export type Op = ReplaceOp | SetOp | DeleteOp | AppendOp | TrimOp | SpliceOp | ReorderOp;
-export type Verb = Op[0];
 
 /** A path on the wire: the full path, or the id a `DefineOp` gave it on this stream. */
 export type WirePath = Path | number;

@@ -169,12 +169,6 @@ export function truncationFieldError(
   }
 }
 
-/** Throws unless `t` has every `Truncation` field with the right type. */
-export function assertTruncation(t: unknown, what: string): asserts t is Truncation {
-  const error = truncationError(t, what);
-  if (error) throw error;
-}
-
 /**
  * A copy of the `Truncation` fields of `t` (extra fields left behind, an absent
  * `spillPath` left absent).

@@ -4,7 +4,7 @@
 // error: its task completes with result.isError). Registered in the conformance Worker
 // only; production lists neither.
 import { z } from "zod";
-import { type AnyTool, defineTool, registerTool } from "../../src/tools/index.ts";
+import { type AnyTool, defineTool, registerTool } from "../../../src/tools/index.ts";
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
 import { mintRunToken } from "../../src/worker/run-token.ts";
 import { mintSubscribeToken } from "../../src/worker/subscribe-token.ts";
-import { launchChromium, SIZES } from "./chromium.ts";
+import { launchChromium, SIZES } from "../support/e2e/chromium.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 const SHOTS = path.resolve(import.meta.dirname, "../../test-output/error-pages");

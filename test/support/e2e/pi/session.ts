@@ -17,7 +17,7 @@ import {
   SettingsManager,
 } from "@mariozechner/pi-coding-agent";
 
-export const EXTENSION_PATH = path.resolve(import.meta.dirname, "../../../src/pi/index.ts");
+export const EXTENSION_PATH = path.resolve(import.meta.dirname, "../../../../src/pi/index.ts");
 
 export interface PiSession {
   session: AgentSession;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AdaptivePublisher, systemClock } from "../../../src/core/publish/index.ts";
-import { FakeClock } from "../../support/fake-clock.ts";
+import { AdaptivePublisher, systemClock } from "../../src/core/publish/index.ts";
+import { FakeClock } from "./fake-clock.ts";
 
 describe("FakeClock", () => {
   it("fires due timers in order, each at its own due time", () => {

@@ -1,5 +1,5 @@
 // Created sandboxes through the Worker, against the real sandbox host of this project
-// (test/worker/durable-objects/sandbox/sandbox-host.global-setup.ts): create, use,
+// (test/workers/durable-objects/sandbox/sandbox-host.global-setup.ts): create, use,
 // isolate, keep alive, expire by alarm, delete with a call running, lose.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";

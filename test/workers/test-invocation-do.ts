@@ -1,6 +1,6 @@
 /**
  * The Invocation DO the worker tests bind (vitest.config.ts points `main` at
- * test/worker/test-entry.ts): production's class plus the seams only crash tests need
+ * test/workers/test-entry.ts): production's class plus the seams only crash tests need
  * (docs/decisions/093). Each lives in memory, so a new instance after a crash has none.
  */
 import { InvocationDO } from "../../durable-objects/invocation/invocation.ts";

@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { inject } from "vitest";
 
-export const TOOLWIRE_BIN = path.resolve(import.meta.dirname, "../../bin/toolwire");
+export const TOOLWIRE_BIN = path.resolve(import.meta.dirname, "../../../bin/toolwire");
 
 export interface CliRun {
   code: number | null;

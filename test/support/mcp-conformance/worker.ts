@@ -3,14 +3,14 @@
 // entry adds the configured bearer to /mcp requests that lack one; the production auth
 // check still runs on every request.
 import { Hono } from "hono";
-import { app } from "../../src/worker/index.ts";
-import { mcpRoute, mcpTools } from "../../src/worker/mcp-route.ts";
+import { app } from "../../../src/worker/index.ts";
+import { mcpRoute, mcpTools } from "../../../src/worker/mcp-route.ts";
 import { registerConformanceFixtures } from "./fixtures.ts";
 import { TASK_FIXTURES } from "./task-fixtures.ts";
 
-export { InvocationDO } from "../../durable-objects/invocation/invocation.ts";
-export { McpSessionDO } from "../../durable-objects/mcp-session/mcp-session.ts";
-export { RunDO } from "../../durable-objects/run/run.ts";
+export { InvocationDO } from "../../../durable-objects/invocation/invocation.ts";
+export { McpSessionDO } from "../../../durable-objects/mcp-session/mcp-session.ts";
+export { RunDO } from "../../../durable-objects/run/run.ts";
 
 const conformanceApp = new Hono<{ Bindings: Env }>();
 conformanceApp.route(

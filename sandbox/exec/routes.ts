@@ -1,0 +1,118 @@
+/**
+ * The exec route group: `POST /v1/exec` (start, NDJSON Shell updates),
+ * `GET /v1/exec/:execId` (reattach) and `POST /v1/exec/:execId/kill`.
+ */
+import { stat } from "node:fs/promises";
+import { Hono } from "hono";
+import { EXEC_ID_PATTERN } from "../../src/protocol/index.ts";
+import type { SandboxConfig } from "../config.ts";
+import { SandboxError } from "../errors.ts";
+import type { Jail } from "../jail/jail.ts";
+import { execRequestSchema, execTooLong, parseBody } from "../requests.ts";
+import type { SpillFolder } from "../spill-folder.ts";
+import type { Workspace } from "../workspace.ts";
+import type { ExecGate } from "./exec-gate.ts";
+import type { ExecRegistry } from "./exec-registry.ts";
+import { execUpdateStream } from "./update-stream.ts";
+
+/** What the exec routes run commands with. */
+export interface ExecRouteParts {
+  config: SandboxConfig;
+  registry: ExecRegistry;
+  gate: ExecGate;
+  workspace: Workspace;
+  spills: SpillFolder;
+  jail: Jail;
+}
+
+/**
+ * The exec routes, to mount behind the host's auth and body limit.
+ * @example app.route("/", execRoutes({ config, registry, gate, workspace, spills, jail }));
+ */
+export function execRoutes(parts: ExecRouteParts): Hono {
+  const { config, registry, gate, workspace, spills, jail } = parts;
+  const pacing = {
+    minIntervalMs: config.minIntervalMs,
+    targetBytesPerSecond: config.targetBytesPerSecond,
+  };
+  const app = new Hono();
+
+  app.post("/v1/exec", async (c) => {
+    const req = await parseBody(c, execRequestSchema);
+    const tooLong = execTooLong(req);
+    if (tooLong) throw new SandboxError("bad_request", tooLong);
+    if (registry.get(req.execId)) throw execExists(req.execId);
+    const cwd = await workspace.resolve(req.cwd);
+    await assertDirectory(cwd, req.cwd);
+    const release = await gate.enter();
+    if (registry.get(req.execId)) {
+      release();
+      throw execExists(req.execId);
+    }
+    const run = registry.start({
+      execId: req.execId,
+      command: req.command,
+      cwd,
+      env: req.env ?? {},
+      jail,
+      timeoutSec: req.timeoutSec,
+      idleTimeoutSec: req.idleTimeoutSec,
+      limits: req.limits,
+      spills,
+      killGraceMs: config.killGraceMs,
+      maxSpillBytes: config.maxSpillBytes,
+    });
+    if (run.exit) release();
+    else {
+      const stop = run.subscribe(() => {
+        if (!run.exit) return;
+        stop();
+        release();
+      });
+    }
+    return ndjson(execUpdateStream(run, pacing));
+  });
+
+  app.get("/v1/exec/:execId", (c) =>
+    ndjson(execUpdateStream(findRun(registry, c.req.param("execId")), pacing)),
+  );
+
+  app.post("/v1/exec/:execId/kill", (c) => {
+    const run = findRun(registry, c.req.param("execId"));
+    if (!run.exit) run.kill();
+    return c.json({ execId: run.execId, status: run.exit ? "exited" : "killing" });
+  });
+
+  return app;
+}
+
+function execExists(execId: string): SandboxError {
+  return new SandboxError(
+    "conflict",
+    `exec '${execId}' already exists; reattach with GET /v1/exec/${execId}`,
+  );
+}
+
+function findRun(registry: ExecRegistry, execId: string) {
+  const run = EXEC_ID_PATTERN.test(execId) ? registry.get(execId) : undefined;
+  if (!run) {
+    throw new SandboxError(
+      "not_found",
+      `no exec '${execId}' on this sandbox (never started, or finished more than 10 minutes ago)`,
+    );
+  }
+  return run;
+}
+
+async function assertDirectory(abs: string, rel: string | undefined): Promise<void> {
+  const info = await stat(abs).catch(() => null);
+  if (!info?.isDirectory()) {
+    throw new SandboxError("bad_request", `cwd '${rel}' is not a directory in the workspace`);
+  }
+}
+
+function ndjson(body: ReadableStream<Uint8Array>): Response {
+  return new Response(body, {
+    headers: { "content-type": "application/x-ndjson", "cache-control": "no-store" },
+  });
+}
