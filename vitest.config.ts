@@ -56,6 +56,8 @@ export default defineConfig({
                 SUBSCRIBE_SECRET: "test-subscribe-secret",
                 SANDBOX_TOKEN: "test-sandbox-token-unused",
                 WEB_FETCH_ALLOW_PRIVATE: "1",
+                // The tests use the example tools as fixtures (decision 272).
+                EXAMPLE_TOOLS: "1",
               },
             },
           }),
@@ -83,6 +85,7 @@ export default defineConfig({
                 SANDBOX_TOKEN: process.env.TOOLWIRE_DO_SANDBOX_TOKEN,
                 API_TOKEN: "test-api-token",
                 SUBSCRIBE_SECRET: "test-subscribe-secret",
+                EXAMPLE_TOOLS: "1",
                 // Short enough for the idle-timeout test to see a deadline pass.
                 EXTERNAL_IDLE_TIMEOUT_SECONDS: "2",
                 SANDBOX_REJOIN_SECONDS: "2",

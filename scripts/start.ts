@@ -145,9 +145,14 @@ const worker = start(
     "--show-interactive-dev-session=false",
     "--var",
     `SANDBOXES:${JSON.stringify({ default: sandboxUrl })}`,
+    ...(process.env.EXAMPLE_TOOLS === "1" ? ["--var", "EXAMPLE_TOOLS:1"] : []),
   ],
   { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
 );
+
+if (process.env.EXAMPLE_TOOLS === "1") {
+  console.log("EXAMPLE_TOOLS=1: the example tools emit, steps and report are listed and run.");
+}
 
 // Whatever ends this process, even kill -9, the guard ends both children: it holds a
 // pipe from us, and the kernel closes it when we are gone (scripts/orphan-guard.ts).

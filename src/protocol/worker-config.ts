@@ -49,6 +49,11 @@ export interface WorkerConfig {
   /** `WEB_FETCH_ALLOW_PRIVATE`: any value but empty, "0" or "false" lets web_fetch reach private addresses. */
   webFetchAllowPrivate: boolean;
   /**
+   * `EXAMPLE_TOOLS`: "1" lists and runs the example tools (`emit`, `steps`, `report`),
+   * stand-ins for tests and demos that do nothing for a model; off by default.
+   */
+  exampleTools: boolean;
+  /**
    * `TEST_CONTROLS`: on ("1") only in other projects' tests (`toolwire/testing` sets it):
    * the `/v1/test/...` routes that drop subscribers and evict objects (docs/testing.md).
    */
@@ -105,6 +110,7 @@ export function workerConfig(env: object): WorkerConfig {
     ),
     mcpAllowedHosts: text("MCP_ALLOWED_HOSTS"),
     webFetchAllowPrivate: flag !== undefined && flag !== "" && flag !== "0" && flag !== "false",
+    exampleTools: text("EXAMPLE_TOOLS") === "1",
     testControls: text("TEST_CONTROLS") === "1",
   };
   read.set(env, config);

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
-import { apiError, messageOf } from "../protocol/index.ts";
+import { apiError, messageOf, workerConfig } from "../protocol/index.ts";
 import { isExampleTool, listTools } from "../tools/index.ts";
 import { agentOnly, authorizeSubscriber, requireApiConfigured, TokenRefused } from "./auth.ts";
 import { errorPage, pageSubject, prefersHtml } from "./error-page.ts";
@@ -16,8 +16,8 @@ import { mcpRoute } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
 import { sandboxRoutes } from "./sandbox-routes.ts";
-import { testControlRoutes } from "./test-control-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
+import { testControlRoutes } from "./test-control-routes.ts";
 
 /** Path of the viewer page among the static assets (written to public/ by the client). */
 export const VIEWER_ASSET = "/viewer.html";
@@ -46,7 +46,9 @@ app.use("/v1/*", async (c, next) => {
 });
 
 app.get("/v1/tools", agentOnly, async (c) => {
-  const tools = listTools().map((t) => ({
+  const { exampleTools } = workerConfig(c.env);
+  const offered = listTools().filter((t) => exampleTools || !isExampleTool(t.name));
+  const tools = offered.map((t) => ({
     name: t.name,
     description: t.description,
     parameters: t.parameters,

@@ -12,6 +12,7 @@ import {
   messageOf,
   type StartRequest,
   type SubscriptionPath,
+  workerConfig,
 } from "../protocol/index.ts";
 import {
   firstMoment,
@@ -78,7 +79,10 @@ export function refuseOtherCall(stored: InvocationView, request: StartRequest): 
 
 invocationRoutes.post("/", agentOnly, async (c) => {
   const body = parseWith(createInvocationBody, await readJsonBody(c.req.raw), "body");
-  const tool = getTool(body.tool);
+  const found = getTool(body.tool);
+  // The examples run only where EXAMPLE_TOOLS is on; elsewhere they are unknown tools.
+  const tool =
+    found && isExampleTool(found.name) && !workerConfig(c.env).exampleTools ? undefined : found;
   if (tool === undefined) {
     const known = listTools()
       .filter((t) => !isExampleTool(t.name))

@@ -61,6 +61,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // /mcp keep-alive comments every second: under wrangler dev a write is how a closed
       // 2026-07-28 stream is noticed (and cancelled), so the e2e tests see it quickly.
       MCP_KEEPALIVE_SECONDS: "1",
+      // The viewer and CLI tests use the example tools as fixtures (decision 272).
+      EXAMPLE_TOOLS: "1",
     },
   });
 

@@ -1,7 +1,9 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool, getTool, registerTool } from "../../../src/tools/index.ts";
-import { call, create, expectError, freshId } from "../worker/helpers.ts";
+import { app } from "../../../src/worker/index.ts";
+import { API_TOKEN, call, create, expectError, freshId, ORIGIN } from "../worker/helpers.ts";
 
 interface ListedTool {
   name: string;
@@ -36,6 +38,26 @@ describe("GET /v1/tools", () => {
       /known: bash, read, grep, glob, find, ls, write, edit, web_fetch, jobs, job_output, kill, external/,
     );
     expect(message).not.toMatch(/\b(emit|steps|report)\b/);
+  });
+
+  it("neither lists nor runs the examples where EXAMPLE_TOOLS is off, as a deployed Worker", async () => {
+    // The production app under the same bindings, but with the setting off.
+    const off = { ...env, EXAMPLE_TOOLS: "0" } as Env;
+    const auth = { Authorization: `Bearer ${API_TOKEN}` };
+    const list = await app.fetch(new Request(`${ORIGIN}/v1/tools`, { headers: auth }), off);
+    const names = ((await list.json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(names).toContain("bash");
+    expect(names.filter((n) => ["emit", "steps", "report"].includes(n))).toEqual([]);
+    const run = await app.fetch(
+      new Request(`${ORIGIN}/v1/invocations`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify({ tool: "emit", args: { lines: 1 }, toolCallId: freshId("off") }),
+      }),
+      off,
+    );
+    const message = await expectError(run, 400, "bad_request");
+    expect(message).toMatch(/unknown tool "emit" \(known: bash,/);
   });
 
   it("lists the built-ins with descriptions and JSON Schemas of their parameters", async () => {
