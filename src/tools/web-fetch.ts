@@ -9,10 +9,10 @@
 import { z } from "zod";
 import { formatSize } from "../core/output/index.ts";
 import { TextRetainer, type TextRetention } from "../core/retention/index.ts";
+import { hostAddressClass } from "../protocol/address-class.ts";
 import { OUTPUT_BYTES, workerConfig } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
 import { HtmlTextExtractor } from "./web-fetch/html-text.ts";
-import { privateAddressReason } from "./web-fetch/private-address.ts";
 
 /** Text kept from one page: one call's default output budget. */
 export const WEB_FETCH_MAX_TEXT_BYTES = OUTPUT_BYTES;
@@ -38,7 +38,7 @@ function checkTarget(url: URL, env: Env, what: string): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new Error(`${what} ${shown(url)} is not http or https; web_fetch only fetches web pages`);
   }
-  const reason = privateAddressReason(url);
+  const reason = hostAddressClass(url);
   if (reason !== null && !workerConfig(env).webFetchAllowPrivate) {
     throw new Error(
       `${what} ${shown(url)} is a ${reason} address; web_fetch refuses non-public addresses (an operator can set WEB_FETCH_ALLOW_PRIVATE=1)`,

@@ -1,0 +1,142 @@
+/**
+ * A sandbox's egress proxy against no proxy (issue 25, decision 181): the same jailed
+ * command, once in a created sandbox (through its bridge and proxy) and once in the
+ * host's default workspace with `SANDBOX_NETWORK=on` (the host's own network, direct).
+ * A 400 MB download (curl's own transfer rate) and `npm install` of one package from a
+ * registry on loopback (wall time of the call, fresh npm cache each time).
+ * `node bench/run.ts egress` (as root: the sandbox's network namespace is a bind mount).
+ */
+
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { DEFAULT_SANDBOX_CONFIG, startSandboxHost } from "../sandbox/index.ts";
+import { DEFAULT_SANDBOX_LIMITS } from "../sandbox/sandboxes/config.ts";
+import { SandboxClient } from "../src/execenv/index.ts";
+import { fold } from "../test/node/sandbox/harness.ts";
+import { startTinyRegistry } from "../test/support/loopback-upstreams.ts";
+
+const DOWNLOAD_BYTES = 400 * 1024 * 1024;
+const ROUNDS = 3;
+
+async function run(client: SandboxClient, command: string): Promise<string> {
+  const execId = `x${randomBytes(8).toString("hex")}`;
+  return (await fold(client.exec({ execId, command }))).text;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}
+
+export default async function egressBench(): Promise<void> {
+  const scratch = mkdtempSync(path.join(tmpdir(), "tw-bench-egress-"));
+  // The upstream in a process of its own, so it does not share the proxy's event loop.
+  const big = spawn(
+    process.execPath,
+    [
+      "-e",
+      `const chunk = Buffer.alloc(1 << 20);
+require("node:http").createServer((req, res) => {
+  res.setHeader("content-length", String(${DOWNLOAD_BYTES}));
+  let sent = 0;
+  const pump = () => {
+    while (sent < ${DOWNLOAD_BYTES}) { sent += chunk.length; if (!res.write(chunk)) return void res.once("drain", pump); }
+    res.end();
+  };
+  pump();
+}).listen(0, "127.0.0.1", function () { console.log(this.address().port); });`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const bigPort = Number(
+    await new Promise<string>((r) => big.stdout.once("data", (c) => r(String(c)))),
+  );
+  const registry = await startTinyRegistry(scratch, "tiny-answer");
+  const token = randomBytes(16).toString("hex");
+  const host = await startSandboxHost({
+    ...DEFAULT_SANDBOX_CONFIG,
+    token,
+    port: 0,
+    root: path.join(scratch, "ws"),
+    rgPath: null,
+    network: true,
+    egress: {
+      available: true,
+      allowPrivate: true,
+      reservedPorts: [],
+      maxConnections: 64,
+      lookup: async () => ["127.0.0.1"],
+    },
+    sandboxes: {
+      dir: path.join(scratch, "sbx"),
+      disk: "none",
+      maxSandboxes: 4,
+      limits: DEFAULT_SANDBOX_LIMITS,
+    },
+  });
+  try {
+    const id = `sbx_default_${randomBytes(10).toString("hex")}`;
+    const made = await fetch(`${host.url}/v1/sandboxes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        id,
+        network: { allow: [`up.test:${bigPort}`, `reg.test:${registry.port}`] },
+      }),
+    });
+    if (made.status !== 201) throw new Error(await made.text());
+    const proxied = new SandboxClient(`${host.url}/sandboxes/${id}`, token);
+    const direct = new SandboxClient(host.url, token);
+
+    const speed = async (client: SandboxClient, url: string) => {
+      const out = await run(client, `curl -sS -o /dev/null -w "%{speed_download}" ${url}`);
+      if (!/^[0-9.]+$/.test(out)) throw new Error(`curl failed: ${out}`);
+      return Number(out) / 1024 / 1024;
+    };
+    const viaProxy: number[] = [];
+    const straight: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      straight.push(await speed(direct, `http://127.0.0.1:${bigPort}/`));
+      viaProxy.push(await speed(proxied, `http://up.test:${bigPort}/`));
+    }
+
+    const install = async (client: SandboxClient, registryHost: string) => {
+      const t0 = performance.now();
+      const out = await run(
+        client,
+        `rm -rf n && mkdir n && cd n && npm install --cache ./cache --no-audit --no-fund --registry http://${registryHost}:${registry.port}/ tiny-answer 2>&1 | tail -5 && ls node_modules/tiny-answer >/dev/null && echo done`,
+      );
+      if (!out.includes("done")) throw new Error(`npm install failed: ${out}`);
+      return performance.now() - t0;
+    };
+    const npmProxy: number[] = [];
+    const npmDirect: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      npmDirect.push(await install(direct, "127.0.0.1"));
+      npmProxy.push(await install(proxied, "reg.test"));
+    }
+
+    const d = median(straight);
+    const p = median(viaProxy);
+    console.log(
+      `| what (median of ${ROUNDS}) | direct (SANDBOX_NETWORK=on) | through the sandbox's proxy | ratio |`,
+    );
+    console.log("| --- | --- | --- | --- |");
+    console.log(
+      `| 400 MB download, curl's rate | ${d.toFixed(0)} MiB/s | ${p.toFixed(0)} MiB/s | ${(p / d).toFixed(2)}× |`,
+    );
+    const nd = median(npmDirect);
+    const np = median(npmProxy);
+    console.log(
+      `| npm install of one package | ${nd.toFixed(0)} ms | ${np.toFixed(0)} ms | ${(np / nd).toFixed(2)}× the time |`,
+    );
+  } finally {
+    await host.close();
+    big.kill();
+    registry.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

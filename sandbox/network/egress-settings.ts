@@ -1,0 +1,60 @@
+import type { EgressGuard } from "../../src/protocol/network-policy.ts";
+import { positiveInt } from "../env-number.ts";
+import type { Lookup } from "./egress-proxy.ts";
+
+/** The host operator's egress settings, read once at start. */
+export interface EgressSettings extends EgressGuard {
+  /** False where the host cannot make network namespaces (not root, or no jail). */
+  available: boolean;
+  maxConnections: number;
+  /** How names are resolved; tests give their own. */
+  lookup?: Lookup;
+}
+
+/** Default of `SANDBOX_EGRESS_MAX_CONNECTIONS`: connections one sandbox may hold open at once. */
+export const DEFAULT_EGRESS_MAX_CONNECTIONS = 64;
+
+/** The Worker's port in local development (`wrangler dev`), reserved unless the operator names others. */
+export const DEFAULT_RESERVED_PORTS = [8787];
+
+/**
+ * Reads `SANDBOX_EGRESS_ALLOW_PRIVATE` (`1`: loopback and private addresses pass, for
+ * local development and tests; off by default), `SANDBOX_EGRESS_RESERVED_PORTS` (ports
+ * never reached on a non-public address, comma-separated; default the Worker's 8787;
+ * the host's own `port` is always added) and `SANDBOX_EGRESS_MAX_CONNECTIONS` (64).
+ * Namespaces need root and a jail: elsewhere `available` is false.
+ * @example const egress = egressSettingsFromEnv(process.env, 8788, "bwrap");
+ */
+export function egressSettingsFromEnv(
+  env: Record<string, string | undefined>,
+  hostPort: number,
+  isolation: "bwrap" | "none",
+): EgressSettings {
+  const allow = env.SANDBOX_EGRESS_ALLOW_PRIVATE ?? "";
+  if (!["", "0", "1"].includes(allow)) {
+    throw new Error(`SANDBOX_EGRESS_ALLOW_PRIVATE must be 1 or 0, got '${allow}'`);
+  }
+  const listed = env.SANDBOX_EGRESS_RESERVED_PORTS;
+  const reserved =
+    listed === undefined || listed === ""
+      ? DEFAULT_RESERVED_PORTS
+      : listed.split(",").map((p) => {
+          const n = Number(p.trim());
+          if (!Number.isInteger(n) || n < 1 || n > 65535) {
+            throw new Error(
+              `SANDBOX_EGRESS_RESERVED_PORTS must be ports separated by commas, got '${listed}'`,
+            );
+          }
+          return n;
+        });
+  return {
+    available: process.getuid?.() === 0 && isolation === "bwrap",
+    allowPrivate: allow === "1",
+    reservedPorts: [...new Set([...reserved, hostPort])],
+    maxConnections: positiveInt(
+      env,
+      "SANDBOX_EGRESS_MAX_CONNECTIONS",
+      DEFAULT_EGRESS_MAX_CONNECTIONS,
+    ),
+  };
+}
