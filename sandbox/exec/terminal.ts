@@ -1,0 +1,229 @@
+/**
+ * A command under a pseudo-terminal (decision 180, "a terminal is stdio"): the host opens
+ * the terminal with node-pty and starts the jailed command on its other end. What the
+ * terminal prints goes, byte for byte, into the output pipe the copier thread reads (as a
+ * pipe command's output does), and into a headless xterm that says what the screen is.
+ */
+import { closeSync, write } from "node:fs";
+import { createRequire } from "node:module";
+import { constants } from "node:os";
+import type pty from "@lydell/node-pty";
+import xterm from "@xterm/headless";
+import type { TerminalScreen, TerminalSize } from "../../src/protocol/index.ts";
+import type { JailedCommand } from "../jail/jail.ts";
+
+/** `TERM` of a tty call: xterm's own, which every full-screen program knows. */
+export const TERMINAL_TYPE = "xterm-256color";
+
+/**
+ * The signals a terminal sends its foreground process group (Ctrl-C, Ctrl-\, Ctrl-Z). The
+ * jail's own processes (the outer bubblewrap) are in that group too: they ignore them,
+ * and the command gets them back at their default (`env --default-signal`), so Ctrl-C ends
+ * the command, not the jail, and bash reports 130 as it does in a terminal.
+ */
+const TERMINAL_SIGNALS = "INT,QUIT,TSTP";
+
+/** Output queued for the pipe past which the terminal is paused (the copier is far behind). */
+const QUEUE_HIGH_BYTES = 8 * 1024 * 1024;
+
+/**
+ * node-pty, loaded at the first terminal rather than with the host. It is a native module:
+ * the deployment bundle leaves it out (it cannot be inlined), and a host that was installed
+ * without it (an optional dependency) still runs every pipe call, and answers a tty call
+ * with this error instead of failing to start.
+ */
+function loadPty(): typeof pty {
+  try {
+    return createRequire(import.meta.url)("@lydell/node-pty") as typeof pty;
+  } catch {
+    throw new Error(
+      "this sandbox host cannot open terminals: its optional dependency @lydell/node-pty is not installed",
+    );
+  }
+}
+
+/** The command line run in the jail for `command` on a terminal. */
+export function terminalArgv(command: string): [string, ...string[]] {
+  return ["/usr/bin/env", `--default-signal=${TERMINAL_SIGNALS}`, "/bin/bash", "-c", command];
+}
+
+export interface TerminalEnd {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * One terminal and the command on it.
+ * @example const t = TerminalProcess.spawn(jailed, cwd, { cols: 120, rows: 40 }, pipe.writeFd, onEnd);
+ */
+export class TerminalProcess {
+  readonly pid: number;
+  readonly #pty: pty.IPty;
+  readonly #screen: xterm.Terminal;
+  readonly #outputFd: number;
+  /** A write into the output pipe is under way. */
+  #writing = false;
+  /** Output read from the terminal, not yet in the pipe. */
+  readonly #queue: Buffer[] = [];
+  #queued = 0;
+  #exit: TerminalEnd | null = null;
+  #outputClosed = false;
+  readonly #onEnd: (end: TerminalEnd) => void;
+  #inputOpen = true;
+
+  private constructor(
+    jailed: JailedCommand,
+    cwd: string,
+    size: TerminalSize,
+    outputFd: number,
+    onEnd: (end: TerminalEnd) => void,
+  ) {
+    this.#outputFd = outputFd;
+    this.#onEnd = onEnd;
+    this.#screen = new xterm.Terminal({
+      cols: size.cols,
+      rows: size.rows,
+      scrollback: 0,
+      allowProposedApi: true,
+    });
+    // The jail's own processes ignore the terminal's signals; the command resets them.
+    this.#pty = loadPty().spawn(
+      "/bin/sh",
+      ["-c", 'trap "" INT QUIT TSTP; exec "$@"', "sh", jailed.file, ...jailed.args],
+      {
+        name: TERMINAL_TYPE,
+        cols: size.cols,
+        rows: size.rows,
+        cwd,
+        env: { ...jailed.env, TERM: TERMINAL_TYPE },
+        encoding: null,
+      } as pty.IPtyForkOptions,
+    );
+    this.pid = this.#pty.pid;
+    this.#pty.onData((data) => this.#copy(data as unknown as Buffer));
+    this.#pty.onExit(({ exitCode, signal }) => {
+      const name = signal
+        ? (Object.keys(constants.signals) as NodeJS.Signals[]).find(
+            (s) => constants.signals[s] === signal,
+          )
+        : undefined;
+      this.#exit = { exitCode: name ? null : exitCode, signal: name ?? null };
+      this.#inputOpen = false;
+      this.#closeOutput();
+    });
+  }
+
+  /**
+   * Starts `jailed` on a new terminal of `size`; its output goes to `outputFd` (which the
+   * terminal closes after the last byte), and `onEnd` is called once the command has
+   * exited and every byte it printed is in the pipe.
+   */
+  static spawn(
+    jailed: JailedCommand,
+    cwd: string,
+    size: TerminalSize,
+    outputFd: number,
+    onEnd: (end: TerminalEnd) => void,
+  ): TerminalProcess {
+    return new TerminalProcess(jailed, cwd, size, outputFd, onEnd);
+  }
+
+  /**
+   * The output into the pipe, in order, one write at a time, without pausing the
+   * terminal: node-pty drops what is unread 200 ms after the command exits, so the
+   * terminal is read at once and what the pipe has not taken yet waits here. Past
+   * `QUEUE_HIGH_BYTES` queued (a copier far behind) the terminal is paused after all.
+   */
+  #copy(data: Buffer): void {
+    if (this.#outputClosed) return;
+    this.#screen.write(data);
+    this.#queue.push(data);
+    this.#queued += data.length;
+    if (this.#queued > QUEUE_HIGH_BYTES) this.#pty.pause();
+    if (!this.#writing) this.#drain();
+  }
+
+  #drain(): void {
+    const data = this.#queue.shift();
+    if (!data) {
+      this.#writing = false;
+      this.#closeOutput();
+      return;
+    }
+    this.#writing = true;
+    const next = (offset: number) => {
+      write(this.#outputFd, data, offset, data.length - offset, null, (err, written) => {
+        if (!err && offset + written < data.length) return next(offset + written);
+        this.#queued -= data.length;
+        if (this.#queued <= QUEUE_HIGH_BYTES) this.#pty.resume();
+        this.#drain();
+      });
+    };
+    next(0);
+  }
+
+  #closeOutput(): void {
+    if (this.#writing || this.#outputClosed || !this.#exit) return;
+    this.#outputClosed = true;
+    closeSync(this.#outputFd);
+    this.#onEnd(this.#exit);
+  }
+
+  /** True until the command exits or its input is closed. */
+  get inputOpen(): boolean {
+    return this.#inputOpen;
+  }
+
+  /** Types `data` into the terminal (its bytes, as a keyboard sends them). */
+  write(data: string): void {
+    if (this.#inputOpen) this.#pty.write(data);
+  }
+
+  /** The end of input: the terminal's EOF character (Ctrl-D) at the start of a line. */
+  endInput(): void {
+    this.write("\u0004");
+  }
+
+  resize(size: TerminalSize): void {
+    if (this.#exit) return;
+    this.#pty.resize(size.cols, size.rows);
+    this.#screen.resize(size.cols, size.rows);
+  }
+
+  /** The screen as the emulator has it once every byte so far is parsed. */
+  screen(): Promise<TerminalScreen> {
+    return new Promise((resolve) => {
+      this.#screen.write("", () => resolve(this.#snapshot()));
+    });
+  }
+
+  #snapshot(): TerminalScreen {
+    const buffer = this.#screen.buffer.active;
+    const lines: string[] = [];
+    for (let row = 0; row < this.#screen.rows; row++) {
+      lines.push(buffer.getLine(buffer.baseY + row)?.translateToString(true) ?? "");
+    }
+    return {
+      cols: this.#screen.cols,
+      rows: this.#screen.rows,
+      lines,
+      cursor: { row: buffer.cursorY, col: buffer.cursorX },
+      alternate: buffer.type === "alternate",
+    };
+  }
+
+  /** SIGKILL to the outer process (the jail dies with it). */
+  kill(): void {
+    if (this.#exit) return;
+    try {
+      process.kill(this.pid, "SIGKILL");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+    }
+  }
+
+  /** Frees the emulator once the exec is over. */
+  dispose(): void {
+    this.#screen.dispose();
+  }
+}
