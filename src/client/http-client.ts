@@ -153,6 +153,25 @@ export class ToolwireClient {
     return links as unknown as { runId: string; runViewUrl: string };
   }
 
+  /**
+   * A settled call's whole output, every byte the command printed, as a stream (`GET
+   * /v1/invocations/:id/spill`): what `toolwire output <id>` writes.
+   * @example for await (const chunk of await client.wholeOutput("call_1")) process.stdout.write(chunk);
+   */
+  async wholeOutput(id: string): Promise<ReadableStream<Uint8Array>> {
+    const url = new URL(`${this.baseUrl}${this.#path(id)}/spill`);
+    if (this.#subscribeToken && !this.#token) url.searchParams.set("token", this.#subscribeToken);
+    let res: Response;
+    try {
+      res = await this.#doFetch(url.toString(), { headers: this.#authHeaders() });
+    } catch (error) {
+      throw unreachable(this.baseUrl, error);
+    }
+    if (!res.ok) throw await errorFromResponse(res, `Reading the whole output of ${id}`);
+    if (!res.body) throw badBody("the whole output has no body");
+    return res.body;
+  }
+
   async cancel(id: string): Promise<InvocationInfo> {
     const { body } = await this.#call("POST", `${this.#path(id)}/cancel`, {}, `Cancelling ${id}`);
     return expectInvocation(body);

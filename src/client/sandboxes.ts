@@ -3,6 +3,7 @@
  * and out as tar streams (docs/sandboxes.md). Runs wherever `fetch` does.
  */
 import type { SandboxView } from "../protocol/index.ts";
+import type { NetworkPolicy } from "../protocol/network-policy.ts";
 import { errorFromResponse, unreachable } from "./errors.ts";
 
 export type { SandboxView };
@@ -13,6 +14,8 @@ export interface CreateSandboxRequest {
   host?: string;
   idleTimeoutSeconds?: number;
   limits?: Partial<SandboxView["limits"]>;
+  /** What its commands may reach: `host`, `host:port`, `*.domain[:port]` (decision 181). */
+  network?: NetworkPolicy;
 }
 
 /**
@@ -59,6 +62,21 @@ export class SandboxesClient {
       {},
       `keep ${id} alive`,
     )) as SandboxView;
+  }
+
+  /** Replaces sandbox `id`'s network policy; new connections follow it. */
+  async setNetwork(id: string, policy: NetworkPolicy): Promise<SandboxView> {
+    return (await this.#json(
+      "PUT",
+      `/${enc(id)}/network`,
+      policy,
+      `set the network of ${id}`,
+    )) as SandboxView;
+  }
+
+  /** Sandbox `id`'s policy, egress totals and last 1,000 connections. */
+  async network(id: string): Promise<unknown> {
+    return this.#json("GET", `/${enc(id)}/network`, undefined, `network of ${id}`);
   }
 
   /** Extracts a tar archive (a stream or bytes) into workspace directory `path`. */

@@ -24,14 +24,19 @@ export function formatCount(n: number): string {
 /**
  * The truncation banner in plain words, or `null` when nothing was cut.
  * `retain` says which end was kept when the caller knows it ("tail" for a rolling
- * window, "head" for a capped start); without it the words do not guess.
+ * window, "head" for a capped start); without it the words do not guess. `whole` is how
+ * a person gets the whole output (a command); without it the banner names the spill path.
  *
  * @example
  * describeTruncation({ truncated: true, truncatedBy: "bytes", totalLines: 34567,
  *   outputLines: 2000, maxBytes: 51200, spillPath: "/toolwire/spill/x.log", ... }, "tail")
  * // "Showing the last 2,000 of 34,567 lines (50 KB limit). Full output: /toolwire/spill/x.log"
  */
-export function describeTruncation(t: Truncation, retain?: "head" | "tail"): string | null {
+export function describeTruncation(
+  t: Truncation,
+  retain?: "head" | "tail",
+  whole?: string,
+): string | null {
   if (!t.truncated) return null;
   const which = retain === "tail" ? "the last " : retain === "head" ? "the first " : "";
   const limit =
@@ -41,5 +46,6 @@ export function describeTruncation(t: Truncation, retain?: "head" | "tail"): str
   const shown = t.firstLineExceedsLimit
     ? `Showing ${which}${formatBytes(t.outputBytes)} of ${formatBytes(t.totalBytes)} (a single line is longer than the ${limit})`
     : `Showing ${which}${formatCount(t.outputLines)} of ${formatCount(t.totalLines)} lines (${limit})`;
+  if (whole && t.spillPath) return `${shown}. The whole output: ${whole}`;
   return t.spillPath ? `${shown}. Full output: ${t.spillPath}` : `${shown}.`;
 }

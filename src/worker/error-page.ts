@@ -124,7 +124,7 @@ function explain(
       return {
         title: `This link is for another ${what}`,
         advice: [
-          `Its token does not open ${what} ${shown}: the ${what} id in the address may be mistyped. Check the address against the link you were given.`,
+          `Its token does not open ${shown}: the ${what} id in the address may be mistyped. Check the address against the link you were given.`,
           askAgain,
         ],
       };

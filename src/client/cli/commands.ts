@@ -1,3 +1,9 @@
+import {
+  type CallEnding,
+  callEnding,
+  wholeOutputCommand,
+  withoutModelFooter,
+} from "../call-story.ts";
 import { ToolwireError } from "../errors.ts";
 import { type ToolInfo, ToolwireClient } from "../http-client.ts";
 import { SandboxesClient } from "../sandboxes.ts";
@@ -6,6 +12,7 @@ import { describeTruncation, formatBytes } from "../truncation-notice.ts";
 import type { CliProcess } from "./cli-process.ts";
 import { helpText } from "./help.ts";
 import { LivePrinter } from "./live-printer.ts";
+import { printWholeOutput } from "./output-command.ts";
 import {
   type CliCommand,
   type Connection,
@@ -14,7 +21,6 @@ import {
   UsageError,
 } from "./parse-args.ts";
 import { runSandbox } from "./sandbox-command.ts";
-import { stoppedByOf } from "./stopped-by.ts";
 import { TerminalFilter } from "./terminal-filter.ts";
 import { toolArgs } from "./tool-args.ts";
 import { watchRun } from "./watch-run.ts";
@@ -25,6 +31,11 @@ function forTerminal(text: string): string {
   return filter.push(text) + filter.end();
 }
 
+/**
+ * The CLI's exit statuses (decision 260). A failed command exits with its own status
+ * (1–255, so a command's 2, 3 or 4 reads like the CLI's own: the message on stderr tells
+ * them apart); a tool that failed without one exits 1.
+ */
 export const EXIT = {
   ok: 0,
   toolError: 1,
@@ -33,12 +44,22 @@ export const EXIT = {
   running: 4,
   /** The command was stopped by its `timeout` or `idleTimeout` (as GNU timeout's 124). */
   timeout: 124,
+  /** The call was cancelled (Ctrl-C, `kill`, a sandbox removed), or left running by a second Ctrl-C. */
   interrupted: 130,
 } as const;
 
-function endStatus(isError: boolean | undefined, details: unknown): number {
-  if (!isError) return EXIT.ok;
-  return stoppedByOf(details) ? EXIT.timeout : EXIT.toolError;
+/** The exit status of a settled call: what its ending says (decision 260). */
+function endStatus(ending: CallEnding): number {
+  switch (ending.kind) {
+    case "done":
+      return EXIT.ok;
+    case "cancelled":
+      return EXIT.interrupted;
+    case "timedout":
+      return EXIT.timeout;
+    case "failed":
+      return ending.exitCode ?? EXIT.toolError;
+  }
 }
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
@@ -77,14 +98,13 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
         const { tool, createdAt } = await client.get(command.id);
         const retain = retainOf(await client.tools(), tool);
         // Elapsed time counts from the call's creation, not from when this watch began.
-        return await follow(
-          client.subscribe(command.id, { transport: command.transport }),
-          proc,
-          null,
+        return await follow(client, command.id, proc, {
+          sub: client.subscribe(command.id, { transport: command.transport }),
+          cancel: null,
           retain,
-          createdAt ?? Date.now(),
-          async () => (await client.get(command.id)).settledAt,
-        );
+          startedAt: createdAt ?? Date.now(),
+          timedByCall: true,
+        });
       }
       case "watchRun": {
         const token = connection.token ?? proc.env.TOOLWIRE_TOKEN ?? "";
@@ -93,6 +113,9 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
       }
       case "link":
         proc.stdout.write(`${(await client.links(command.id)).viewUrl}\n`);
+        return EXIT.ok;
+      case "output":
+        await printWholeOutput(client, command.id, proc);
         return EXIT.ok;
       case "linkRun":
         proc.stdout.write(`${(await client.runLinks(command.runId)).runViewUrl}\n`);
@@ -173,15 +196,13 @@ async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess
   }
   // By id with the API token: the subscribe token in `created` expires after an hour,
   // and a reconnect after that would be refused while the command still runs.
-  const sub = client.subscribe(created.id, { transport: command.transport });
-  return follow(
-    sub,
-    proc,
-    () => client.cancel(created.id),
-    tool.output?.retain,
-    Date.now(),
-    async () => undefined,
-  );
+  return follow(client, created.id, proc, {
+    sub: client.subscribe(created.id, { transport: command.transport }),
+    cancel: () => client.cancel(created.id),
+    retain: tool.output?.retain,
+    startedAt: Date.now(),
+    timedByCall: false,
+  });
 }
 
 /** Which end of its output a tool keeps (how a live printer reads a window that stops moving). */
@@ -189,14 +210,25 @@ function retainOf(known: ToolInfo[], name: string): "head" | "tail" | undefined 
   return known.find((t) => t.name === name)?.output?.retain;
 }
 
-/** Prints a subscription until it ends; the first Ctrl-C calls `cancel` (if any), the second leaves. */
+/** How `follow` reads a call: its subscription, how to cancel it, its policy and start. */
+interface Following {
+  sub: Subscription;
+  cancel: (() => Promise<unknown>) | null;
+  retain: "head" | "tail" | undefined;
+  startedAt: number;
+  /** Time the summary to the call's own settledAt (a watch, timed from its createdAt). */
+  timedByCall: boolean;
+}
+
+/**
+ * Prints call `id` until it ends; the first Ctrl-C calls `cancel` (if any), the second
+ * leaves it running. Once settled, the call's own record says whether it was cancelled.
+ */
 async function follow(
-  sub: Subscription,
+  client: ToolwireClient,
+  id: string,
   proc: CliProcess,
-  cancel: (() => Promise<unknown>) | null,
-  retain: "head" | "tail" | undefined,
-  startedAt: number,
-  settledAt: () => Promise<number | undefined>,
+  { sub, cancel, retain, startedAt, timedByCall }: Following,
 ): Promise<number> {
   const printer = new LivePrinter(proc, startedAt, retain);
   sub.onChange((s) => printer.update(s));
@@ -223,14 +255,24 @@ async function follow(
   stopListening();
   if (outcome === "interrupted") {
     sub.close();
-    printer.finish(await sub.finished);
+    printer.finish(await sub.finished, id, null);
+    proc.stderr.write(`[toolwire] left ${id} running; follow it with: toolwire watch ${id}\n`);
     return EXIT.interrupted;
   }
-  const endedAt =
-    outcome.status === "settled" ? await settledAt().catch(() => undefined) : undefined;
-  printer.finish(outcome, endedAt);
-  if (outcome.status === "failed" && outcome.error) return failure(proc, outcome.error);
-  return endStatus(outcome.end?.isError, outcome.state?.details);
+  if (outcome.status !== "settled") {
+    printer.finish(outcome, id, null);
+    if (outcome.status === "failed" && outcome.error) return failure(proc, outcome.error);
+    return EXIT.connection;
+  }
+  const info = await client.get(id).catch(() => null);
+  const ending = callEnding({
+    isError: outcome.end?.isError,
+    cancelled: info?.cancelled,
+    details: outcome.state?.details,
+    args: info?.args,
+  });
+  printer.finish(outcome, id, ending, timedByCall ? info?.settledAt : undefined);
+  return endStatus(ending);
 }
 
 async function result(
@@ -247,21 +289,30 @@ async function result(
     const poll = await client.result(id, { wait: Math.min(30, Math.ceil(left)) });
     if (poll.status === "settled") {
       const r = poll.result;
+      const info = await client.get(id);
+      const ending = callEnding({
+        isError: r.isError,
+        cancelled: info.cancelled,
+        details: r.details,
+        args: info.args,
+      });
       if (json) proc.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
       else {
         for (const block of r.content) {
           if (block.type === "text") {
-            const text = proc.stdout.isTTY ? forTerminal(block.text) : block.text;
+            const people = withoutModelFooter(block.text);
+            const text = proc.stdout.isTTY ? forTerminal(people) : people;
             proc.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
           } else
             proc.stderr.write(
               `[toolwire] image (${block.mimeType}, ${formatBytes(block.data.length)} of base64)\n`,
             );
         }
-        const banner = describeTruncation(r.truncation);
+        const banner = describeTruncation(r.truncation, undefined, wholeOutputCommand(id));
         if (banner) proc.stderr.write(`[toolwire] ${banner}\n`);
+        if (ending.kind !== "done") proc.stderr.write(`[toolwire] ${ending.words}\n`);
       }
-      return endStatus(r.isError, r.details);
+      return endStatus(ending);
     }
     if (Date.now() >= deadline) {
       proc.stderr.write(

@@ -4,9 +4,10 @@ const CONNECTION = `Connection (every command):
   --url URL       the Toolwire Worker (default: $TOOLWIRE_URL, else http://127.0.0.1:8787)
   --token TOKEN   the API token (default: $TOOLWIRE_TOKEN)`;
 
-const EXIT = `Exit status: 0 done, 1 the tool failed or was cancelled, 2 usage error
-(bad option, unknown tool or invocation), 3 connection or auth error, 4 still running,
-124 stopped by its timeout or idleTimeout.`;
+const EXIT = `Exit status: 0 done; a failed command's own status (1-255; 1 for a tool
+that failed without one); 2 usage error (bad option, unknown tool or invocation); 3
+connection or auth error; 4 still running (result --wait); 124 timed out (its timeout
+or idleTimeout); 130 cancelled, or left running by a second Ctrl-C.`;
 
 const TOPICS: Record<CommandName | "main", string> = {
   main: `toolwire: run tools on a Toolwire Worker and follow their output live.
@@ -17,6 +18,7 @@ Commands:
   run <tool> [--name value]...   start an invocation and print its output live
   watch <id>                     follow a running invocation's output
   watch --run <runId>            follow every call of a run as it starts and settles
+  output <id>                    print a call's whole output (toolwire output <id> > file)
   link <id>                      print a fresh viewer link (when an old one expired)
   link --run <runId>             print a fresh run page link
   result <id>                    print an invocation's result (waits for it)
@@ -32,7 +34,8 @@ ${EXIT}`,
 
 Starts an invocation of <tool> and prints its output as it arrives; on a terminal,
 a progress line (bytes, lines, elapsed) is kept on stderr. Ctrl-C cancels the
-invocation (and shows what it printed); a second Ctrl-C leaves at once.
+invocation (and shows what it printed, then "cancelled"; exit 130); a second Ctrl-C
+leaves at once with the invocation left running (exit 130).
 
 Tool arguments come after the tool name: --name value, --name=value, a bare --flag,
 or --args '<json object>' (pairs override it). Values take the type the tool's
@@ -72,6 +75,14 @@ run this. Needs the API token.
 ${CONNECTION}
 
 ${EXIT}`,
+  output: `Usage: toolwire output <id> [> FILE]
+
+Prints every byte a call's command printed, also the lines its window cut, as the
+sandbox kept them: what "The whole output: toolwire output <id> > <id>.log" points at.
+
+${CONNECTION}
+
+${EXIT}`,
   result: `Usage: toolwire result <id> [--wait SECONDS] [--json]
 
 Prints the invocation's final text (waiting for it to settle), or with --json the
@@ -83,13 +94,15 @@ whole result: { content, details, usage, addedTools, terminate, isError, truncat
 ${CONNECTION}
 
 ${EXIT}`,
-  sandbox: `Usage: toolwire sandbox create [--name NAME] [--idle SECONDS] [--json]
+  sandbox: `Usage: toolwire sandbox create [--name NAME] [--idle SECONDS] [--allow HOST[:PORT]]... [--json]
        toolwire sandbox list [--json]
        toolwire sandbox rm <id>...
        toolwire sandbox upload <id> <dir-or-tar> [--path PATH]
        toolwire sandbox download <id> [PATH] [--out FILE]
 
-create prints the new sandbox's id (run a tool in it with run --sandbox <id>); list
+create prints the new sandbox's id (run a tool in it with run --sandbox <id>); each
+--allow adds an entry (host, host:port or *.domain[:port]) to the hosts its commands may
+reach through its proxy (without one it has no network); list
 shows id, status, name and when it idles out; rm deletes (its running calls end as
 cancelled, output kept); upload packs a directory with tar (or sends a .tar file) into
 PATH of its workspace; download writes PATH as a tar archive to FILE or stdout.

@@ -1,12 +1,19 @@
+import type { ToolOutputState } from "../../core/output/types.ts";
+import { type CallEnding, wholeOutputCommand, withoutModelFooter } from "../call-story.ts";
+import { formatElapsed } from "../elapsed.ts";
 import { OutputFollower } from "../output-follower.ts";
 import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
 import { describeTruncation, formatBytes, formatCount } from "../truncation-notice.ts";
-import { stoppedByOf } from "./stopped-by.ts";
 import { TerminalFilter } from "./terminal-filter.ts";
 
 /** Where the CLI writes. `isTTY` decides the progress line and the line-start bookkeeping. */
 export interface Terminal {
-  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stdout: {
+    write(text: string | Uint8Array): unknown;
+    isTTY?: boolean;
+    /** Present on a Node stream: `toolwire output` waits for "drain" on it. */
+    once?(event: "drain", listener: () => void): unknown;
+  };
   stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
 }
 
@@ -56,7 +63,7 @@ export class LivePrinter {
 
   update(sub: Subscription): void {
     if (sub.state) {
-      const step = this.#follower.next(sub.state);
+      const step = this.#follower.next(forPeople(sub.state));
       if (step.restarted) {
         this.#notice("the output does not continue where it was; showing the whole current window");
       }
@@ -95,10 +102,17 @@ export class LivePrinter {
   }
 
   /**
-   * Clears the progress line, then says how it ended: truncation in words, and a summary
-   * on a terminal, timed from `startedAt` to `endedAt` (the call's own settledAt, when known).
+   * Clears the progress line, then says how it ended: truncation in words with the
+   * command that prints the whole output of call `id`, and how the call ended (`ending`,
+   * when it settled), timed from `startedAt` to `endedAt` (its own settledAt, when known):
+   * a summary line on a terminal, a notice elsewhere unless it is done.
    */
-  finish(outcome: SubscriptionOutcome, endedAt: number = Date.now()): void {
+  finish(
+    outcome: SubscriptionOutcome,
+    id: string,
+    ending: CallEnding | null,
+    endedAt: number = Date.now(),
+  ): void {
     if (this.#ticker) clearInterval(this.#ticker);
     this.#clearProgress();
     const held = this.#filter?.end();
@@ -107,13 +121,15 @@ export class LivePrinter {
     // The text ends a line wherever it goes: a pipe or file gets the same last newline
     // as `toolwire result` prints, and no prompt lands after "(no output)".
     if (!this.#atLineStart) this.#print("\n", false);
-    const banner = outcome.state ? describeTruncation(outcome.state.truncation) : null;
+    const banner = outcome.state
+      ? describeTruncation(outcome.state.truncation, undefined, wholeOutputCommand(id))
+      : null;
     if (banner) this.#notice(banner);
-    if (outcome.status === "settled" && this.#progress) {
-      const limit = stoppedByOf(outcome.state?.details);
-      const how = limit ? `✘ stopped by ${limit}` : outcome.end?.isError ? "✘ failed" : "✔ done";
-      this.#term.stderr.write(`${how} in ${elapsed(Math.max(0, endedAt - this.#startedAt))}\n`);
-    }
+    if (ending === null) return;
+    const took = formatElapsed(Math.max(0, endedAt - this.#startedAt));
+    if (this.#progress) {
+      this.#term.stderr.write(`${ending.kind === "done" ? "✔" : "✘"} ${ending.words} in ${took}\n`);
+    } else if (ending.kind !== "done") this.#notice(`${ending.words} in ${took}`);
   }
 
   #noticeUnshown(): void {
@@ -142,7 +158,7 @@ export class LivePrinter {
     const parts = [
       formatBytes(this.#totals.bytes),
       `${formatCount(this.#totals.lines)} ${this.#totals.lines === 1 ? "line" : "lines"}`,
-      elapsed(Date.now() - this.#startedAt),
+      formatElapsed(Date.now() - this.#startedAt),
     ];
     if (this.#lastStatus === "reconnecting") parts.push("reconnecting…");
     if (this.#lastStatus === "connecting") parts.push("connecting…");
@@ -158,8 +174,11 @@ export class LivePrinter {
   }
 }
 
-function elapsed(ms: number): string {
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  return `${Math.floor(s / 60)}m ${String(Math.floor(s % 60)).padStart(2, "0")}s`;
+/** The state with its text as people read it: the model's footer left out (call-story). */
+function forPeople(state: ToolOutputState): ToolOutputState {
+  const first = state.content[0];
+  if (first?.type !== "text") return state;
+  const text = withoutModelFooter(first.text);
+  if (text === first.text) return state;
+  return { ...state, content: [{ ...first, text }, ...state.content.slice(1)] };
 }

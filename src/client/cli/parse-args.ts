@@ -37,6 +37,7 @@ export type CliCommand =
   | { kind: "watch"; id: string; transport: StreamKind }
   | { kind: "watchRun"; runId: string }
   | { kind: "link"; id: string }
+  | { kind: "output"; id: string }
   | { kind: "linkRun"; runId: string }
   | { kind: "result"; id: string; waitSeconds?: number; json: boolean }
   | { kind: "tools"; json: boolean }
@@ -71,6 +72,7 @@ const OPTIONS = {
   },
   watch: { ...CONNECTION_OPTIONS, sse: { type: "boolean" }, run: { type: "string" } },
   link: { ...CONNECTION_OPTIONS, run: { type: "string" } },
+  output: CONNECTION_OPTIONS,
   result: { ...CONNECTION_OPTIONS, wait: { type: "string" }, json: { type: "boolean" } },
   tools: { ...CONNECTION_OPTIONS, json: { type: "boolean" } },
 } as const satisfies Record<string, OptionSpec>;
@@ -146,6 +148,8 @@ function parseCommand(
       }
       return { kind: "link", id: onePositional(positional, "an invocation id", name) };
     }
+    case "output":
+      return { kind: "output", id: onePositional(positional, "an invocation id", name) };
     case "result": {
       const id = onePositional(positional, "an invocation id", name);
       const wait = options.get("wait");

@@ -12,14 +12,21 @@ import type { CliProcess } from "./cli-process.ts";
 import { UsageError } from "./usage.ts";
 
 export type SandboxAction =
-  | { action: "create"; name?: string; idleTimeoutSeconds?: number; json: boolean }
+  | {
+      action: "create";
+      name?: string;
+      idleTimeoutSeconds?: number;
+      /** `--allow` entries, in order: the sandbox's network policy (none: no network). */
+      allow?: string[];
+      json: boolean;
+    }
   | { action: "list"; json: boolean }
   | { action: "rm"; ids: string[] }
   | { action: "upload"; id: string; local: string; path: string }
   | { action: "download"; id: string; path: string; out?: string };
 
 const USAGE =
-  "sandbox create [--name N] [--idle SECONDS] [--json] | list [--json] | rm <id>... | upload <id> <dir-or-tar> [--path P] | download <id> [path] [--out FILE]";
+  "sandbox create [--name N] [--idle SECONDS] [--allow HOST[:PORT]]... [--json] | list [--json] | rm <id>... | upload <id> <dir-or-tar> [--path P] | download <id> [path] [--out FILE]";
 
 /**
  * Parses what follows `toolwire sandbox`.
@@ -29,10 +36,17 @@ export function parseSandboxArgs(args: readonly string[]): SandboxAction {
   const [action, ...rest] = args;
   const options = new Map<string, string | true>();
   const positional: string[] = [];
+  const allow: string[] = [];
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
     if (arg === "--json") options.set("json", true);
-    else if (arg.startsWith("--")) {
+    else if (arg === "--allow") {
+      const value = rest[++i];
+      if (value === undefined)
+        throw new UsageError(`--allow needs a value. Usage: toolwire ${USAGE}`);
+      allow.push(value);
+      options.set("allow", value);
+    } else if (arg.startsWith("--")) {
       const value = rest[++i];
       if (value === undefined)
         throw new UsageError(`${arg} needs a value. Usage: toolwire ${USAGE}`);
@@ -44,7 +58,7 @@ export function parseSandboxArgs(args: readonly string[]): SandboxAction {
     return typeof v === "string" ? v : undefined;
   };
   const known: Record<string, string[]> = {
-    create: ["name", "idle", "json"],
+    create: ["name", "idle", "allow", "json"],
     list: ["json"],
     rm: [],
     upload: ["path"],
@@ -69,6 +83,7 @@ export function parseSandboxArgs(args: readonly string[]): SandboxAction {
         json,
         ...(str("name") ? { name: str("name") } : {}),
         ...(seconds ? { idleTimeoutSeconds: seconds } : {}),
+        ...(allow.length > 0 ? { allow } : {}),
       };
     }
     case "list":
@@ -104,6 +119,7 @@ export async function runSandbox(
       const view = await client.create({
         ...(cmd.name ? { name: cmd.name } : {}),
         ...(cmd.idleTimeoutSeconds ? { idleTimeoutSeconds: cmd.idleTimeoutSeconds } : {}),
+        ...(cmd.allow ? { network: { allow: cmd.allow } } : {}),
       });
       print(cmd.json ? JSON.stringify(view, null, 2) : view.id);
       return 0;

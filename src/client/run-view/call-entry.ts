@@ -4,14 +4,25 @@
  * over the call's WebSocket (a subscribe token from `/v1/runs/:runId/calls/:id/links`).
  */
 import type { RunCall } from "../../core/events/run-call.ts";
+import { withoutModelFooter } from "../call-story.ts";
+import { formatElapsed } from "../elapsed.ts";
 import { type Subscription, subscribe } from "../subscription.ts";
 import { formatBytes, formatCount } from "../truncation-notice.ts";
 import { el } from "../viewer/dom.ts";
-import { formatElapsed } from "../viewer/elapsed.ts";
 import { OutputPane } from "../viewer/output-pane.ts";
+import { runCallStatus } from "./call-status.ts";
 
 /** How the page gets a call's links; a failure's message is shown in the entry. */
 export type LinksFor = (toolCallId: string) => Promise<{ socketUrl: string; viewUrl: string }>;
+
+/** A badge's short word; its title has the whole story ("failed (exit 3)"). */
+const BADGE = {
+  running: "running",
+  done: "done",
+  error: "failed",
+  timedout: "timed out",
+  cancelled: "cancelled",
+} as const;
 
 export class CallEntry {
   readonly node: HTMLElement;
@@ -58,9 +69,11 @@ export class CallEntry {
 
   update(call: RunCall): void {
     this.#call = call;
+    const status = runCallStatus(call);
     this.node.dataset.status = call.status;
-    this.#status.textContent = call.status;
-    this.#status.className = `status ${call.status}`;
+    this.#status.textContent = BADGE[status.kind];
+    this.#status.title = status.words;
+    this.#status.className = `status ${status.kind}`;
     this.#showTotals();
     // A running call's counts follow its own stream: the run only hears them now and then.
     if (call.status === "running" && this.#sub === null && !this.#following) void this.#follow();
@@ -106,7 +119,7 @@ export class CallEntry {
       note.textContent = `The output cannot be opened: ${error instanceof Error ? error.message : String(error)}`;
       return;
     }
-    const open = el("a", undefined, "open in the viewer");
+    const open = el("a", undefined, "open in the viewer (the whole output is there)");
     open.href = links.viewUrl;
     open.target = "_blank";
     open.rel = "noopener noreferrer";
@@ -116,7 +129,8 @@ export class CallEntry {
     this.#sub = sub;
     sub.onChange(() => {
       const first = sub.state?.content[0];
-      this.#pane?.render(first?.type === "text" ? first.text : "");
+      // People get the viewer link above, not the model's footer and its read call.
+      this.#pane?.render(first?.type === "text" ? withoutModelFooter(first.text) : "");
       this.node.dataset.output = sub.status;
       this.#showTotals();
     });

@@ -3,11 +3,15 @@
  * DO's socket (`followRun`); each entry expands to that call's own live output. Bundled
  * into public/run.html by scripts/build-client.ts.
  */
-import { formatCount } from "../truncation-notice.ts";
+
+import { formatElapsed } from "../elapsed.ts";
+import { formatBytes, formatCount } from "../truncation-notice.ts";
 import { byId } from "../viewer/dom.ts";
 import { ServerClock } from "../viewer/server-clock.ts";
 import { CallEntry } from "./call-entry.ts";
+import { runCallStatus } from "./call-status.ts";
 import { followRun } from "./run-follower.ts";
+import { RunTimeline } from "./timeline.ts";
 
 const runId = decodeURIComponent(/\/run\/([^/]+)/.exec(location.pathname)?.[1] ?? "");
 const token = new URLSearchParams(location.search).get("token") ?? "";
@@ -16,6 +20,7 @@ const query = `?token=${encodeURIComponent(token)}`;
 const page = {
   title: byId("run-id"),
   counts: byId("counts"),
+  totals: byId("totals"),
   connection: byId("connection"),
   problem: byId("problem"),
   list: byId("calls"),
@@ -26,6 +31,7 @@ document.title = `${runId} — Toolwire run`;
 
 const clock = new ServerClock();
 const entries = new Map<string, CallEntry>();
+const timeline = new RunTimeline(byId("timeline"));
 
 async function linksFor(id: string): Promise<{ socketUrl: string; viewUrl: string }> {
   const res = await fetch(`${api}/calls/${encodeURIComponent(id)}/links${query}`);
@@ -72,10 +78,18 @@ function render(): void {
   }
   const calls = [...run.calls.values()];
   const count = (status: string) => calls.filter((c) => c.status === status).length;
+  const kinds = calls.map((c) => runCallStatus(c).kind);
   const parts = [`${formatCount(calls.length)} ${calls.length === 1 ? "call" : "calls"}`];
-  for (const status of ["running", "done", "error", "cancelled"]) {
-    const n = count(status);
-    if (n > 0) parts.push(`${formatCount(n)} ${status}`);
+  const named = {
+    running: "running",
+    done: "done",
+    error: "failed",
+    timedout: "timed out",
+    cancelled: "cancelled",
+  };
+  for (const [kind, words] of Object.entries(named)) {
+    const n = kinds.filter((k) => k === kind).length;
+    if (n > 0) parts.push(`${formatCount(n)} ${words}`);
   }
   page.counts.textContent = parts.join(" · ");
   page.empty.hidden = calls.length > 0 || !run.synced;
@@ -101,4 +115,28 @@ function render(): void {
 function tick(): void {
   const now = clock.now(Date.now());
   for (const entry of entries.values()) entry.tick(now);
+  const calls = [...entries.values()].map((e) => e.call);
+  timeline.draw(calls, now);
+  renderTotals(calls, now);
+}
+
+/** The run's totals: lines and bytes of every call (live ones as their rows know), and its span. */
+function renderTotals(
+  calls: readonly {
+    totalLines: number;
+    totalBytes: number;
+    createdAt: number;
+    settledAt: number | null;
+  }[],
+  now: number,
+): void {
+  if (calls.length === 0) {
+    page.totals.textContent = "";
+    return;
+  }
+  const lines = calls.reduce((n, c) => n + c.totalLines, 0);
+  const bytes = calls.reduce((n, c) => n + c.totalBytes, 0);
+  const start = Math.min(...calls.map((c) => c.createdAt));
+  const end = Math.max(...calls.map((c) => c.settledAt ?? now));
+  page.totals.textContent = `${formatCount(lines)} ${lines === 1 ? "line" : "lines"} · ${formatBytes(bytes)} · ${formatElapsed(Math.max(0, end - start))}`;
 }

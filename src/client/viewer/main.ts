@@ -6,24 +6,35 @@
  */
 import type { JsonValue } from "../../core/chord/types.ts";
 import type { ToolOutputState, Usage } from "../../core/output/types.ts";
+import { callEnding, limitSeconds, stoppedByOf, withoutModelFooter } from "../call-story.ts";
+import { formatElapsed } from "../elapsed.ts";
 import { ToolwireClient } from "../http-client.ts";
 import { type Subscription, subscribe } from "../subscription.ts";
-import { describeTruncation, formatCount } from "../truncation-notice.ts";
+import { describeTruncation, formatBytes, formatCount } from "../truncation-notice.ts";
 import { DetailsTree } from "./details-tree.ts";
 import { byId, el } from "./dom.ts";
-import { formatElapsed } from "./elapsed.ts";
 import { describeFailure } from "./failure-message.ts";
 import { FullOutputPane } from "./full-output-pane.ts";
 import { OutputPane } from "./output-pane.ts";
+import { RateChart } from "./rate-chart.ts";
 import { ServerClock } from "./server-clock.ts";
 
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
+/** A badge's words where they differ from the status it styles. */
+const BADGE: Record<string, string> = { error: "failed", timedout: "timed out" };
 
 const page = {
   tool: byId("tool"),
   args: byId("args"),
   status: byId("status"),
   elapsed: byId("elapsed"),
+  ending: byId("ending"),
+  limit: byId("limit"),
+  counts: byId("counts"),
+  rate: byId("rate"),
+  side: byId("side"),
+  detailsSection: byId("details-section"),
+  usageSection: byId("usage-section"),
   connection: byId("connection"),
   problem: byId("problem"),
   banner: byId("banner"),
@@ -36,6 +47,7 @@ const page = {
 };
 const output = new OutputPane(byId("output"), byId<HTMLButtonElement>("follow"));
 const details = new DetailsTree(byId("details"));
+const chart = new RateChart(byId("chart"));
 
 const id = decodeURIComponent(/\/view\/([^/]+)/.exec(location.pathname)?.[1] ?? "");
 const token = new URLSearchParams(location.search).get("token") ?? "";
@@ -88,6 +100,7 @@ api.get(id).then(
   },
 );
 setInterval(renderClock, 100);
+setInterval(renderRate, 1000);
 render();
 
 function onSettled(): void {
@@ -130,10 +143,37 @@ function renderHeader(s: Subscription): void {
   // The clock stops with the call, or where the page lost it (expired, unknown, cut off).
   if (status === "expired" || status === "unknown" || status === "disconnected")
     stoppedAt ??= clock.now(Date.now());
-  page.status.textContent = status;
+  page.status.textContent = BADGE[status] ?? status;
   page.status.className = `status ${status}`;
   document.body.dataset.status = status;
-  document.title = `${s.start?.toolName ?? "invocation"} · ${status} — Toolwire`;
+  const ending = s.end
+    ? callEnding({
+        isError: s.end.isError,
+        cancelled,
+        details: s.state?.details,
+        args: s.start?.args,
+      })
+    : null;
+  // The words every face uses for how it ended ("timed out after 1 s (timeout)").
+  page.ending.textContent = ending && ending.kind !== "done" ? ending.words : "";
+  page.ending.hidden = page.ending.textContent === "";
+  document.title = `${s.start?.toolName ?? "invocation"} · ${ending?.words ?? status} — Toolwire`;
+}
+
+/** While a call with a time limit runs: the limit, and for the wall clock the time left. */
+function renderLimit(now: number): void {
+  const args = sub.start?.args;
+  const running = sub.start !== null && !sub.end && endedAt === null;
+  const hard = limitSeconds(args, "timeout");
+  const idle = limitSeconds(args, "idleTimeout");
+  const parts: string[] = [];
+  if (running && hard !== null) {
+    const left = hard * 1000 - (now - (startedAt ?? clock.now(openedAt)));
+    parts.push(`limit ${hard} s · ${formatElapsed(Math.max(0, left))} left`);
+  }
+  if (running && idle !== null) parts.push(`stops after ${idle} s without output`);
+  page.limit.textContent = parts.join(" · ");
+  page.limit.hidden = parts.length === 0;
 }
 
 /**
@@ -142,7 +182,11 @@ function renderHeader(s: Subscription): void {
  * link expired, no such call, or the connection given up.
  */
 function shownStatus(s: Subscription): string {
-  if (s.end) return cancelled ? "cancelled" : s.end.isError ? "error" : "done";
+  if (s.end) {
+    if (cancelled) return "cancelled";
+    if (stoppedByOf(s.state?.details)) return "timedout";
+    return s.end.isError ? "error" : "done";
+  }
   if (unknownCall || (s.status === "failed" && s.error?.code === "not_found")) return "unknown";
   if (s.status === "failed" && s.error?.code === "unauthorized") return "expired";
   if (s.status === "failed") return "disconnected";
@@ -163,22 +207,62 @@ function renderConnection(s: Subscription): void {
   page.connection.className = `connection ${s.status}`;
   page.problem.hidden = s.status !== "failed";
   if (s.status === "failed" && s.error) {
-    page.problem.textContent = describeFailure(s.error, s.start?.toolCallId ?? null);
+    // The id is the page's own address: known even when the call's start never arrived.
+    page.problem.textContent = describeFailure(s.error, s.start?.toolCallId ?? (id || null));
   }
 }
 
 function renderState(state: ToolOutputState): void {
   const first = state.content[0];
-  output.render(first?.type === "text" ? first.text : "");
+  // People get the banner below and the full-output pane, not the model's footer.
+  output.render(first?.type === "text" ? withoutModelFooter(first.text) : "");
   const t = state.truncation;
   const banner = describeTruncation(t, t.spillPath ? "tail" : undefined);
   page.bannerRow.hidden = banner === null;
   page.fullOpen.hidden = t.spillPath === undefined;
   renderBanner(banner, t.spillPath);
-  details.render(state.details as JsonValue);
+  const hasDetails = !isEmpty(state.details);
+  if (hasDetails) details.render(state.details as JsonValue);
+  page.detailsSection.hidden = !hasDetails;
   renderUsage(state.usage);
   renderEffects(state);
   renderImages(state);
+  // The side pane takes a third of the width only when it has something to show.
+  page.side.hidden =
+    page.detailsSection.hidden &&
+    page.usageSection.hidden &&
+    page.effects.hidden &&
+    shownImages.length === 0;
+  renderCounts(state);
+}
+
+function isEmpty(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (typeof value !== "object") return false;
+  return Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
+}
+
+/** Lines and bytes so far, in the header. */
+function renderCounts(state: ToolOutputState): void {
+  const t = state.truncation;
+  page.counts.textContent = `${formatCount(t.totalLines)} ${t.totalLines === 1 ? "line" : "lines"} · ${formatBytes(t.totalBytes)}`;
+}
+
+/** Once a second: the chart gets the byte total, the header the rate (an average once it ended). */
+function renderRate(): void {
+  const bytes = sub.state?.truncation.totalBytes ?? 0;
+  const now = clock.now(Date.now());
+  if (endedAt === null && stoppedAt === null && sub.start) {
+    chart.observe(bytes, now);
+    chart.draw();
+    page.rate.textContent = chart.describeRate();
+    return;
+  }
+  const took = (endedAt ?? stoppedAt ?? now) - (startedAt ?? now);
+  page.rate.textContent =
+    endedAt !== null && took > 0
+      ? `${formatBytes(Math.round(bytes / (took / 1000)))}/s on average`
+      : "";
 }
 
 /** The banner's words, with the spill path as a link to the complete output. */
@@ -202,10 +286,8 @@ function renderUsage(usage: Usage | undefined): void {
   const entries = Object.entries(usage ?? {}).filter(
     (e): e is [string, number] => typeof e[1] === "number",
   );
-  if (entries.length === 0) {
-    page.usage.replaceChildren(el("p", "muted", "No usage reported."));
-    return;
-  }
+  page.usageSection.hidden = entries.length === 0;
+  if (entries.length === 0) return;
   const list = el("dl");
   for (const [k, v] of entries) {
     const row = el("div", "usage-row");
@@ -260,8 +342,10 @@ function renderClock(): void {
     return;
   }
   // Until the invocation's createdAt is known, count from when the page opened.
-  const ms = (endedAt ?? stoppedAt ?? clock.now(Date.now())) - (startedAt ?? clock.now(openedAt));
+  const now = clock.now(Date.now());
+  const ms = (endedAt ?? stoppedAt ?? now) - (startedAt ?? clock.now(openedAt));
   page.elapsed.textContent = formatElapsed(Math.max(0, ms));
+  renderLimit(now);
 }
 
 /** `bash { command }` shows its command; other tools a one-line JSON of their args. */

@@ -135,5 +135,13 @@ describe("toolwire sandbox", () => {
     expect(() => parseSandboxArgs(["create", "--idle", "soon"])).toThrow(UsageError);
     expect(() => parseSandboxArgs(["rm"])).toThrow(/one or more sandbox ids/);
     expect(() => parseSandboxArgs(["list", "--path", "x"])).toThrow(/takes no --path/);
+    expect(() => parseSandboxArgs(["list", "--allow", "x.test"])).toThrow(/takes no --allow/);
+  });
+
+  it("create --allow, repeated, is the sandbox's network policy in order", () => {
+    expect(
+      parseSandboxArgs(["create", "--allow", "registry.npmjs.org", "--allow", "*.github.com:22"]),
+    ).toEqual({ action: "create", json: false, allow: ["registry.npmjs.org", "*.github.com:22"] });
+    expect(parseSandboxArgs(["create"])).toEqual({ action: "create", json: false });
   });
 });

@@ -8,6 +8,8 @@ import { toolArgs } from "../../../src/client/cli/tool-args.ts";
 import { type Subscription, ToolwireError } from "../../../src/client/index.ts";
 import { emptyState } from "./fake-producer.ts";
 
+const DONE = { kind: "done", words: "done" } as const;
+
 function fakeProcess(env: Record<string, string> = {}, tty = false) {
   const out: string[] = [];
   const err: string[] = [];
@@ -217,7 +219,11 @@ describe("LivePrinter", () => {
     printer.update(sub("b\nc\n", 6));
     printer.update(sub("c\nd\n", 8, "reconnecting"));
     printer.update(sub("d\ne\n", 10));
-    printer.finish({ status: "settled", state: sub("d\ne\n", 10).state, end: null, error: null });
+    printer.finish(
+      { status: "settled", state: sub("d\ne\n", 10).state, end: null, error: null },
+      "call_1",
+      DONE,
+    );
     expect(out()).toBe("a\nb\nc\nd\ne\n");
     expect(err()).toBe("[toolwire] connection lost; reconnecting…\n[toolwire] reconnected\n");
   });
@@ -244,12 +250,16 @@ describe("LivePrinter", () => {
     const { proc, out } = fakeProcess();
     const printer = new LivePrinter(proc, Date.now());
     printer.update(sub("(no output)", 0));
-    printer.finish({
-      status: "settled",
-      state: sub("(no output)", 0).state,
-      end: null,
-      error: null,
-    });
+    printer.finish(
+      {
+        status: "settled",
+        state: sub("(no output)", 0).state,
+        end: null,
+        error: null,
+      },
+      "call_1",
+      DONE,
+    );
     expect(out()).toBe("(no output)\n");
   });
 
@@ -258,12 +268,16 @@ describe("LivePrinter", () => {
     const tty = fakeProcess({}, true);
     const printer = new LivePrinter(tty.proc, Date.now());
     printer.update(sub(text, text.length));
-    printer.finish({
-      status: "settled",
-      state: sub(text, text.length).state,
-      end: null,
-      error: null,
-    });
+    printer.finish(
+      {
+        status: "settled",
+        state: sub(text, text.length).state,
+        end: null,
+        error: null,
+      },
+      "call_1",
+      DONE,
+    );
     expect(tty.out()).toBe("\u001b[32mok\u001b[0m ␛]52;c;aGk=␇␛[6n\n");
     const pipe = fakeProcess();
     const piped = new LivePrinter(pipe.proc, Date.now());
@@ -278,6 +292,8 @@ describe("LivePrinter", () => {
     printer.update(sub("x\n", 2));
     printer.finish(
       { status: "settled", state: sub("x\n", 2).state, end: null, error: null },
+      "call_1",
+      DONE,
       createdAt + 6100,
     );
     expect(err()).toMatch(/✔ done in 6\.1 s\n$/);
@@ -291,7 +307,11 @@ describe("LivePrinter", () => {
     printer.update(sub("head\n", 9));
     printer.update(sub("head\n", 15));
     expect(err()).toBe("");
-    printer.finish({ status: "settled", state: sub("head\n", 15).state, end: null, error: null });
+    printer.finish(
+      { status: "settled", state: sub("head\n", 15).state, end: null, error: null },
+      "call_1",
+      DONE,
+    );
     expect(out()).toBe("head\n");
     expect(err()).toBe("[toolwire] 10 bytes of output not shown here (outside the window)\n");
   });
@@ -300,7 +320,11 @@ describe("LivePrinter", () => {
     const { proc, out, err } = fakeProcess({}, true);
     const printer = new LivePrinter(proc, Date.now());
     printer.update(sub("hello\n", 6));
-    printer.finish({ status: "settled", state: sub("hello\n", 6).state, end: null, error: null });
+    printer.finish(
+      { status: "settled", state: sub("hello\n", 6).state, end: null, error: null },
+      "call_1",
+      DONE,
+    );
     expect(out()).toBe("hello\n");
     expect(err()).toMatch(/6 bytes · 1 line · \d+\.\d s/);
     expect(err()).toMatch(/✔ done in \d+\.\d s\n$/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatElapsed } from "../../../src/client/viewer/elapsed.ts";
+import { formatElapsed } from "../../../src/client/elapsed.ts";
 
 describe("formatElapsed (the viewer's clock and the run view's calls)", () => {
   it("shows tenths of a second up to just under a minute", () => {

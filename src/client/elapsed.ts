@@ -1,6 +1,6 @@
 /**
  * A duration as the pages show it: tenths of a second under a minute, then `m:ss`, then
- * `h:mm:ss` (the viewer's clock and each call of the run view).
+ * `h:mm:ss`: one format on every face (the viewer's clock, the run page, the CLI).
  * @example formatElapsed(75_000) // "1:15"
  */
 export function formatElapsed(ms: number): string {
