@@ -12,7 +12,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSandboxHost } from "../sandbox/build.ts";
@@ -88,6 +88,12 @@ async function makeContext(): Promise<void> {
   place(path.join(ROOT, "container/Dockerfile"), "Dockerfile");
   place(path.join(ROOT, "container/egress-standin.mjs"), "egress-standin.mjs");
   await buildSandboxHost(path.join(BUILD_CONTEXT, "host.mjs"));
+  // node-pty is native, so the bundle loads it from beside itself (sandbox/exec/terminal.ts).
+  const modules = path.join(BUILD_CONTEXT, "node_modules");
+  rmSync(modules, { recursive: true, force: true });
+  for (const name of ["@lydell/node-pty", `@lydell/node-pty-${process.platform}-${process.arch}`]) {
+    cpSync(path.join(ROOT, "node_modules", name), path.join(modules, name), { recursive: true });
+  }
 }
 
 function dockerBuild(target: string, tag: string): void {

@@ -11,11 +11,12 @@ import type { SandboxConfig } from "./config.ts";
 import { errorBody, SandboxError } from "./errors.ts";
 import { ExecGate } from "./exec/exec-gate.ts";
 import { ExecRegistry } from "./exec/exec-registry.ts";
+import { inputRoutes } from "./exec/input-routes.ts";
 import { execRoutes } from "./exec/routes.ts";
 import { fileRoutes } from "./files/routes.ts";
 import { healthRoute } from "./health-route.ts";
 import { Cgroups } from "./jail/cgroups.ts";
-import { Jail } from "./jail/jail.ts";
+import { Jail, type JailNamespace } from "./jail/jail.ts";
 import { SPILL_JAIL_PATH, SpillFolder } from "./spill-folder.ts";
 import { spillRoutes } from "./spill-route.ts";
 import { Workspace } from "./workspace.ts";
@@ -50,6 +51,8 @@ export function createSandboxApp(
   config: SandboxConfig,
   /** Where its commands' pids cgroups go (a created sandbox's own); default: a new parent. */
   cgroups: () => Cgroups | null = () => Cgroups.find("pids"),
+  /** The network namespace its commands run in (a created sandbox's own); default: one per command. */
+  namespace: JailNamespace | null = null,
 ): SandboxApp {
   const workspace = new Workspace(config.root);
   const spills = new SpillFolder(config.spillDir ?? `${workspace.root}.spill`, workspace.root);
@@ -58,6 +61,7 @@ export function createSandboxApp(
     isolation: config.isolation,
     network: config.network,
     proc: config.jailProc,
+    namespace,
     limits: config.limits,
     cgroups: config.isolation === "bwrap" ? cgroups() : null,
     memory: config.isolation === "bwrap" ? Cgroups.find("memory") : null,
@@ -91,6 +95,7 @@ export function createSandboxApp(
     }),
   );
   app.route("/", execRoutes({ config, registry, gate, workspace, spills, jail }));
+  app.route("/v1/exec", inputRoutes(registry));
   app.route("/", spillRoutes(spills));
   app.route("/", fileRoutes({ config, workspace, spills, jail }));
 

@@ -7,6 +7,7 @@ import {
   DEFAULT_COMMAND_LIMITS,
   DEFAULT_MAX_SPILL_BYTES,
 } from "./jail/limits.ts";
+import { type EgressSettings, egressSettingsFromEnv } from "./network/egress-settings.ts";
 import { type SandboxesConfig, sandboxesConfigFromEnv } from "./sandboxes/config.ts";
 
 /** Everything the host needs to run, resolved from the environment once at start. */
@@ -30,8 +31,10 @@ export interface SandboxConfig {
   targetBytesPerSecond: number;
   /** `bwrap` (the default; the host refuses to start without a working jail) or `none`. */
   isolation: Isolation;
-  /** Whether jailed commands may use the network (off: a loopback of their own). */
+  /** Whether the default workspace's commands share the host's network (off: a loopback of their own); created sandboxes follow their own policy instead. */
   network: boolean;
+  /** How created sandboxes reach the network through their egress proxy (decision 181). */
+  egress: EgressSettings;
   /** The jail's /proc (`SANDBOX_JAIL_PROC`, jail.ts): `new` unless a container needs `host`. */
   jailProc: JailProc;
   /** What each command may use. */
@@ -62,6 +65,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
   targetBytesPerSecond: 102_400,
   isolation: "bwrap" as Isolation,
   network: false,
+  egress: { available: false, allowPrivate: false, reservedPorts: [], maxConnections: 64 },
   jailProc: "new" as JailProc,
   limits: DEFAULT_COMMAND_LIMITS,
   maxSpillBytes: DEFAULT_MAX_SPILL_BYTES,
@@ -76,7 +80,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
  * `SANDBOX_NETWORK` (`off` | `on`), `SANDBOX_JAIL_PROC` (`new` | `host` | `auto`) and the limits `SANDBOX_MAX_PROCESSES`,
  * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_COMMAND_MEMORY_BYTES`,
  * `SANDBOX_MAX_SPILL_BYTES`, `SANDBOX_MAX_RUNNING_EXECS` (32), `SANDBOX_EXEC_QUEUE_MS` (10000)
- * and `SANDBOX_MAX_WRITE_BYTES`.
+ * and `SANDBOX_MAX_WRITE_BYTES`; the egress settings (network/egress-settings.ts).
  * Throws a clear error on bad values.
  * @example const config = configFromEnv(process.env);
  */
@@ -116,6 +120,11 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
     rgPath: searchEngine(env.SANDBOX_SEARCH, env.PATH),
     isolation: choice(env, "SANDBOX_ISOLATION", ["bwrap", "none"], "bwrap"),
     network: choice(env, "SANDBOX_NETWORK", ["off", "on"], "off") === "on",
+    egress: egressSettingsFromEnv(
+      env,
+      port,
+      choice(env, "SANDBOX_ISOLATION", ["bwrap", "none"], "bwrap"),
+    ),
     jailProc: choice(env, "SANDBOX_JAIL_PROC", ["new", "host", "auto"], "new"),
     limits,
     maxSpillBytes: positiveInt(env, "SANDBOX_MAX_SPILL_BYTES", DEFAULT_MAX_SPILL_BYTES),

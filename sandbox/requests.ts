@@ -3,12 +3,15 @@
 import type { Context } from "hono";
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
-
 import {
   EXEC_ID_PATTERN,
   GREP_MAX_CONTEXT,
   MAX_COMMAND_BYTES,
   MAX_READ_LINE_CHARS,
+  MAX_STDIN_BYTES,
+  MAX_STDIN_WAIT_SECONDS,
+  TTY_MAX_SIZE,
+  TTY_MIN_SIZE,
 } from "../src/protocol/index.ts";
 import { SandboxError } from "./errors.ts";
 
@@ -24,6 +27,19 @@ const LIMIT_BOUNDS = {
   maxLines: 100_000,
   timeoutSec: 86_400,
 } as const;
+
+/** A terminal's size, within the bounds a tty call may ask for (src/protocol/tool-caps.ts). */
+export const terminalSizeSchema = z.object({
+  cols: z.int().check(z.minimum(TTY_MIN_SIZE.cols), z.maximum(TTY_MAX_SIZE.cols)),
+  rows: z.int().check(z.minimum(TTY_MIN_SIZE.rows), z.maximum(TTY_MAX_SIZE.rows)),
+});
+
+/** Body of `POST /v1/exec/:execId/input` (its bytes are checked against `MAX_STDIN_BYTES` after). */
+export const inputRequestSchema = z.object({
+  data: z.optional(z.string().check(z.maxLength(MAX_STDIN_BYTES))),
+  eof: z.optional(z.boolean()),
+  waitMs: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_STDIN_WAIT_SECONDS * 1000))),
+});
 
 export const execRequestSchema = z.object({
   execId: z
@@ -41,6 +57,8 @@ export const execRequestSchema = z.object({
       maxLines: z.optional(z.int().check(z.minimum(0), z.maximum(LIMIT_BOUNDS.maxLines))),
     }),
   ),
+  tty: z.optional(terminalSizeSchema),
+  stdin: z.optional(z.boolean()),
 });
 
 export const readRequestSchema = z.object({

@@ -3,6 +3,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { createSandboxApp } from "./app.ts";
 import type { SandboxConfig } from "./config.ts";
+import { mountNosuid } from "./nosuid-mount.ts";
 import { sandboxesConfigFromEnv } from "./sandboxes/config.ts";
 import { sandboxRoutes } from "./sandboxes/routes.ts";
 import { SandboxSet } from "./sandboxes/sandbox-set.ts";
@@ -26,11 +27,21 @@ export interface SandboxHost {
  * @example const host = await startSandboxHost({ ...config, port: 0 });
  */
 export async function startSandboxHost(config: SandboxConfig): Promise<SandboxHost> {
-  const { app, registry, workspace, spills, jail } = createSandboxApp(config);
-  const sandboxes = await SandboxSet.open(
-    config,
-    config.sandboxes ?? sandboxesConfigFromEnv({}, workspace.root, config.limits),
-  );
+  // What a jailed command leaves in the workspace must not be privileged on the host (decision 240).
+  const mount = config.isolation === "bwrap" ? await mountNosuid(config.root) : null;
+  let parts: ReturnType<typeof createSandboxApp>;
+  let sandboxes: SandboxSet;
+  try {
+    parts = createSandboxApp(config);
+    sandboxes = await SandboxSet.open(
+      config,
+      config.sandboxes ?? sandboxesConfigFromEnv({}, parts.workspace.root, config.limits),
+    );
+  } catch (err) {
+    await mount?.release();
+    throw err;
+  }
+  const { app, registry, workspace, spills, jail } = parts;
   // Created sandboxes first (their own prefixes), then the default workspace's routes.
   const host = new Hono();
   host.route("/", sandboxRoutes(sandboxes, config.token));
@@ -40,10 +51,15 @@ export async function startSandboxHost(config: SandboxConfig): Promise<SandboxHo
       { fetch: host.fetch, hostname: config.host, port: config.port },
       (info: AddressInfo) => {
         const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
+        sandboxes.reservePort(info.port);
         resolve({
           url: `http://${host}:${info.port}`,
           root: workspace.root,
-          warnings: [...jail.warnings(), ...sandboxes.warnings()],
+          warnings: [
+            ...jail.warnings(),
+            ...(mount?.warning ? [mount.warning] : []),
+            ...sandboxes.warnings(),
+          ],
           sandboxes,
           close: async () => {
             await Promise.all([registry.killAll(config.killGraceMs + 1000), sandboxes.closeAll()]);
@@ -53,10 +69,13 @@ export async function startSandboxHost(config: SandboxConfig): Promise<SandboxHo
               server.close(() => done());
               if ("closeAllConnections" in server) server.closeAllConnections();
             });
+            await mount?.release();
           },
         });
       },
     );
-    server.once("error", reject);
+    server.once("error", (err) => {
+      void mount?.release().then(() => reject(err));
+    });
   });
 }

@@ -4,6 +4,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 import { findExecutable } from "../sandbox/jail/find-executable.ts";
 import { Jail } from "../sandbox/jail/jail.ts";
@@ -70,6 +71,23 @@ function port(name: string, fallback: number): number {
   return value;
 }
 
+/**
+ * Refuses to start when a port is taken, naming the port and the variable that moves it,
+ * before wrangler would fail with `Address already in use (socket "direct:1:default")`.
+ */
+async function ensureFree(port: number, name: string): Promise<void> {
+  const taken = await new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(true));
+    server.listen(port, HOST, () => server.close(() => resolve(false)));
+  });
+  if (!taken) return;
+  console.error(
+    `Port ${port} on ${HOST} is in use (${name}); stop what uses it, or pick another port: ${name}=${port + 10} npm start`,
+  );
+  process.exit(1);
+}
+
 /** Our parent's pid and its parent's, from /proc where there is one (else just ours). */
 function ancestors(): number[] {
   const parent = process.ppid;
@@ -123,6 +141,8 @@ const workerPort = port("WORKER_PORT", 8787);
 const sandboxPort = port("SANDBOX_PORT", 8788);
 const sandboxUrl = `http://${HOST}:${sandboxPort}`;
 const apiUrl = `http://${HOST}:${workerPort}`;
+await ensureFree(workerPort, "WORKER_PORT");
+await ensureFree(sandboxPort, "SANDBOX_PORT");
 
 const sandboxRoot = process.env.SANDBOX_ROOT ?? path.join(ROOT, "workspace");
 const sandbox = start(process.execPath, [path.join(ROOT, "sandbox/main.ts")], {

@@ -67,6 +67,7 @@ export function runCall(
           : ending.isError
             ? "error"
             : "done",
+    ...endingOf(member.args, state, ending),
     createdAt: member.createdAt,
     settledAt: ending?.settledAt ?? null,
     totalLines: state.truncation.totalLines,
@@ -128,4 +129,26 @@ export function noteSettled(
   ending: { isError: boolean; cancelled: boolean; settledAt: number },
 ): Promise<void> {
   return tellIndexes(env, member, { kind: "settled", call: runCall(member, state, ending) });
+}
+
+/**
+ * How a failed call ended, beyond its status (decision 260): the time limit that stopped
+ * it (bash's `details.stoppedBy`), or its command's own exit status.
+ */
+function endingOf(
+  args: JsonValue,
+  state: ToolOutputState,
+  ending: { isError: boolean; cancelled: boolean } | null,
+): Pick<RunCall, "stoppedBy" | "exitCode"> {
+  if (ending === null || ending.cancelled || !ending.isError) return {};
+  const details = state.details;
+  const field = (name: string) =>
+    details && typeof details === "object" && !Array.isArray(details) ? details[name] : null;
+  const by = field("stoppedBy");
+  const code = field("exitCode");
+  if (by !== "timeout" && by !== "idleTimeout") {
+    return typeof code === "number" && code > 0 && code < 256 ? { exitCode: code } : {};
+  }
+  const value = args && typeof args === "object" && !Array.isArray(args) ? args[by] : null;
+  return { stoppedBy: { limit: by, seconds: typeof value === "number" ? value : null } };
 }

@@ -17,6 +17,8 @@ export const RUN_MIGRATIONS: readonly string[] = [
      total_bytes INTEGER NOT NULL
    )`,
   "CREATE INDEX calls_by_creation ON calls (created_at, tool_call_id)",
+  // How a failed call ended, as JSON: `{ stoppedBy }` or `{ exitCode }` (decision 260).
+  "ALTER TABLE calls ADD COLUMN ending TEXT",
 ];
 
 type Row = {
@@ -29,6 +31,7 @@ type Row = {
   settled_at: number | null;
   total_lines: number;
   total_bytes: number;
+  ending: string | null;
 };
 
 export class RunStore {
@@ -82,14 +85,17 @@ export class RunStore {
       c.settledAt,
       c.totalLines,
       c.totalBytes,
+      c.stoppedBy || c.exitCode
+        ? JSON.stringify({ stoppedBy: c.stoppedBy, exitCode: c.exitCode })
+        : null,
     ];
     const insert =
-      "INSERT INTO calls (tool_call_id, turn_id, tool, summary, status, created_at, settled_at, total_lines, total_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "INSERT INTO calls (tool_call_id, turn_id, tool, summary, status, created_at, settled_at, total_lines, total_bytes, ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     const written =
       note.kind === "started"
         ? sql.exec(`${insert} ON CONFLICT (tool_call_id) DO NOTHING`, ...values).rowsWritten
         : sql.exec(
-            `${insert} ON CONFLICT (tool_call_id) DO UPDATE SET status = excluded.status, settled_at = excluded.settled_at, total_lines = excluded.total_lines, total_bytes = excluded.total_bytes WHERE calls.status = 'running'`,
+            `${insert} ON CONFLICT (tool_call_id) DO UPDATE SET status = excluded.status, settled_at = excluded.settled_at, total_lines = excluded.total_lines, total_bytes = excluded.total_bytes, ending = excluded.ending WHERE calls.status = 'running'`,
             ...values,
           ).rowsWritten;
     return written > 0 ? this.call(c.toolCallId) : null;
@@ -122,5 +128,6 @@ function fromRow(row: Row): RunCall {
     settledAt: row.settled_at,
     totalLines: row.total_lines,
     totalBytes: row.total_bytes,
+    ...(row.ending ? (JSON.parse(row.ending) as Pick<RunCall, "stoppedBy" | "exitCode">) : {}),
   };
 }

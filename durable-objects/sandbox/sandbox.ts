@@ -22,6 +22,7 @@ import {
   type SandboxStatus,
   type SandboxView,
 } from "../../src/protocol/index.ts";
+import type { NetworkPolicy } from "../../src/protocol/network-policy.ts";
 
 interface SandboxRecord {
   id: string;
@@ -31,6 +32,8 @@ interface SandboxRecord {
   placement: string;
   status: SandboxStatus;
   limits: SandboxLimits;
+  /** Absent in records written before network policies: none. */
+  network?: NetworkPolicy;
   idleTimeoutMs: number;
   retentionMs: number;
   createdAt: number;
@@ -54,6 +57,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
     const made = await hostCall<HostSandboxInfo>(this.env, host, "POST", "/v1/sandboxes", {
       id: input.id,
       limits: input.limits,
+      network: input.network,
     });
     if (!made.ok) {
       if (backend === "container") await containerOf(this.env, input.id).shutdown();
@@ -67,6 +71,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
       placement: input.placement,
       status: "active",
       limits: made.value.limits,
+      network: input.network,
       idleTimeoutMs: input.idleTimeoutSeconds * 1000,
       retentionMs: input.retentionDays * 86_400_000,
       createdAt: now,
@@ -104,6 +109,23 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
     }
     record.lastUsedAt = Date.now();
     if (toolCallId !== null) await this.ctx.storage.put(`call:${toolCallId}`, true);
+    await this.#save(record);
+    return ok(viewOf(record));
+  }
+
+  async setNetwork(policy: NetworkPolicy): Promise<Outcome<SandboxView>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    const put = await hostCall<unknown>(
+      this.env,
+      hostOf(record),
+      "PUT",
+      `/v1/sandboxes/${record.id}/network`,
+      policy,
+    );
+    if (!put.ok) return put;
+    record.network = policy;
     await this.#save(record);
     return ok(viewOf(record));
   }
@@ -225,6 +247,7 @@ function viewOf(r: SandboxRecord): SandboxView {
     backend: r.backend ?? "host",
     placement: r.placement,
     limits: r.limits,
+    network: r.network ?? { allow: [] },
     idleTimeoutSeconds: Math.round(r.idleTimeoutMs / 1000),
     createdAt: iso(r.createdAt),
     lastUsedAt: iso(r.lastUsedAt),

@@ -1,3 +1,5 @@
+import { EXEC_ID_PATTERN } from "../../src/protocol/index.ts";
+import { SandboxError } from "../errors.ts";
 import { ExecRun, type ExecRunOptions } from "./exec-run.ts";
 
 /**
@@ -66,4 +68,16 @@ export class ExecRegistry {
       });
     });
   }
+}
+
+/** The exec named `execId`, or a 404 that says why it may be gone. */
+export function findRun(registry: ExecRegistry, execId: string): ExecRun {
+  const run = EXEC_ID_PATTERN.test(execId) ? registry.get(execId) : undefined;
+  if (!run) {
+    throw new SandboxError(
+      "not_found",
+      `no exec '${execId}' on this sandbox (never started, or finished more than 10 minutes ago)`,
+    );
+  }
+  return run;
 }

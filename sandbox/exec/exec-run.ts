@@ -1,16 +1,17 @@
 import { closeSync } from "node:fs";
 import { constants } from "node:os";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import {
   DEFAULT_OUTPUT_POLICY,
   type OutputPolicy,
   type Truncation,
 } from "../../src/core/output/index.ts";
-import type { ExecLimits, ExitUpdate } from "../../src/protocol/index.ts";
+import type { ExecLimits, ExitUpdate, InputState, TerminalSize } from "../../src/protocol/index.ts";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
 import { formatBytes, hostLimit } from "../jail/limits.ts";
 import type { SpillFolder } from "../spill-folder.ts";
 import { CopierThread, type CopyEnd, type CopyTotals } from "./copier-thread.ts";
+import { awaitingInput, inputOf, terminalInput } from "./input-wait.ts";
 import { type OutputPipe, openOutputPipe } from "./output-pipe.ts";
 import {
   type GroupTermination,
@@ -22,6 +23,7 @@ import {
 import type { SourceView, ViewPosition } from "./source-view.ts";
 import { SpillFile } from "./spill-file.ts";
 import { SpillFollower } from "./spill-follower.ts";
+import { TerminalProcess, terminalArgv } from "./terminal.ts";
 
 export interface ExecRunOptions {
   execId: string;
@@ -42,6 +44,10 @@ export interface ExecRunOptions {
   killGraceMs: number;
   /** Output past this many bytes stops the command; the spill file holds exactly this many. */
   maxSpillBytes: number;
+  /** Run under a pseudo-terminal of this size (terminal.ts). */
+  tty?: TerminalSize;
+  /** Keep stdin open as a pipe that `input` writes (a background call). */
+  stdin?: boolean;
 }
 
 /**
@@ -75,6 +81,10 @@ export class ExecRun {
   /** The command has exited (or never started). */
   #commandDone = false;
   #target: KillTarget = { outer: -1, group: null };
+  /** The command's terminal, for a tty exec. */
+  #terminal: TerminalProcess | null = null;
+  /** The command's stdin pipe, while it is open (a pipe exec with `stdin`). */
+  #stdin: Writable | null = null;
   #exitUpdate: ExitUpdate | null = null;
   #failure: string | null = null;
   #termination: GroupTermination | null = null;
@@ -112,7 +122,11 @@ export class ExecRun {
     try {
       spillFd = this.#openSpill();
       pipe = openOutputPipe();
-      jailed = jail.wrap({ argv: ["/bin/bash", "-c", command], cwd, env, writable: true });
+      const tty = this.#options.tty !== undefined;
+      const argv: [string, ...string[]] = tty
+        ? terminalArgv(command)
+        : ["/bin/bash", "-c", command];
+      jailed = jail.wrap({ argv, cwd, env, writable: true, tty });
     } catch (err) {
       this.#failure = `could not start the command: ${(err as Error).message}`;
       if (pipe) for (const fd of [pipe.readFd, pipe.writeFd]) closeSync(fd);
@@ -131,9 +145,13 @@ export class ExecRun {
         this.#follower.follow();
       },
     );
+    if (this.#options.tty) {
+      this.#startTerminal(jailed, this.#options.tty, pipe.writeFd);
+      return;
+    }
     let child: ReturnType<typeof spawnShell>;
     try {
-      child = spawnShell(jailed, cwd, pipe.writeFd);
+      child = spawnShell(jailed, cwd, pipe.writeFd, this.#options.stdin === true);
     } finally {
       // The command holds its own end now: the pipe ends when its last process is gone.
       closeSync(pipe.writeFd);
@@ -141,14 +159,53 @@ export class ExecRun {
     this.#target = { outer: child.pid ?? -1, group: jailed.statusFd ? null : (child.pid ?? null) };
     const status = child.stdio[3];
     if (status && "setEncoding" in status) this.#readJailStatus(status as Readable);
+    if (child.stdin) {
+      this.#stdin = child.stdin;
+      // A command that exits without reading all of its input closes the pipe under a write.
+      child.stdin.on("error", () => {
+        this.#stdin = null;
+      });
+    }
     child.on("error", (err) => this.#fail(`could not start the command: ${err.message}`));
     child.on("close", (code, signal) => {
       this.#exited = { code, signal };
       this.#commandDone = true;
+      this.#stdin = null;
       this.#afterCommand();
       this.#follower.follow();
     });
     this.#follower.follow();
+    this.#startTimers();
+  }
+
+  /**
+   * A tty exec: the command on a terminal of its own (terminal.ts), whose output is the
+   * copier's input; the terminal closes the pipe's write end after its last byte. Its
+   * kill is SIGKILL of the outer bubblewrap (a terminal's child has no status descriptor
+   * to name the jail's PID 1); the command's own way to be interrupted is Ctrl-C.
+   */
+  #startTerminal(jailed: JailedCommand, size: TerminalSize, outputFd: number): void {
+    let terminal: TerminalProcess;
+    try {
+      terminal = TerminalProcess.spawn(jailed, this.#options.cwd, size, outputFd, (end) => {
+        this.#exited = { code: end.exitCode, signal: end.signal };
+        this.#commandDone = true;
+        this.#follower.follow();
+      });
+    } catch (err) {
+      closeSync(outputFd);
+      this.#fail(`could not start the command: ${(err as Error).message}`);
+      this.#commandDone = true;
+      this.#follower.follow();
+      return;
+    }
+    this.#terminal = terminal;
+    this.#target = { outer: terminal.pid, group: null };
+    this.#follower.follow();
+    this.#startTimers();
+  }
+
+  #startTimers(): void {
     const timeoutSec = this.#options.timeoutSec;
     if (timeoutSec !== undefined) {
       this.#timeoutTimer = setTimeout(
@@ -184,7 +241,7 @@ export class ExecRun {
       }
       if (now - lastOutputAt < limitMs) return;
       this.#terminate(
-        `stopped after ${seconds} s without output (idleTimeout); the process group was killed; its output is kept`,
+        `timed out after ${seconds} s (idle): no output for that long; the process group was killed; its output is kept`,
         "idleTimeout",
       );
     }, sampleMs);
@@ -209,7 +266,7 @@ export class ExecRun {
    * let go of the pipe before the copier stops.
    */
   #afterCommand(): void {
-    if (this.#jailed?.statusFd) return;
+    if (this.#jailed?.statusFd || this.#terminal) return;
     if (this.#target.group !== null) signalGroup(this.#target.group, "SIGKILL");
     const copier = this.#copier;
     if (!copier || this.#finalTotals) return;
@@ -217,6 +274,70 @@ export class ExecRun {
       if (!this.#finalTotals) copier.stop();
     }, this.#options.killGraceMs);
     backstop.unref();
+  }
+
+  /** True when `input` reaches the command: its terminal, or its open stdin pipe. */
+  get inputOpen(): boolean {
+    if (this.#exitUpdate) return false;
+    return this.#terminal ? this.#terminal.inputOpen : this.#stdin !== null;
+  }
+
+  /** Sends `data` to the command's terminal or stdin pipe; with `eof`, then ends its input. */
+  input(data: string, eof: boolean): void {
+    if (this.#terminal) {
+      if (data !== "") this.#terminal.write(data);
+      if (eof) this.#terminal.endInput();
+      return;
+    }
+    const stdin = this.#stdin;
+    if (!stdin) return;
+    if (data !== "") stdin.write(data);
+    if (eof) {
+      stdin.end();
+      this.#stdin = null;
+    }
+  }
+
+  /** Resizes the command's terminal (SIGWINCH); nothing for a pipe exec. */
+  resize(size: TerminalSize): void {
+    this.#terminal?.resize(size);
+  }
+
+  /** Bytes the command printed so far. */
+  get bytesPrinted(): number {
+    return (this.#finalTotals ?? this.#copier?.totals())?.bytes ?? 0;
+  }
+
+  /** Where the command's input stands: its screen, and whether it waits for input (input-wait.ts). */
+  async inputState(): Promise<InputState> {
+    const terminal = this.#terminal;
+    const screen = terminal ? await terminal.screen() : undefined;
+    const running = this.#exitUpdate === null && !this.#commandDone;
+    const jailed = this.#options.jail.isolation === "bwrap";
+    let waiting = false;
+    if (running && this.#target.outer > 0 && (terminal || this.#stdin)) {
+      const input = inputOf(this.#target.outer);
+      if (input !== null) {
+        waiting = awaitingInput(
+          this.#target.outer,
+          terminal ? terminalInput(input) : (target) => target === input,
+          { foregroundOnly: terminal !== null, skip: jailed ? 2 : 0 },
+        );
+      }
+    }
+    const state: InputState = {
+      tty: terminal !== null,
+      awaitingInput: waiting,
+      totalBytes: this.bytesPrinted,
+      inputOpen: this.inputOpen,
+      exited: this.#exitUpdate !== null,
+    };
+    if (screen) state.screen = screen;
+    if (waiting) {
+      const prompt = screen ? promptOnScreen(screen) : lastLine(this.#view.text);
+      if (prompt !== "") state.prompt = prompt;
+    }
+    return state;
   }
 
   /** Terminates the process group (SIGTERM, then SIGKILL after the grace). */
@@ -357,6 +478,7 @@ export class ExecRun {
       this.#failure ??= `out of memory: the command's processes together reached the ${limit} memory limit, and the kernel killed ${oomKills === 1 ? "one of them" : `${oomKills} of them`}; its output up to there is kept`;
     }
     this.#jailed?.release();
+    this.#terminal?.dispose();
     const code = this.#exited?.code ?? null;
     const signal = this.#exited?.signal ?? null;
     this.#view.end();
@@ -392,6 +514,27 @@ export class ExecRun {
   #notify(): void {
     for (const listener of this.#listeners) listener();
   }
+}
+
+/** The text before the cursor on its row, or the last row above it that holds any. */
+function promptOnScreen(screen: { lines: string[]; cursor: { row: number; col: number } }): string {
+  const here = (screen.lines[screen.cursor.row] ?? "").slice(0, screen.cursor.col).trim();
+  if (here !== "") return here;
+  for (let row = screen.cursor.row - 1; row >= 0; row--) {
+    const text = screen.lines[row]?.trim() ?? "";
+    if (text !== "") return text;
+  }
+  return "";
+}
+
+/** The last line of `text` that holds anything (a pipe's prompt has no newline yet). */
+function lastLine(text: string): string {
+  const lines = text.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!.trim();
+    if (line !== "") return line.slice(-200);
+  }
+  return "";
 }
 
 /** The signal a jailed command died of, from bubblewrap's exit code 128 + n. */

@@ -2,22 +2,28 @@ import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import type { JailedCommand } from "../jail/jail.ts";
 
-export type ShellProcess = ChildProcessByStdio<null, null, null> & {
+export type ShellProcess = ChildProcessByStdio<Writable | null, null, null> & {
   readonly stdio: [null, null, null, Readable | Writable | null | undefined];
 };
 
 /**
  * Starts a jailed command as the leader of a new process group (detached). stdin is
- * closed, stdout and stderr are `outputFd` (the output pipe); fd 3 carries bubblewrap's
- * status (`--json-status-fd 3`) when it is jailed.
+ * closed, or with `stdin` a pipe the host writes (`child.stdin`); stdout and stderr are
+ * `outputFd` (the output pipe); fd 3 carries bubblewrap's status (`--json-status-fd 3`)
+ * when it is jailed.
  * @example const child = spawnShell(jail.wrap({ argv: ["/bin/bash", "-c", "seq 3"], cwd: ws.root, writable: true }), ws.root, fd);
  */
-export function spawnShell(jailed: JailedCommand, cwd: string, outputFd: number): ShellProcess {
+export function spawnShell(
+  jailed: JailedCommand,
+  cwd: string,
+  outputFd: number,
+  stdin = false,
+): ShellProcess {
   return spawn(jailed.file, jailed.args, {
     cwd,
     env: jailed.env,
     detached: true,
-    stdio: ["ignore", outputFd, outputFd, jailed.statusFd ? "pipe" : "ignore"],
+    stdio: [stdin ? "pipe" : "ignore", outputFd, outputFd, jailed.statusFd ? "pipe" : "ignore"],
   }) as unknown as ShellProcess;
 }
 

@@ -4,7 +4,6 @@
  */
 import { stat } from "node:fs/promises";
 import { Hono } from "hono";
-import { EXEC_ID_PATTERN } from "../../src/protocol/index.ts";
 import type { SandboxConfig } from "../config.ts";
 import { SandboxError } from "../errors.ts";
 import type { Jail } from "../jail/jail.ts";
@@ -12,7 +11,7 @@ import { execRequestSchema, execTooLong, parseBody } from "../requests.ts";
 import type { SpillFolder } from "../spill-folder.ts";
 import type { Workspace } from "../workspace.ts";
 import type { ExecGate } from "./exec-gate.ts";
-import type { ExecRegistry } from "./exec-registry.ts";
+import { type ExecRegistry, findRun } from "./exec-registry.ts";
 import { execUpdateStream } from "./update-stream.ts";
 
 /** What the exec routes run commands with. */
@@ -61,6 +60,8 @@ export function execRoutes(parts: ExecRouteParts): Hono {
       spills,
       killGraceMs: config.killGraceMs,
       maxSpillBytes: config.maxSpillBytes,
+      tty: req.tty,
+      stdin: req.stdin,
     });
     if (run.exit) release();
     else {
@@ -91,17 +92,6 @@ function execExists(execId: string): SandboxError {
     "conflict",
     `exec '${execId}' already exists; reattach with GET /v1/exec/${execId}`,
   );
-}
-
-function findRun(registry: ExecRegistry, execId: string) {
-  const run = EXEC_ID_PATTERN.test(execId) ? registry.get(execId) : undefined;
-  if (!run) {
-    throw new SandboxError(
-      "not_found",
-      `no exec '${execId}' on this sandbox (never started, or finished more than 10 minutes ago)`,
-    );
-  }
-  return run;
 }
 
 async function assertDirectory(abs: string, rel: string | undefined): Promise<void> {

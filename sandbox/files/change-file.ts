@@ -4,6 +4,7 @@
  * are capped by `maxBytes` (`SANDBOX_MAX_WRITE_BYTES`): the content written, the file an
  * edit reads and the file it writes.
  */
+import { isUtf8 } from "node:buffer";
 import path from "node:path";
 import { utf8HeadIndex } from "../../src/core/retention/utf8.ts";
 import type {
@@ -68,6 +69,7 @@ export async function editFile(ctx: ChangeContext, req: EditRequest): Promise<Ed
         `'${req.path}' looks like a binary file (it contains NUL bytes); edit it with bash`,
       );
     }
+    assertUtf8(original, req.path);
     let edited: ReturnType<typeof applyEdits>;
     try {
       edited = applyEdits(original.toString("utf8"), req.edits, req.path);
@@ -86,6 +88,33 @@ export async function editFile(ctx: ChangeContext, req: EditRequest): Promise<Ed
     if (edited.firstChangedLine !== undefined) result.firstChangedLine = edited.firstChangedLine;
     return result;
   });
+}
+
+/**
+ * An edit works on text, and decoding invalid UTF-8 would turn each invalid sequence
+ * into U+FFFD, changing bytes the edit does not touch: such a file is refused instead.
+ */
+function assertUtf8(bytes: Buffer, rel: string): void {
+  if (isUtf8(bytes)) return;
+  const at = firstInvalidByte(bytes);
+  throw new SandboxError(
+    "bad_request",
+    `'${rel}' is not valid UTF-8 (byte ${at} is not), and an edit would rewrite every invalid byte; change it with bash (e.g. sed), which keeps the bytes`,
+  );
+}
+
+/** Offset of the first invalid byte: where decoding put a U+FFFD the file does not hold. */
+function firstInvalidByte(bytes: Buffer): number {
+  const text = bytes.toString("utf8");
+  let offset = 0;
+  let from = 0;
+  for (let at = text.indexOf("\uFFFD"); at !== -1; at = text.indexOf("\uFFFD", at + 1)) {
+    offset += Buffer.byteLength(text.slice(from, at), "utf8");
+    from = at;
+    const real = bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd;
+    if (!real) return offset;
+  }
+  return offset;
 }
 
 function assertSize(bytes: number, max: number, what: string): void {

@@ -4,8 +4,10 @@
  * edit), must be found, found once, and not overlap another edit's match. Matching is
  * exact first; when an `oldText` is only found after both sides are loosened (trailing
  * spaces, Unicode quotes, dashes and spaces made ASCII, NFKC), the whole edit works on the
- * loosened text, as pi's does. Line endings are matched as LF and written back as the
- * file had them; a leading BOM is kept. Pure: strings in, strings out.
+ * loosened text, as pi's does, but only the lines a loose match touches are rewritten in
+ * their loosened form: every other line keeps its bytes. Line endings are matched as LF
+ * and written back as the file had them (a file that mixes them is matched as it is); a
+ * leading BOM is kept. Pure: strings in, strings out.
  */
 import { diffLines } from "diff";
 
@@ -42,8 +44,11 @@ export function applyEdits(original: string, edits: readonly TextEdit[], path: s
   const bom = original.startsWith("\uFEFF") ? "\uFEFF" : "";
   const body = bom === "" ? original : original.slice(1);
   const ending = lineEndingOf(body);
-  const content = toLF(body);
-  const wanted = edits.map((e) => ({ oldText: toLF(e.oldText), newText: toLF(e.newText) }));
+  // Mixed line endings are matched as they are: converting them would rewrite lines the
+  // edit does not touch.
+  const convert = ending === "mixed" ? (text: string) => text : toLF;
+  const content = convert(body);
+  const wanted = edits.map((e) => ({ oldText: convert(e.oldText), newText: convert(e.newText) }));
   const label = (i: number) => (wanted.length === 1 ? "the text" : `edits[${i}]`);
 
   wanted.forEach((e, i) => {
@@ -103,18 +108,74 @@ export function applyEdits(original: string, edits: readonly TextEdit[], path: s
         : `No changes made to ${path}. The replacements produced identical content.`,
     );
   }
-  const { diff, firstChangedLine } = lineDiff(base, next);
+  // A loose match changes only the lines it touches; every other line keeps its bytes.
+  const result = loose ? confined(content, base, ordered) : next;
+  const { diff, firstChangedLine } = lineDiff(content, result);
   return {
-    text: bom + (ending === "\r\n" ? next.replaceAll("\n", "\r\n") : next),
+    text: bom + (ending === "\r\n" ? result.replaceAll("\n", "\r\n") : result),
     diff,
     firstChangedLine,
   };
 }
 
-/** CRLF when the first line break of `text` is one, else LF. */
-function lineEndingOf(text: string): "\n" | "\r\n" {
-  const lf = text.indexOf("\n");
-  return lf > 0 && text[lf - 1] === "\r" ? "\r\n" : "\n";
+/**
+ * `content` with the lines the matches (offsets in `base`, its loosened form) touch
+ * replaced by those lines of `base` with the matches applied. Loosening keeps every
+ * line break, so line N of one is line N of the other.
+ */
+function confined(
+  content: string,
+  base: string,
+  ordered: readonly { start: number; length: number; newText: string }[],
+): string {
+  const contentStarts = lineStarts(content);
+  const baseStarts = lineStarts(base);
+  const lineOf = (offset: number) => {
+    let line = 0;
+    while (line + 1 < baseStarts.length - 1 && baseStarts[line + 1]! <= offset) line++;
+    return line;
+  };
+  // The line of a match's last character (a match that ends with a line break ends on it).
+  const lastLineOf = (m: { start: number; length: number }) =>
+    lineOf(m.start + Math.max(m.length - 1, 0));
+  let out = "";
+  let contentAt = 0;
+  for (let k = 0; k < ordered.length; ) {
+    const first = lineOf(ordered[k]!.start);
+    let last = lastLineOf(ordered[k]!);
+    let end = k + 1;
+    while (end < ordered.length && lineOf(ordered[end]!.start) <= last) {
+      last = Math.max(last, lastLineOf(ordered[end]!));
+      end++;
+    }
+    out += content.slice(contentAt, contentStarts[first]);
+    let at = baseStarts[first]!;
+    for (const m of ordered.slice(k, end)) {
+      out += base.slice(at, m.start) + m.newText;
+      at = m.start + m.length;
+    }
+    const lineEnd = baseStarts[last + 1]! - 1;
+    out += base.slice(at, Math.max(at, lineEnd));
+    // Past the line break when a match took it, else at it.
+    contentAt = contentStarts[last + 1]! - (at > lineEnd ? 0 : 1);
+    k = end;
+  }
+  return out + content.slice(contentAt);
+}
+
+/** Offset where each line of `text` starts, then `text.length + 1` (past a last line break). */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+  starts.push(text.length + 1);
+  return starts;
+}
+
+/** CRLF when every line break is one, LF when none is, else mixed (lone CRs count). */
+function lineEndingOf(text: string): "\n" | "\r\n" | "mixed" {
+  const breaks = (text.match(/\r\n|\r|\n/g) ?? []) as string[];
+  if (breaks.every((b) => b === "\n")) return "\n";
+  return breaks.every((b) => b === "\r\n") ? "\r\n" : "mixed";
 }
 
 /** Every CRLF and lone CR as LF. */

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { SPILL_JAIL_PATH } from "../spill-folder.ts";
+import { WORKSPACE_PATH } from "../workspace.ts";
 import type { Cgroup, Cgroups } from "./cgroups.ts";
 import { findExecutable } from "./find-executable.ts";
 import { type CommandLimits, hostLimit } from "./limits.ts";
@@ -52,6 +53,14 @@ export interface JailOptions {
   spillFolder?: string | null;
   /** The jail's /proc; default `new`. */
   proc?: JailProc;
+  /** A sandbox's own network namespace (decision 180): commands enter it and get its proxy in their environment. */
+  namespace?: JailNamespace | null;
+}
+
+/** A network namespace commands run in: the argv prefix that enters it, and the variables it adds. */
+export interface JailNamespace {
+  enter: string[];
+  env: Record<string, string>;
 }
 
 /** What to spawn, with its complete environment. */
@@ -79,6 +88,12 @@ export interface JailRequest {
   writable: boolean;
   /** Extra read-only binds (a program outside the system paths, e.g. ripgrep). */
   readOnly?: string[];
+  /**
+   * The command's stdio is a terminal the host opened for it (decision 180): the jail
+   * keeps the session (no `--new-session`), so the terminal is its controlling tty, and
+   * has no status descriptor (a terminal's child gets only stdio).
+   */
+  tty?: boolean;
 }
 
 /**
@@ -101,6 +116,7 @@ export class Jail {
   readonly #prlimit: string | null;
   readonly #system: string[];
   readonly #spillFolder: string | null;
+  readonly #namespace: JailNamespace | null;
   #proc: "new" | "host";
   #procFellBack: string | null = null;
 
@@ -119,6 +135,7 @@ export class Jail {
     this.#bwrap = options.isolation === "bwrap" ? findExecutable("bwrap") : null;
     this.#system = systemBinds();
     this.#spillFolder = options.spillFolder ?? null;
+    this.#namespace = options.namespace ?? null;
     const proc = options.proc ?? "new";
     this.#proc = proc === "host" ? "host" : "new";
     if (options.isolation !== "bwrap") return;
@@ -189,8 +206,8 @@ export class Jail {
       ? (this.#memory?.create(this.limits.maxCommandMemoryBytes) ?? null)
       : null;
     const bwrap = [this.#bwrap, ...this.#bwrapArgs(req), "--", ...req.argv];
-    const limited = [...this.#prlimitArgs(), ...bwrap];
-    const env = { ...cleanEnv(this.#root), ...req.env };
+    const limited = [...this.#prlimitArgs(), ...(this.#namespace?.enter ?? []), ...bwrap];
+    const env = { ...cleanEnv(WORKSPACE_PATH), ...this.#namespace?.env, ...req.env };
     // The jail's first process joins its cgroups before it starts anything.
     const procs = [cgroup?.procsFile, memory?.procsFile].filter((f) => f !== undefined);
     const join = procs.map((_, i) => `echo $$ > "$${i}"`).join(" && ");
@@ -203,7 +220,7 @@ export class Jail {
       file: file!,
       args,
       env,
-      statusFd: true,
+      statusFd: req.tty !== true,
       cgroup,
       memory,
       release: () => {
@@ -213,12 +230,32 @@ export class Jail {
     };
   }
 
+  /**
+   * Where a command sees host path `abs` (a path in the workspace): under `/workspace`
+   * in a jail, the host's own path without one (decision 243).
+   * @example jail.pathInside(path.join(ws.root, "src")) // "/workspace/src"
+   */
+  pathInside(abs: string): string {
+    if (this.isolation === "none" || !this.#bwrap) return abs;
+    const rel = path.relative(this.#root, abs);
+    return rel === "" ? WORKSPACE_PATH : `${WORKSPACE_PATH}/${rel.split(path.sep).join("/")}`;
+  }
+
   #unjailed(req: JailRequest): JailedCommand {
-    const [file, ...args] = [...this.#prlimitArgs(), ...req.argv];
+    const [file, ...args] = [
+      ...this.#prlimitArgs(),
+      ...(this.#namespace?.enter ?? []),
+      ...req.argv,
+    ];
     return {
       file: file!,
       args,
-      env: { ...cleanEnv(this.#root), PATH: process.env.PATH ?? JAIL_PATH, ...req.env },
+      env: {
+        ...cleanEnv(this.#root),
+        PATH: process.env.PATH ?? JAIL_PATH,
+        ...this.#namespace?.env,
+        ...req.env,
+      },
       statusFd: false,
       cgroup: null,
       memory: null,
@@ -255,7 +292,8 @@ export class Jail {
     const args = [...this.#system];
     for (const extra of req.readOnly ?? []) args.push("--ro-bind", extra, extra);
     args.push("--dev", "/dev", ...this.#procArgs(), "--tmpfs", "/tmp");
-    args.push(req.writable ? "--bind" : "--ro-bind", this.#root, this.#root);
+    // At one path whatever the host's folder is: a command sees nothing of the host's layout.
+    args.push(req.writable ? "--bind" : "--ro-bind", this.#root, WORKSPACE_PATH);
     // In the jail's own root, not the workspace: nothing a command plants can move it.
     if (this.#spillFolder) args.push("--ro-bind", this.#spillFolder, SPILL_JAIL_PATH);
     // The jail's own root (where bubblewrap made the mount points) is read-only too.
@@ -263,10 +301,10 @@ export class Jail {
     args.push("--unshare-all", "--unshare-user");
     // --disable-userns writes the jail's /proc/sys, which a host-bound /proc has read-only.
     if (this.#proc === "new") args.push("--disable-userns");
-    if (this.network) args.push("--share-net");
+    if (this.network || this.#namespace) args.push("--share-net");
     args.push("--uid", String(JAIL_UID), "--gid", String(JAIL_UID));
-    args.push("--die-with-parent", "--new-session", "--chdir", req.cwd);
-    args.push("--json-status-fd", "3");
+    args.push("--die-with-parent", "--chdir", this.pathInside(req.cwd));
+    if (!req.tty) args.push("--new-session", "--json-status-fd", "3");
     return args;
   }
 
@@ -309,10 +347,11 @@ export class Jail {
 
 /**
  * The only variables a command starts with (README, "Sandbox isolation"): PATH, HOME
- * (the workspace root), LANG and TMPDIR. Nothing of the host's environment.
+ * (the workspace root as the command sees it), LANG and TMPDIR. Nothing of the host's
+ * environment.
  */
-export function cleanEnv(root: string): Record<string, string> {
-  return { PATH: JAIL_PATH, HOME: root, LANG: "C.UTF-8", TMPDIR: "/tmp" };
+export function cleanEnv(home: string): Record<string, string> {
+  return { PATH: JAIL_PATH, HOME: home, LANG: "C.UTF-8", TMPDIR: "/tmp" };
 }
 
 /** bwrap arguments that show the system paths read-only (symlinks as symlinks) and mask secrets. */

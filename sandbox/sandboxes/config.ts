@@ -19,13 +19,14 @@ export interface SandboxesConfig {
 
 const MiB = 1024 * 1024;
 
-/** Defaults (docs/sandboxes.md): 1 GiB disk, 4 execs, 256 processes, 4 GiB per process, 64 sandboxes. */
+/** Defaults (docs/sandboxes.md): 1 GiB disk, 4 execs, 256 processes, 4 GiB per process, 2 GiB of egress, 64 sandboxes. */
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   diskBytes: 1024 * MiB,
   maxExecs: 4,
   maxProcesses: DEFAULT_COMMAND_LIMITS.maxProcesses,
   maxMemoryBytes: DEFAULT_COMMAND_LIMITS.maxMemoryBytes,
   maxFileBytes: DEFAULT_COMMAND_LIMITS.maxFileBytes,
+  egressBytes: 2048 * MiB,
 };
 
 /** The smallest disk a sandbox may have: ext4 needs room for its own metadata. */
@@ -35,7 +36,7 @@ export const MIN_DISK_BYTES = 8 * MiB;
  * The sandboxes' settings for a host whose default workspace is `root`, from
  * `SANDBOXES_DIR` (default `<root>-sandboxes`), `SANDBOX_DISK` (`loop` | `none`; default
  * `loop` when the host runs as root, which mounting needs), `SANDBOX_MAX_SANDBOXES`,
- * `SANDBOX_DISK_BYTES`, `SANDBOX_MAX_EXECS`. Processes, memory and file size per sandbox
+ * `SANDBOX_DISK_BYTES`, `SANDBOX_MAX_EXECS`, `SANDBOX_EGRESS_BYTES`. Processes, memory and file size per sandbox
  * follow the host's command limits.
  * @example const sandboxes = sandboxesConfigFromEnv(process.env, "/srv/workspace", limits);
  */
@@ -69,6 +70,7 @@ export function sandboxesConfigFromEnv(
     limits: {
       diskBytes,
       maxExecs: positiveInt(env, "SANDBOX_MAX_EXECS", DEFAULT_SANDBOX_LIMITS.maxExecs),
+      egressBytes: positiveInt(env, "SANDBOX_EGRESS_BYTES", DEFAULT_SANDBOX_LIMITS.egressBytes),
       ...commandLimits,
     },
   };

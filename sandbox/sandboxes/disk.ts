@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { mkdir, readdir, rm, truncate, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
+import { mountNosuid, type NosuidMount } from "../nosuid-mount.ts";
 import type { DiskMode } from "./config.ts";
 
 const run = promisify(execFile);
@@ -16,6 +17,8 @@ export class SandboxDisk {
   readonly mode: DiskMode;
   readonly #image: string;
   #mounted = false;
+  /** In `none` mode: the folder bound onto itself nosuid,nodev (decision 240). */
+  #nosuid: NosuidMount | null = null;
 
   private constructor(mountPoint: string, mode: DiskMode) {
     this.mountPoint = mountPoint;
@@ -31,7 +34,10 @@ export class SandboxDisk {
   static async create(mountPoint: string, mode: DiskMode, bytes: number): Promise<SandboxDisk> {
     const disk = new SandboxDisk(mountPoint, mode);
     await mkdir(mountPoint, { recursive: true });
-    if (mode === "none") return disk;
+    if (mode === "none") {
+      disk.#nosuid = await mountNosuid(mountPoint);
+      return disk;
+    }
     try {
       await writeFile(disk.#image, "", { flag: "wx" });
       await truncate(disk.#image, bytes);
@@ -66,6 +72,8 @@ export class SandboxDisk {
 
   /** Unmounts (lazily when something still holds a file open) and deletes everything. */
   async remove(): Promise<void> {
+    await this.#nosuid?.release();
+    this.#nosuid = null;
     if (this.#mounted) {
       // Lazily when something still holds a file open; not at all when it is gone already.
       await run("umount", [this.mountPoint])
@@ -86,7 +94,7 @@ export async function removeStaleSandboxes(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   const { stdout } = await run("findmnt", ["-rn", "-o", "TARGET"]).catch(() => ({ stdout: "" }));
   for (const target of stdout.split("\n")) {
-    if (STALE.test(target.slice(dir.length + 1)) && target.startsWith(`${dir}/`)) {
+    if (STALE_MOUNT.test(target.slice(dir.length + 1)) && target.startsWith(`${dir}/`)) {
       await run("umount", ["-l", target]).catch(() => {});
     }
   }
@@ -102,6 +110,8 @@ const RESERVED_PERCENT = 5;
 const RESERVE_OWNER = 65534;
 
 const STALE = /^sbx_[a-z0-9_-]+(\.img)?$/;
+/** A sandbox's disk, or its network namespace's file (decision 181), left mounted. */
+const STALE_MOUNT = /^sbx_[a-z0-9_-]+(\/net\/ns)?$/;
 
 function stderrOf(err: unknown): string {
   const e = err as { stderr?: string; message?: string };

@@ -2,10 +2,13 @@ import { existsSync } from "node:fs";
 import { mkdir, statfs } from "node:fs/promises";
 import path from "node:path";
 import type { SandboxLimits } from "../../src/protocol/index.ts";
+import type { NetworkPolicy } from "../../src/protocol/network-policy.ts";
 import { createSandboxApp, type SandboxApp } from "../app.ts";
 import type { SandboxConfig } from "../config.ts";
 import { SandboxError } from "../errors.ts";
 import type { Cgroups } from "../jail/cgroups.ts";
+import type { EgressTotals } from "../network/connection-log.ts";
+import { proxyEnv, SandboxNetwork } from "../network/sandbox-network.ts";
 import { SandboxDisk } from "./disk.ts";
 
 /** What `GET /v1/sandboxes/:id` answers. */
@@ -15,6 +18,8 @@ export interface SandboxInfo {
   limits: SandboxLimits;
   runningExecs: number;
   disk: { mode: "loop" | "none"; totalBytes: number; usedBytes: number; freeBytes: number };
+  /** Its policy and egress totals; null where the host gives sandboxes no network namespace. */
+  network: { policy: NetworkPolicy; totals: EgressTotals } | null;
 }
 
 /** Jail processes per command besides the command's own (bubblewrap outside and inside). */
@@ -34,6 +39,8 @@ export class HostedSandbox {
   readonly spillDir: string;
   readonly #disk: SandboxDisk;
   readonly #cgroups: Cgroups | null;
+  /** Its network namespace, bridge and egress proxy; null where the host cannot make them. */
+  readonly network: SandboxNetwork | null;
   /** Execs admitted whose request has not reached the registry yet. */
   #admitting = 0;
 
@@ -43,8 +50,10 @@ export class HostedSandbox {
     disk: SandboxDisk,
     parts: SandboxApp,
     cgroups: Cgroups | null,
+    network: SandboxNetwork | null,
   ) {
     this.id = id;
+    this.network = network;
     this.limits = limits;
     this.#disk = disk;
     this.parts = parts;
@@ -63,12 +72,24 @@ export class HostedSandbox {
     id: string,
     limits: SandboxLimits,
     parent: Cgroups | null,
+    policy: NetworkPolicy,
   ): Promise<HostedSandbox> {
     const disk = await SandboxDisk.create(mountPoint, mode, limits.diskBytes);
     let cgroups: Cgroups | null = null;
+    let network: SandboxNetwork | null = null;
     try {
       await mkdir(path.join(mountPoint, "workspace"));
       await mkdir(path.join(mountPoint, "spill"));
+      // Beside the workspace, where no jail looks: the namespace file and both sockets.
+      network = config.egress.available
+        ? await SandboxNetwork.open(
+            path.join(mountPoint, "net"),
+            id,
+            policy,
+            limits.egressBytes,
+            config.egress,
+          )
+        : null;
       cgroups =
         parent?.child(id, limits.maxProcesses + JAIL_PROCESSES_PER_EXEC * limits.maxExecs) ?? null;
       const parts = createSandboxApp(
@@ -88,9 +109,11 @@ export class HostedSandbox {
           },
         },
         () => cgroups,
+        network && { enter: network.namespace.enter(), env: proxyEnv() },
       );
-      return new HostedSandbox(id, limits, disk, parts, cgroups);
+      return new HostedSandbox(id, limits, disk, parts, cgroups, network);
     } catch (err) {
+      await network?.close();
       cgroups?.dispose();
       await disk.remove();
       throw err;
@@ -133,12 +156,14 @@ export class HostedSandbox {
         usedBytes: (fs.blocks - fs.bfree) * fs.bsize,
         freeBytes: free,
       },
+      network: this.network && { policy: this.network.policy, totals: this.network.view().totals },
     };
   }
 
   /** Kills its commands (SIGTERM, then SIGKILL after the grace), then removes everything it had. */
   async remove(killGraceMs: number): Promise<void> {
     await this.parts.registry.killAll(killGraceMs + 1000);
+    await this.network?.close();
     this.parts.jail.dispose();
     await this.#disk.remove();
     // Each command's cgroup goes a moment after its last process (cgroups.ts); the

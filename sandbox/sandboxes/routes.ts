@@ -1,8 +1,10 @@
+import type { IncomingMessage } from "node:http";
 import path from "node:path";
 import { type Context, Hono } from "hono";
 import * as z from "zod/mini";
 import { bearerAuth } from "../auth.ts";
 import { errorBody, SandboxError } from "../errors.ts";
+import { networkRoutes, policyOf } from "../network/routes.ts";
 import { MIN_DISK_BYTES } from "./config.ts";
 import type { HostedSandbox } from "./hosted-sandbox.ts";
 import { SANDBOX_ID_PATTERN, type SandboxSet } from "./sandbox-set.ts";
@@ -19,8 +21,11 @@ const createSchema = z.object({
       maxProcesses: z.optional(count),
       maxMemoryBytes: z.optional(count),
       maxFileBytes: z.optional(count),
+      egressBytes: z.optional(count),
     }),
   ),
+  /** Checked by `policyOf`, which names a bad entry. */
+  network: z.optional(z.unknown()),
 });
 
 /**
@@ -43,6 +48,7 @@ export function sandboxRoutes(set: SandboxSet, token: string): Hono {
   app.use("/v1/sandboxes", bearerAuth(token));
   app.use("/v1/sandboxes/*", bearerAuth(token));
   app.use("/sandboxes/:id/v1/*", bearerAuth(token));
+  app.route("/", networkRoutes(set));
 
   app.post("/v1/sandboxes", async (c) => {
     const req = createSchema.safeParse(await c.req.json().catch(() => null));
@@ -50,7 +56,7 @@ export function sandboxRoutes(set: SandboxSet, token: string): Hono {
       const issues = req.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`);
       throw new SandboxError("bad_request", `invalid request: ${issues.join("; ")}`);
     }
-    const sandbox = await set.create(req.data.id, req.data.limits);
+    const sandbox = await set.create(req.data.id, req.data.limits, policyOf(req.data.network));
     return c.json(await sandbox.info(), 201);
   });
   app.get("/v1/sandboxes", async (c) =>
@@ -69,7 +75,15 @@ export function sandboxRoutes(set: SandboxSet, token: string): Hono {
   });
   app.put("/sandboxes/:id/v1/files", async (c) => {
     const sandbox = set.find(c.req.param("id"));
-    return c.json(await uploadTar(tarPlace(sandbox), c.req.query("path") ?? "", c.req.raw.body));
+    try {
+      return c.json(await uploadTar(tarPlace(sandbox), c.req.query("path") ?? "", c.req.raw.body));
+    } catch (err) {
+      // A refused body the host stopped reading (past MAX_DRAIN_BYTES): end the connection
+      // with the answer, or the caller's upload would wait on it forever.
+      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      if (incoming && !incoming.complete) c.header("connection", "close");
+      throw err;
+    }
   });
   app.get("/sandboxes/:id/v1/files", async (c) => {
     const sandbox = set.find(c.req.param("id"));

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { SandboxLimits } from "../../src/protocol/index.ts";
+import type { NetworkPolicy } from "../../src/protocol/network-policy.ts";
 import type { SandboxConfig } from "../config.ts";
 import { SandboxError } from "../errors.ts";
 import { Cgroups } from "../jail/cgroups.ts";
@@ -21,7 +22,7 @@ export const SANDBOX_ID_PATTERN = /^sbx_[a-z0-9-]{1,32}_[0-9a-f]{20}$/;
  */
 export class SandboxSet {
   readonly config: SandboxesConfig;
-  readonly #host: SandboxConfig;
+  #host: SandboxConfig;
   readonly #cgroups: Cgroups | null;
   readonly #sandboxes = new Map<string, HostedSandbox>();
   readonly #creating = new Set<string>();
@@ -56,6 +57,18 @@ export class SandboxSet {
         ];
   }
 
+  /**
+   * Adds the port the host itself listens on (known once it listens) to the ports no
+   * sandbox's egress may reach on a non-public address (decision 181).
+   */
+  reservePort(port: number): void {
+    const egress = this.#host.egress;
+    this.#host = {
+      ...this.#host,
+      egress: { ...egress, reservedPorts: [...new Set([...egress.reservedPorts, port])] },
+    };
+  }
+
   get(id: string): HostedSandbox | undefined {
     return this.#sandboxes.get(id);
   }
@@ -80,7 +93,11 @@ export class SandboxSet {
    * Creates sandbox `id` with the host's limits, lowered where `requested` asks; a
    * request above the host's limit is a 400 that names it.
    */
-  async create(id: string, requested: Partial<SandboxLimits> = {}): Promise<HostedSandbox> {
+  async create(
+    id: string,
+    requested: Partial<SandboxLimits> = {},
+    policy: NetworkPolicy = { allow: [] },
+  ): Promise<HostedSandbox> {
     if (this.#sandboxes.has(id) || this.#creating.has(id)) {
       throw new SandboxError("conflict", `sandbox '${id}' already exists on this host`);
     }
@@ -91,6 +108,7 @@ export class SandboxSet {
       );
     }
     const limits = this.#limitsFor(requested);
+    if (policy.allow.length > 0 && !this.#host.egress.available) throw noNetwork();
     this.#creating.add(id);
     try {
       const sandbox = await HostedSandbox.create(
@@ -100,6 +118,7 @@ export class SandboxSet {
         id,
         limits,
         this.#cgroups,
+        policy,
       );
       this.#sandboxes.set(id, sandbox);
       return sandbox;
@@ -138,6 +157,14 @@ export class SandboxSet {
     }
     return limits;
   }
+}
+
+/** The refusal of a policy on a host that cannot give sandboxes a network of their own. */
+export function noNetwork(): SandboxError {
+  return new SandboxError(
+    "bad_request",
+    "network: this sandbox host gives sandboxes no network (it needs root and the bubblewrap jail to make each one a network namespace); leave network out",
+  );
 }
 
 /** Capability number of CAP_SYS_RESOURCE (linux/capability.h). */

@@ -151,6 +151,11 @@ export class TarCheck {
     else if (meta.kind === "K") this.#linkOverride = text(body);
     else {
       const records = paxRecords(body);
+      // GNU tar's PAX sparse files rename the entry (GNU.sparse.name) and carry a map tar
+      // applies while it writes: refused before anything is written, like type 'S'.
+      if (Object.keys(records).some((key) => key.startsWith("GNU.sparse."))) {
+        throw new TarRefusal("a sparse file (GNU.sparse pax records) is refused");
+      }
       if (meta.kind === "g" && (records.path !== undefined || records.linkpath !== undefined)) {
         throw new TarRefusal("a global pax header that sets path or linkpath is refused");
       }

@@ -4,6 +4,7 @@ import { mkdir, open, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { SandboxError } from "../errors.ts";
+import { pathError } from "../files/path-error.ts";
 import { findExecutable } from "../jail/find-executable.ts";
 import type { Jail } from "../jail/jail.ts";
 import type { Workspace } from "../workspace.ts";
@@ -38,6 +39,22 @@ export async function uploadTar(
   body: ReadableStream<Uint8Array> | null,
 ): Promise<UploadResult> {
   if (!body) throw new SandboxError("bad_request", "send the tar archive as the request body");
+  const reader = body.getReader();
+  try {
+    return await receive(place, target, reader);
+  } catch (err) {
+    // Read what the caller is still sending before answering: a connection closed under
+    // a body in flight reaches the Worker as a lost host (502), not as this refusal.
+    await drain(reader);
+    throw uploadError(err);
+  }
+}
+
+async function receive(
+  place: TarPlace,
+  target: string,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<UploadResult> {
   const abs = await place.workspace.resolve(target);
   const check = new TarCheck(place.workspace.relative(abs));
   await mkdir(place.incomingDir, { recursive: true });
@@ -46,29 +63,53 @@ export async function uploadTar(
   try {
     const file = await open(archive, "wx");
     try {
-      for await (const chunk of Readable.fromWeb(body as never) as AsyncIterable<Uint8Array>) {
-        check.push(chunk);
-        bytes += chunk.length;
-        await file.write(chunk);
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        check.push(next.value);
+        bytes += next.value.length;
+        await file.write(next.value);
       }
       check.end();
     } finally {
       await file.close();
     }
-    place.workspace.makeDirectorySync(abs);
-    await jailedTar(place.jail, ["-x", "--no-same-owner", "-f", "-", "-C", abs], abs, archive);
+    try {
+      place.workspace.makeDirectorySync(abs);
+    } catch (err) {
+      throw pathError(err, target);
+    }
+    const into = place.jail.pathInside(abs);
+    await jailedTar(place.jail, ["-x", "--no-same-owner", "-f", "-", "-C", into], abs, archive);
     return { path: place.workspace.relative(abs), entries: check.entries, bytes };
-  } catch (err) {
-    throw uploadError(err);
   } finally {
     await rm(archive, { force: true });
   }
 }
 
 /**
+ * Most of a refused upload's body read (and dropped) before the answer; past it the
+ * connection is closed. Refusals come at the first bad header, so a caller sending more
+ * than this after one is not a tar client.
+ */
+export const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
+
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let read = 0;
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      read += next.value.length;
+      if (read > MAX_DRAIN_BYTES) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {}
+}
+
+/**
  * Streams workspace path `rel` (a file or a directory, with everything under it) as a
  * tar archive, made by `tar` in the jail with the workspace read-only; symlinks are
- * archived as links, never followed.
+ * archived as links, never followed. Every entry is owned by uid and gid 0 with no user
+ * or group name, so nothing of the host's accounts shows.
  * @example return new Response(await downloadTar(place, "src"));
  */
 export async function downloadTar(
@@ -82,7 +123,20 @@ export async function downloadTar(
   const name = place.workspace.relative(abs) || ".";
   const root = place.workspace.root;
   const plan = place.jail.wrap({
-    argv: [tarPath(), "-c", "-f", "-", "-C", root, "--", name],
+    // Entries name no user of the host: uid and gid 0, no names (a neutral owner).
+    argv: [
+      tarPath(),
+      "-c",
+      "--owner=0",
+      "--group=0",
+      "--numeric-owner",
+      "-f",
+      "-",
+      "-C",
+      place.jail.pathInside(root),
+      "--",
+      name,
+    ],
     cwd: root,
     writable: false,
   });

@@ -101,8 +101,9 @@ const READ_LINES = OUTPUT_LINES;
 
 /**
  * How to read `range` of the spill: the exact `read` call. Past 2,000 lines (what one
- * `read` shows) it says to continue from the offset read's footer gives.
- * @example readHint("/toolwire/spill/a.log", { from: 1, to: 1000 }) // '[To see lines 1–1,000: read {"path":"/toolwire/spill/a.log","offset":1,"limit":1000}]'
+ * `read` shows) it says to continue from the offset read's footer gives. It also says
+ * that `grep` takes the spill's path, since a grep of the workspace does not search it.
+ * @example readHint("/toolwire/spill/a.log", { from: 1, to: 1000 }) // '[To see lines 1–1,000: read {"path":"/toolwire/spill/a.log","offset":1,"limit":1000}; to search it, grep {"path":"/toolwire/spill/a.log"}]'
  */
 export function readHint(spillPath: string, range: LineRange): string {
   const count = range.to - range.from + 1;
@@ -116,7 +117,8 @@ export function readHint(spillPath: string, range: LineRange): string {
     limit: Math.min(count, READ_LINES),
   });
   const more = count > READ_LINES ? ", then continue from the offset its footer gives" : "";
-  return `[To see ${lines}: read ${call}${more}]`;
+  const search = `; to search it, grep ${JSON.stringify({ path: spillPath })}`;
+  return `[To see ${lines}: read ${call}${more}${search}]`;
 }
 
 /**

@@ -11,11 +11,14 @@ import type {
   GlobResult,
   GrepRequest,
   GrepResult,
+  InputRequest,
+  InputState,
   LsRequest,
   LsResult,
   ReadRequest,
   ReadResult,
   ShellUpdate,
+  TerminalSize,
   WriteRequest,
   WriteResult,
 } from "./types.ts";
@@ -71,6 +74,41 @@ export class SandboxClient {
       "POST",
       `/v1/exec/${encodeURIComponent(execId)}/kill`,
       {},
+      signal,
+    );
+  }
+
+  /**
+   * Sends input to a running exec (its terminal, or its stdin pipe) and answers, once the
+   * output settles or after `req.waitMs`, where its input stands: the screen, and whether
+   * it waits for input. Not retried: input is not idempotent.
+   */
+  input(execId: string, req: InputRequest, signal?: AbortSignal): Promise<InputState> {
+    return this.#json<InputState>(
+      "POST",
+      `/v1/exec/${encodeURIComponent(execId)}/input`,
+      req,
+      signal,
+      { idempotent: false },
+    );
+  }
+
+  /** Where a running or recent exec's input stands (its screen, whether it waits for input). */
+  terminal(execId: string, signal?: AbortSignal): Promise<InputState> {
+    return this.#json<InputState>(
+      "GET",
+      `/v1/exec/${encodeURIComponent(execId)}/terminal`,
+      undefined,
+      signal,
+    );
+  }
+
+  /** Resizes an exec's terminal. */
+  resize(execId: string, size: TerminalSize, signal?: AbortSignal): Promise<InputState> {
+    return this.#json<InputState>(
+      "POST",
+      `/v1/exec/${encodeURIComponent(execId)}/resize`,
+      size,
       signal,
     );
   }

@@ -22,6 +22,7 @@ export interface SandboxLimitsRequest {
   maxProcesses?: number;
   maxMemoryBytes?: number;
   maxFileBytes?: number;
+  egressBytes?: number;
 }
 
 /** The host's account of one sandbox. */

@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { InvocationView, ProgressPoll } from "../protocol/index.ts";
-import { firstMoment } from "../tools/index.ts";
+import { firstMoment, inputDetails } from "../tools/index.ts";
 import { foldResult, META_KEY } from "./fold.ts";
 import { failure, unwrapOutcome } from "./outcome.ts";
 import type { InvocationPort } from "./port.ts";
@@ -118,6 +118,7 @@ export async function backgroundCall(
       view: () => port.view(id),
       commitRead: (reader, range) => port.commitRead(id, reader, range),
       lines: (view, range) => port.outputLines(view, range),
+      input: (view) => port.inputState(view),
     },
     id,
   );
@@ -140,6 +141,7 @@ export async function backgroundCall(
       truncation: first.view.state.truncation,
       exit: { status: "running" },
       ...(first.shown ? { shown: first.shown } : {}),
+      ...inputDetails(first.input),
     },
     _meta: { [META_KEY]: { id, viewUrl: links.viewUrl } },
   };

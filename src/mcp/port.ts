@@ -5,6 +5,7 @@
  * stays one more client of the same invocation engine as the HTTP API.
  */
 import type {
+  InputState,
   InvocationView,
   Outcome,
   OutputLines,
@@ -45,6 +46,8 @@ export interface InvocationPort {
   commitRead(id: string, reader: string, range: ReadRange): Promise<Outcome<ReadRange>>;
   /** Lines `range` of a call's output, whole, from its text or its spill (job_output's bounds). */
   outputLines(view: InvocationView, range: ReadRange): Promise<OutputLines>;
+  /** Where a running background call's input stands (its screen, whether it waits for input). */
+  inputState(view: InvocationView): Promise<InputState | null>;
 }
 
 /**

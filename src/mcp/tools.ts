@@ -35,6 +35,7 @@ export const MCP_TOOLS = [
   "jobs",
   "job_output",
   "kill",
+  "write_stdin",
 ] as const;
 
 const ANNOTATIONS: Record<string, ToolAnnotations> = {
@@ -65,6 +66,12 @@ const ANNOTATIONS: Record<string, ToolAnnotations> = {
   web_fetch: { title: "Fetch a web page", readOnlyHint: true, openWorldHint: true },
   jobs: { title: "List background jobs", readOnlyHint: true, openWorldHint: false },
   job_output: { title: "Read a background job", readOnlyHint: true, openWorldHint: false },
+  write_stdin: {
+    title: "Type into a background job",
+    readOnlyHint: false,
+    destructiveHint: true,
+    openWorldHint: false,
+  },
   kill: {
     title: "Stop a call",
     readOnlyHint: false,
@@ -93,6 +100,7 @@ const BOUNDS: Record<string, string> = {
   jobs: "the newest 50 background calls",
   job_output: `at most ${jobLines} new lines or ${jobSize} a call; the footer says where the job stands and whether more lines follow`,
   kill: "the call's own bounded output",
+  write_stdin: `at most ${jobLines} new lines or ${jobSize}, or the screen of a full-screen program, and one line that says whether the command waits for input`,
 };
 
 /**

@@ -32,7 +32,7 @@ export { type PiToolwireSettings, settingsFromEnv } from "./settings.ts";
 /** What each tool does, said where it runs (the description the model reads). */
 const DESCRIPTIONS: Record<PiToolName, string> = {
   bash: `Runs a bash command in the Toolwire sandbox (a remote workspace, not this machine). Output is the last ${OUTPUT_LINES} lines or ${OUTPUT_BYTES / 1024} KB unless head, tail or maxBytes choose another window; the complete output is saved to a file in the sandbox that read and grep can open, and the footer names the read call for the rest. timeout (seconds) is the hard limit; idleTimeout stops a command only after that long without output. Long commands: background: true answers after the first second with a job id (job_output reads on, kill stops, jobs lists).`,
-  read: `Reads a text file in the Toolwire sandbox workspace (remote; paths are relative to the workspace root): numbered lines from offset (1-based), at most limit lines and ${OUTPUT_BYTES / 1024} KB.`,
+  read: `Reads a text file in the Toolwire sandbox workspace (remote; paths are relative to the workspace root, or absolute under /workspace): numbered lines from offset (1-based), at most limit lines and ${OUTPUT_BYTES / 1024} KB.`,
   edit: "Edits a file in the Toolwire sandbox workspace (remote) by exact text replacement. Every edits[].oldText must match one region of the original file exactly, once, and not overlap another edit; merge nearby changes into one edit.",
   write:
     "Writes a file in the Toolwire sandbox workspace (remote): creates or replaces it whole, creating parent folders.",

@@ -1,8 +1,8 @@
 /**
  * What the pi extension adds to pi's own tools so the model can steer its output
  * (docs/steering.md): bash's window (`head`, `tail`, `maxBytes`), `idleTimeout`, `cwd`
- * and `background`, and the three tools that look after background calls (`jobs`,
- * `job_output`, `kill`). The schemas are plain JSON Schema (pi validates those as they
+ * `background` and `tty` (with `cols`, `rows`), and the tools that look after background
+ * calls (`jobs`, `job_output`, `kill`, `write_stdin`). The schemas are plain JSON Schema (pi validates those as they
  * are); their caps come from src/protocol, where the server's checks read them, and
  * test/node/pi/steering-tools.test.ts holds them equal to what Toolwire serves.
  */
@@ -12,10 +12,16 @@ import {
   JOB_OUTPUT_LINES,
   MAX_BASH_TIMEOUT_SECONDS,
   MAX_JOB_WAIT_SECONDS,
+  MAX_STDIN_KEYS,
+  MAX_STDIN_WAIT_SECONDS,
   MAX_WINDOW_BYTES,
   MAX_WINDOW_LINES,
   OUTPUT_BYTES,
   OUTPUT_LINES,
+  STDIN_KEY_NAMES,
+  TTY_DEFAULT_SIZE,
+  TTY_MAX_SIZE,
+  TTY_MIN_SIZE,
 } from "../protocol/index.ts";
 
 /** A JSON Schema object, as pi's `registerTool` takes one. */
@@ -48,12 +54,30 @@ const BASH_STEERING: JsonSchemaObject["properties"] = {
   cwd: {
     type: "string",
     maxLength: 4096,
-    description: "Working directory, relative to the sandbox workspace root",
+    description:
+      "Working directory, relative to the sandbox workspace root (/workspace) or under it",
   },
   background: {
     type: "boolean",
     description:
       "Answer after the first second with the job id and what it printed; the command runs on in Toolwire (it survives pi leaving). Read on with job_output, stop with kill, list with jobs",
+  },
+  tty: {
+    type: "boolean",
+    description:
+      "Run under a terminal (isatty, TERM set, Ctrl-C works) for prompts (npm init, 'Proceed? [y/N]'), REPLs and full-screen programs (less, vim, top). Runs in the background: answers with the job id, what the terminal shows and whether it waits for input; type into it with write_stdin",
+  },
+  cols: {
+    type: "integer",
+    minimum: TTY_MIN_SIZE.cols,
+    maximum: TTY_MAX_SIZE.cols,
+    description: `Terminal width of a tty call (${TTY_MIN_SIZE.cols}-${TTY_MAX_SIZE.cols}, default ${TTY_DEFAULT_SIZE.cols})`,
+  },
+  rows: {
+    type: "integer",
+    minimum: TTY_MIN_SIZE.rows,
+    maximum: TTY_MAX_SIZE.rows,
+    description: `Terminal height of a tty call (${TTY_MIN_SIZE.rows}-${TTY_MAX_SIZE.rows}, default ${TTY_DEFAULT_SIZE.rows})`,
   },
   head: lines(
     `Show the first N lines (1-${MAX_WINDOW_LINES}); with tail, the first N and the last M, the middle named in the footer`,
@@ -101,7 +125,7 @@ const jobId = {
 
 /** One tool the extension registers besides pi's own: its name, label, words and schema. */
 export interface SteeringTool {
-  name: "jobs" | "job_output" | "kill";
+  name: "jobs" | "job_output" | "kill" | "write_stdin";
   label: string;
   description: string;
   parameters: JsonSchemaObject;
@@ -142,6 +166,37 @@ export const STEERING_TOOLS: readonly SteeringTool[] = [
     parameters: {
       type: "object",
       properties: { id: { ...jobId, description: "The id of the call to stop" } },
+      required: ["id"],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "write_stdin",
+    label: "write_stdin",
+    description:
+      'Types into a background bash call in the Toolwire sandbox: its terminal (tty: true) or its stdin (background: true). Answers when the output settles (the command waits for input again, is quiet for half a second, or ends) with the lines since your last read, the screen of a full-screen program, and whether it now waits for input ("[waiting for input: …]").',
+    parameters: {
+      type: "object",
+      properties: {
+        id: jobId,
+        text: {
+          type: "string",
+          description: 'Text to type, as is: "\\n" is Enter, "\\u0003" Ctrl-C, "\\u0004" Ctrl-D',
+        },
+        keys: {
+          type: "array",
+          items: { type: "string", enum: [...STDIN_KEY_NAMES] },
+          maxItems: MAX_STDIN_KEYS,
+          description: "Named keys pressed after the text, in order (Enter, Up, Escape, C-c, …)",
+        },
+        eof: { type: "boolean", description: "Close the input after the text" },
+        wait: {
+          type: "number",
+          minimum: 0,
+          maximum: MAX_STDIN_WAIT_SECONDS,
+          description: `Most seconds to wait for the output to settle (0-${MAX_STDIN_WAIT_SECONDS}, default 10)`,
+        },
+      },
       required: ["id"],
       additionalProperties: false,
     },

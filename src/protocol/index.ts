@@ -66,14 +66,19 @@ export {
   type GrepMatch,
   type GrepRequest,
   type GrepResult,
+  type InputRequest,
+  type InputState,
   type LsRequest,
   type LsResult,
   MAX_COMMAND_BYTES,
   MAX_READ_LINE_CHARS,
   type ReadRequest,
   type ReadResult,
+  type ResizeRequest,
   type SearchEngine,
   type ShellUpdate,
+  type TerminalScreen,
+  type TerminalSize,
   type WriteRequest,
   type WriteResult,
 } from "./sandbox-wire.ts";
@@ -85,15 +90,22 @@ export {
   TOKEN_EXPIRES_HEADER,
   tokenExpiryOf,
 } from "./subscription-expiry.ts";
+export { STDIN_KEY_NAMES, STDIN_KEYS } from "./terminal-keys.ts";
 export {
   JOB_OUTPUT_BYTES,
   JOB_OUTPUT_LINES,
   MAX_BASH_TIMEOUT_SECONDS,
   MAX_JOB_WAIT_SECONDS,
+  MAX_STDIN_BYTES,
+  MAX_STDIN_KEYS,
+  MAX_STDIN_WAIT_SECONDS,
   MAX_WINDOW_BYTES,
   MAX_WINDOW_LINES,
   OUTPUT_BYTES,
   OUTPUT_LINES,
   READ_LINE_CHARS,
+  TTY_DEFAULT_SIZE,
+  TTY_MAX_SIZE,
+  TTY_MIN_SIZE,
 } from "./tool-caps.ts";
 export { WORKER_DEFAULTS, type WorkerConfig, workerConfig } from "./worker-config.ts";

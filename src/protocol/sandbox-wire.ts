@@ -33,6 +33,62 @@ export interface ExecRequest {
   /** Seconds without output after which the command is stopped. */
   idleTimeoutSec?: number;
   limits?: ExecLimits;
+  /** Run under a pseudo-terminal of this size (stdin, stdout and stderr are the terminal). */
+  tty?: TerminalSize;
+  /** Keep stdin open as a pipe the caller writes with `POST /v1/exec/:execId/input` (a background call). */
+  stdin?: boolean;
+}
+
+/** A terminal's size in character cells. */
+export interface TerminalSize {
+  cols: number;
+  rows: number;
+}
+
+/**
+ * Body of `POST /v1/exec/:execId/input`: bytes for the command's terminal or stdin pipe,
+ * then (with `eof`) the end of its input. The answer comes when the output settles (the
+ * command waits for input, or is quiet for a moment, or exits), or after `waitMs`.
+ */
+export interface InputRequest {
+  /** Text to send as is (UTF-8); a terminal's keys are their bytes (`\r` Enter, `\u0003` Ctrl-C). */
+  data?: string;
+  /** Close stdin after `data` (a pipe: EOF; a terminal: its EOF character, Ctrl-D). */
+  eof?: boolean;
+  /** Longest wait for the output to settle, in ms (0: answer at once). */
+  waitMs?: number;
+}
+
+/** Body of `POST /v1/exec/:execId/resize`. */
+export type ResizeRequest = TerminalSize;
+
+/** A terminal's screen as an emulator (xterm) renders it: plain text rows, no escapes. */
+export interface TerminalScreen extends TerminalSize {
+  /** The rows top to bottom, trailing blanks cut. */
+  lines: string[];
+  /** Where the cursor is, 0-based. */
+  cursor: { row: number; col: number };
+  /** True when a full-screen program (less, vim, top) drew on the alternate screen. */
+  alternate: boolean;
+}
+
+/**
+ * Where a running exec's input stands (the answer of `/input` and `GET /v1/exec/:execId/terminal`).
+ * `awaitingInput` is read from the kernel: a process of the command (a terminal's foreground
+ * process group) is blocked reading the terminal or the stdin pipe.
+ */
+export interface InputState {
+  /** The exec runs under a terminal (`screen` is set). */
+  tty: boolean;
+  screen?: TerminalScreen;
+  awaitingInput: boolean;
+  /** The text before the cursor (a terminal) or the last unfinished line (a pipe), when awaiting input. */
+  prompt?: string;
+  /** Bytes the command has printed so far (its output's total). */
+  totalBytes: number;
+  /** The command can still be written to (it runs, and its input was not closed). */
+  inputOpen: boolean;
+  exited: boolean;
 }
 
 /** One NDJSON line of the exec stream. `drop` counts UTF-16 code units. */

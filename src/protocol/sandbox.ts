@@ -2,6 +2,7 @@
  * Created sandboxes on the wire: what `POST /v1/sandboxes` takes and what every
  * sandbox route answers, and the Sandbox DO's RPC contract (docs/sandboxes.md).
  */
+import type { NetworkPolicy } from "./network-policy.ts";
 import type { Outcome } from "./outcome.ts";
 
 /**
@@ -25,6 +26,8 @@ export interface SandboxLimits {
   maxMemoryBytes: number;
   /** Largest file one command may write (RLIMIT_FSIZE). */
   maxFileBytes: number;
+  /** Bytes up and down its commands may move through its egress proxy in all (decision 181). */
+  egressBytes: number;
 }
 
 /** `GET /v1/sandboxes/:id` */
@@ -36,6 +39,8 @@ export interface SandboxView {
   /** The sandbox host it lives on (a name of `SANDBOXES`), or `container`. */
   placement: string;
   limits: SandboxLimits;
+  /** What its commands may reach (decision 181); `{ allow: [] }`: nothing. */
+  network: NetworkPolicy;
   idleTimeoutSeconds: number;
   createdAt: string;
   lastUsedAt: string;
@@ -53,6 +58,7 @@ export interface SandboxCreate {
   placement: string;
   idleTimeoutSeconds: number;
   limits: Partial<SandboxLimits>;
+  network: NetworkPolicy;
   /** Days an ended sandbox's record answers 410 before it is forgotten (then 404). */
   retentionDays: number;
 }
@@ -72,6 +78,8 @@ export interface SandboxApi {
   view(): Promise<Outcome<SandboxView>>;
   /** Checks it is active and on its host, counts a use, and remembers the call (ended with it). */
   use(toolCallId: string | null): Promise<Outcome<SandboxView>>;
+  /** Replaces its network policy on its host, then in its record. */
+  setNetwork(policy: NetworkPolicy): Promise<Outcome<SandboxView>>;
   /** Cancels its running calls, then removes it from its host. */
   remove(): Promise<Outcome<SandboxView>>;
 }

@@ -14,6 +14,18 @@ export const MAX_BASH_TIMEOUT_SECONDS = 86_400;
 /** Longest `wait` of job_output: as long as a result poll waits. */
 export const MAX_JOB_WAIT_SECONDS = 30;
 
+/** A tty call's terminal size when it names none: 120 columns, 40 rows. */
+export const TTY_DEFAULT_SIZE = { cols: 120, rows: 40 } as const;
+/** The smallest terminal a tty call may ask for (narrower, most full-screen programs refuse to draw). */
+export const TTY_MIN_SIZE = { cols: 20, rows: 5 } as const;
+/** The largest terminal a tty call may ask for: one screen stays under 100,000 cells. */
+export const TTY_MAX_SIZE = { cols: 400, rows: 200 } as const;
+/** Most bytes one write_stdin sends (text and keys together). */
+export const MAX_STDIN_BYTES = 64 * 1024;
+/** Most keys one write_stdin names. */
+export const MAX_STDIN_KEYS = 256;
+/** Longest `wait` of write_stdin: as long as job_output's. */
+export const MAX_STDIN_WAIT_SECONDS = MAX_JOB_WAIT_SECONDS;
 // The output caps: what one tool call shows when it asks for no other window. The
 // default policy is the pure core's (src/core/output/types.ts, which cannot import
 // this file); every other place reads them from here, and

@@ -34,6 +34,9 @@ import {
   MAX_WINDOW_LINES,
   OUTPUT_BYTES,
   OUTPUT_LINES,
+  TTY_DEFAULT_SIZE,
+  TTY_MAX_SIZE,
+  TTY_MIN_SIZE,
   workerConfig,
 } from "../protocol/index.ts";
 import { defineTool } from "./registry.ts";
@@ -79,12 +82,34 @@ export const bashParams = z
       .string()
       .max(4096)
       .optional()
-      .describe("Working directory, relative to the workspace root"),
+      .describe("Working directory, relative to the workspace root (/workspace) or under it"),
     background: z
       .boolean()
       .optional()
       .describe(
         "Answer at once with the invocation id and the first second of output; the command runs on, surviving restarts. Read it with job_output, stop it with kill, list with jobs",
+      ),
+    tty: z
+      .boolean()
+      .optional()
+      .describe(
+        "Run under a terminal (isatty true, TERM set, Ctrl-C works): for programs that prompt (npm init, ssh-keygen, git rebase -i, 'Proceed? [y/N]'), REPLs (python3, node) and full-screen programs (less, vim, top). A tty call runs in the background like background: true; it answers with the job id, what the terminal shows and whether it waits for input. Drive it with write_stdin",
+      ),
+    cols: z
+      .int()
+      .min(TTY_MIN_SIZE.cols)
+      .max(TTY_MAX_SIZE.cols)
+      .optional()
+      .describe(
+        `Terminal width of a tty call (${TTY_MIN_SIZE.cols}-${TTY_MAX_SIZE.cols}, default ${TTY_DEFAULT_SIZE.cols})`,
+      ),
+    rows: z
+      .int()
+      .min(TTY_MIN_SIZE.rows)
+      .max(TTY_MAX_SIZE.rows)
+      .optional()
+      .describe(
+        `Terminal height of a tty call (${TTY_MIN_SIZE.rows}-${TTY_MAX_SIZE.rows}, default ${TTY_DEFAULT_SIZE.rows})`,
       ),
     head: z
       .int()
@@ -114,6 +139,10 @@ export const bashParams = z
   .refine((p) => (p.head ?? 0) + (p.tail ?? 0) <= MAX_WINDOW_LINES, {
     message: `head + tail must be at most ${MAX_WINDOW_LINES} lines`,
     path: ["tail"],
+  })
+  .refine((p) => p.tty === true || (p.cols === undefined && p.rows === undefined), {
+    message: "cols and rows size a terminal: give them with tty: true",
+    path: ["cols"],
   });
 
 export type BashParams = z.output<typeof bashParams>;
@@ -152,6 +181,17 @@ export async function runBash(
       timeoutSec: params.timeout,
       idleTimeoutSec: params.idleTimeout,
       limits,
+      // A background call's stdin stays open for write_stdin; a tty call's is its terminal.
+      ...(params.tty
+        ? {
+            tty: {
+              cols: params.cols ?? TTY_DEFAULT_SIZE.cols,
+              rows: params.rows ?? TTY_DEFAULT_SIZE.rows,
+            },
+          }
+        : params.background
+          ? { stdin: true }
+          : {}),
     },
     out,
     signal,
@@ -230,7 +270,7 @@ async function finishedText(
 
 export const bashTool = defineTool({
   name: "bash",
-  description: `Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last ${OUTPUT_LINES} lines or ${formatSize(OUTPUT_BYTES)}, or to the window head/tail/maxBytes ask for; the complete output is then saved to a read-only file named in the footer (under /toolwire/spill, outside the workspace), with the read call that shows the rest: pass that path to read or grep (a grep of the workspace does not search it), or cat it in a later command. timeout is the hard limit, idleTimeout stops a command that prints nothing for that long; either keeps the output and says which limit ended it. background: true answers at once and lets the command run on (job_output, kill, jobs): the way to run long commands when the client cannot wait. Non-zero exit codes, timeouts and cancels fail the call with the output kept.`,
+  description: `Runs a shell command in the sandbox workspace. Output (stdout and stderr together) is cut to the last ${OUTPUT_LINES} lines or ${formatSize(OUTPUT_BYTES)}, or to the window head/tail/maxBytes ask for; the complete output is then saved to a read-only file named in the footer (under /toolwire/spill, outside the workspace), with the read call that shows the rest: pass that path to read or grep (a grep of the workspace does not search it), or cat it in a later command. timeout is the hard limit, idleTimeout stops a command that prints nothing for that long; either keeps the output and says which limit ended it. background: true answers at once and lets the command run on (job_output, kill, jobs): the way to run long commands when the client cannot wait; write_stdin feeds its stdin. tty: true runs it under a terminal (prompts, REPLs, less, vim), in the background, driven with write_stdin. Non-zero exit codes, timeouts and cancels fail the call with the output kept.`,
   params: bashParams,
   output: sinkPolicy(windowPlan({}), BASH_ENDING_ROOM),
   outputFor: (params) => sinkPolicy(windowPlan(params), BASH_ENDING_ROOM),

@@ -10,7 +10,11 @@ import { defineTool } from "./registry.ts";
 import { asked, sandboxClientFor } from "./sandbox.ts";
 
 export const editParams = z.strictObject({
-  path: z.string().min(1).max(4096).describe("File path, relative to the workspace root"),
+  path: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe("File path, relative to the workspace root or absolute under /workspace"),
   edits: z
     .array(
       z.strictObject({

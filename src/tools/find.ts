@@ -19,7 +19,9 @@ export const findParams = z.strictObject({
     .string()
     .max(4096)
     .optional()
-    .describe("Directory to search, relative to the workspace root (default: the root)"),
+    .describe(
+      "Directory to search, relative to the workspace root or under /workspace (default: the root)",
+    ),
   limit: limitParam(100_000, "Most paths to return (default 1000)"),
 });
 

@@ -3,6 +3,8 @@
  * this long, then answers with what the call printed so far, counted as read.
  */
 import { formatCount } from "../core/output/footer.ts";
+import { plainTerminalText } from "../core/output/index.ts";
+import type { InputState } from "../execenv/index.ts";
 import {
   type InvocationView,
   MAX_JOB_WAIT_SECONDS,
@@ -12,6 +14,7 @@ import {
   type ResultPoll,
 } from "../protocol/index.ts";
 import { completeLines, jobStatus, outcomeValue, sameRange } from "./job-lines.ts";
+import { inputText, isTtyCall, modelLines } from "./terminal-view.ts";
 
 /** How long `bash { background: true }` waits before it answers: its first moment. */
 export const FIRST_MOMENT_MS = 1000;
@@ -23,6 +26,8 @@ export interface JobReader {
   commitRead(reader: string, range: ReadRange): Promise<Outcome<ReadRange>>;
   /** `outputLines` of this job (the Worker reads its spill through the sandbox). */
   lines(view: InvocationView, range: ReadRange): Promise<OutputLines>;
+  /** Where its input stands (terminal-view.ts `inputStateOf`): null once it has ended. */
+  input(view: InvocationView): Promise<InputState | null>;
 }
 
 /** The answer of a background call after its first moment (or its end, if that came first). */
@@ -34,6 +39,8 @@ export interface FirstMoment {
   shown: ReadRange | null;
   /** The sentence that says how to follow it. */
   note: string;
+  /** Its screen and whether it waits for input, while it runs. */
+  input: InputState | null;
 }
 
 /**
@@ -60,13 +67,22 @@ export async function firstMoment(job: JobReader, id: string): Promise<FirstMome
     if (given.ok) {
       shown = given.value;
       const { lines } = sameRange(shown, read.range) ? read : await job.lines(view, shown);
-      text = lines.length > 0 ? `${lines.join("\n")}\n` : "";
+      const plain = modelLines(view, lines);
+      text = plain.length > 0 ? `${plain.join("\n")}\n` : "";
     } else if (t.truncated) text = "";
-  }
+  } else if (isTtyCall(view)) text = plainTerminalText(text);
+  const input = await job.input(view);
+  // A full-screen program's lines are its repaints: its screen says what it shows.
+  if (input?.screen?.alternate) text = "";
+  text += inputText(input);
   const after = shown ? "the lines after these" : "its lines from line 1";
+  const drive =
+    isTtyCall(view) || input?.inputOpen
+      ? ` · write_stdin {"id":"${id}","text":"…"} types into it`
+      : "";
   const note =
     view.status === "running"
-      ? `[Running in the background as ${id} · ${formatCount(t.totalLines)} lines so far · job_output {"id":"${id}"} gives ${after} (with "wait": up to ${MAX_JOB_WAIT_SECONDS} s for more) · kill {"id":"${id}"} stops it · jobs lists your jobs]`
+      ? `[Running in the background as ${id} · ${formatCount(t.totalLines)} lines so far · job_output {"id":"${id}"} gives ${after} (with "wait": up to ${MAX_JOB_WAIT_SECONDS} s for more)${drive} · kill {"id":"${id}"} stops it · jobs lists your jobs]`
       : `[${id} ended in its first moment: ${jobStatus(view)}]`;
-  return { view, text, shown, note };
+  return { view, text, shown, note, input };
 }

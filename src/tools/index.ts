@@ -17,6 +17,7 @@ import { readTool } from "./read.ts";
 import { externalTool, registerTool } from "./registry.ts";
 import { webFetchTool } from "./web-fetch.ts";
 import { writeTool } from "./write.ts";
+import { writeStdinTool } from "./write-stdin.ts";
 
 for (const tool of [
   bashTool,
@@ -31,6 +32,7 @@ for (const tool of [
   jobsTool,
   jobOutputTool,
   killTool,
+  writeStdinTool,
   externalTool,
   ...exampleTools,
 ]) {
@@ -63,6 +65,7 @@ export {
   ToolArgsError,
   type ToolSpec,
 } from "./registry.ts";
+export { inputDetails, inputStateOf } from "./terminal-view.ts";
 export type {
   StretchEnd,
   ToolContext,

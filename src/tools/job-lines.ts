@@ -1,11 +1,14 @@
 /**
- * How the job tools (jobs.ts, job-output.ts, kill.ts) and a background call's first
- * moment (first-moment.ts) read a job: its DO, its outcomes, its status in words, and
- * its output lines, from its bounded text or its spill, within one job_output's budget.
+ * How the job tools (jobs.ts, job-output.ts, kill.ts, write-stdin.ts) and a background
+ * call's first moment (first-moment.ts) read a job: its DO, its outcomes, its status in
+ * words, its output lines, from its bounded text or its spill, within one job_output's
+ * budget, given to each reader once (`readNewLines`), and the answer that shows them.
  */
 import { z } from "zod";
 import { formatCount } from "../core/output/footer.ts";
+import type { ToolOutput } from "../core/output/types.ts";
 import { utf8ByteLength } from "../core/retention/utf8.ts";
+import type { InputState } from "../execenv/index.ts";
 import {
   INVOCATION_ID_PATTERN,
   type InvocationApi,
@@ -17,6 +20,7 @@ import {
   type ReadRange,
 } from "../protocol/index.ts";
 import { sandboxClientFor } from "./sandbox.ts";
+import { inputDetails, inputText, modelLines } from "./terminal-view.ts";
 import type { ToolContext } from "./types.ts";
 
 /** A job tool's `id` argument. */
@@ -153,4 +157,92 @@ export function jobStatus(view: InvocationView): string {
   const code = details && typeof details === "object" ? details.exitCode : undefined;
   if (typeof code === "number") return `exited with code ${code}`;
   return view.isError ? "failed" : "done";
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The lines a reader was given, and the call as it stood when they were read. */
+export interface NewLines {
+  view: InvocationView;
+  lines: string[];
+  range: ReadRange;
+}
+
+/**
+ * Gives `reader` the call's lines that no reader was given yet, waiting until `deadline`
+ * (ms since the epoch) for one when there is none; a retry of the same reader is given
+ * the same range again.
+ * @example const { view, lines, range } = await readNewLines(context, target, "call_1", context.toolCallId, Date.now());
+ */
+export async function readNewLines(
+  env: Env,
+  target: InvocationApi,
+  id: string,
+  reader: string,
+  deadline: number,
+  signal?: AbortSignal,
+): Promise<NewLines> {
+  for (let attempt = 0; ; attempt++) {
+    const cursor = outcomeValue(await target.readCursor(reader), id);
+    let view = outcomeValue(await target.view(), id);
+    if (cursor.given) {
+      const { lines } = await outputLines(env, view, cursor.given);
+      return { view, lines, range: cursor.given };
+    }
+    while (
+      completeLines(view) < cursor.next &&
+      view.status === "running" &&
+      Date.now() < deadline &&
+      !signal?.aborted
+    ) {
+      await sleep(Math.min(250, Math.max(0, deadline - Date.now())));
+      view = outcomeValue(await target.view(), id);
+    }
+    const wanted = { from: cursor.next, to: completeLines(view) };
+    const read = await outputLines(env, view, wanted);
+    const given = await target.commitRead(reader, read.range);
+    if (!given.ok && given.error.code === "conflict" && attempt < 5) continue;
+    const committed = outcomeValue(given, id);
+    // The range given is the one read, unless an earlier run of this call was given another.
+    const { lines } = sameRange(committed, read.range)
+      ? read
+      : await outputLines(env, view, committed);
+    return { view, lines, range: committed };
+  }
+}
+
+/**
+ * The answer of a read (job_output, write_stdin): the new lines (or a full-screen
+ * program's screen), whether it waits for input, then a footer that says where the job
+ * stands and what comes next.
+ */
+export function writeJobRead(out: ToolOutput, read: NewLines, input: InputState | null): void {
+  const { view, range } = read;
+  // A full-screen program's lines are its repaints: its screen says what it shows.
+  const lines = input?.screen?.alternate ? [] : modelLines(view, read.lines);
+  const total = view.state.truncation.totalLines;
+  const status = jobStatus(view);
+  if (lines.length > 0) out.write(`${lines.join("\n")}\n`);
+  const span =
+    range.to >= range.from
+      ? `lines ${formatCount(range.from)}–${formatCount(range.to)} of ${formatCount(total)}`
+      : `no new lines (${formatCount(total)} so far)`;
+  const next =
+    view.status === "running" || range.to < completeLines(view)
+      ? `job_output {"id":"${view.id}"} gives the lines after these`
+      : "that is all of its output";
+  out.write(inputText(input));
+  out.write(`[job ${view.id} · ${status} · ${span} · ${next}]`);
+  const details = out.details as Record<string, unknown>;
+  Object.assign(details, {
+    job: view.id,
+    status: view.status,
+    from: range.from,
+    to: range.to,
+    totalLines: total,
+    ended: status,
+    ...inputDetails(input),
+  });
 }

@@ -12,8 +12,12 @@ import { defineTool } from "./registry.ts";
 
 /** A `bash` call started with `background: true`. */
 export function isBackgroundCall(call: { tool: string; args: unknown }): boolean {
-  const args = call.args as { background?: unknown } | null;
-  return call.tool === "bash" && typeof args === "object" && args?.background === true;
+  const args = call.args as { background?: unknown; tty?: unknown } | null;
+  return (
+    call.tool === "bash" &&
+    typeof args === "object" &&
+    (args?.background === true || args?.tty === true)
+  );
 }
 
 /** The jobs index of calls that name no run of their own. */

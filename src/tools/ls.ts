@@ -13,7 +13,9 @@ export const lsParams = z.strictObject({
     .string()
     .max(4096)
     .optional()
-    .describe("Directory to list, relative to the workspace root (default: the root)"),
+    .describe(
+      "Directory to list, relative to the workspace root or under /workspace (default: the root)",
+    ),
   limit: limitParam(100_000, "Most entries to return (default 500)"),
 });
 

@@ -13,7 +13,11 @@ import { limitParam, sandboxLookup } from "./sandbox.ts";
 const NOTICE_ROOM_BYTES = 1024;
 
 export const readParams = z.strictObject({
-  path: z.string().min(1).max(4096).describe("File path, relative to the workspace root"),
+  path: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe("File path, relative to the workspace root or absolute under /workspace"),
   offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)"),
   limit: limitParam(100_000, `Most lines to read (default ${OUTPUT_LINES})`),
 });

@@ -9,7 +9,11 @@ import { defineTool } from "./registry.ts";
 import { asked, sandboxClientFor } from "./sandbox.ts";
 
 export const writeParams = z.strictObject({
-  path: z.string().min(1).max(4096).describe("File path, relative to the workspace root"),
+  path: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe("File path, relative to the workspace root or absolute under /workspace"),
   content: z.string().describe("The file's whole new content"),
 });
 

@@ -17,6 +17,8 @@ import {
 import {
   firstMoment,
   getTool,
+  inputDetails,
+  inputStateOf,
   isBackgroundCall,
   isExampleTool,
   listTools,
@@ -128,6 +130,7 @@ invocationRoutes.post("/", agentOnly, async (c) => {
           view: () => stub.view(),
           commitRead: (reader, range) => stub.commitRead(reader, range),
           lines: (at, range) => outputLines(c.env, at, range),
+          input: (at) => inputStateOf(c.env, at),
         },
         toolCallId,
       )
@@ -136,7 +139,16 @@ invocationRoutes.post("/", agentOnly, async (c) => {
     id: toolCallId,
     toolCallId,
     status: first?.view.status ?? view.status,
-    ...(first ? { firstMoment: { text: first.text, shown: first.shown, note: first.note } } : {}),
+    ...(first
+      ? {
+          firstMoment: {
+            text: first.text,
+            shown: first.shown,
+            note: first.note,
+            ...inputDetails(first.input),
+          },
+        }
+      : {}),
     ...(await invocationLinks(c.req.raw, c.env, toolCallId)),
     ...(request.runId !== toolCallId ? await runLinks(c.req.raw, c.env, request.runId) : {}),
   };

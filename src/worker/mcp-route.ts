@@ -21,7 +21,7 @@ import {
   type WorkerConfig,
   workerConfig,
 } from "../protocol/index.ts";
-import { type AnyTool, getTool, outputLines } from "../tools/index.ts";
+import { type AnyTool, getTool, inputStateOf, outputLines } from "../tools/index.ts";
 import { authorizeAgent, subscribeSecret } from "./auth.ts";
 import { ApiException, raise } from "./errors.ts";
 import { refuseOtherCall } from "./invocation-routes.ts";
@@ -55,6 +55,7 @@ export function invocationPort(req: Request, env: Env): InvocationPort {
     cancel: (id) => invocationStub(env, id).cancel(),
     commitRead: (id, reader, range) => invocationStub(env, id).commitRead(reader, range),
     outputLines: (view, range) => outputLines(env, view, range),
+    inputState: (view) => inputStateOf(env, view),
     async links(id) {
       const subscribeToken = await mintSubscribeToken(subscribeSecret(env), id, Date.now());
       const origin = new URL(req.url).origin;

@@ -11,8 +11,9 @@ import {
   checkSandboxName,
   placementOf,
 } from "../execenv/index.ts";
-import { hostFetch } from "../execenv/sandbox-host-api.ts";
+import { hostCall, hostFetch } from "../execenv/sandbox-host-api.ts";
 import { type SandboxApi, workerConfig } from "../protocol/index.ts";
+import { checkNetworkPolicy, type NetworkPolicy } from "../protocol/network-policy.ts";
 import { agentOnly } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
@@ -62,8 +63,11 @@ const createSandboxBody = z.strictObject({
       maxProcesses: positive.optional(),
       maxMemoryBytes: positive.optional(),
       maxFileBytes: positive.optional(),
+      egressBytes: positive.optional(),
     })
     .optional(),
+  /** What its commands may reach: `{ allow: [...] }` (decision 181); checked by `networkOf`. */
+  network: z.unknown().optional(),
   /** Initial text files: workspace path -> UTF-8 content (initial-files.ts). */
   files: z.record(z.string(), z.string()).optional(),
   /** An initial tar archive, base64, extracted into the workspace as an upload is. */
@@ -109,6 +113,7 @@ sandboxRoutes.post("/", async (c) => {
       idleTimeoutSeconds:
         body.idleTimeoutSeconds ?? workerConfig(c.env).sandboxIdleTimeoutMs / 1000,
       limits: body.limits ?? {},
+      network: networkOf(body.network ?? { allow: [] }),
       retentionDays: workerConfig(c.env).settledRetentionMs / 86_400_000,
     }),
   );
@@ -160,6 +165,25 @@ sandboxRoutes.get("/:id", async (c) =>
 sandboxRoutes.delete("/:id", async (c) =>
   c.json(unwrap(await sandboxStub(c.env, c.get("id")).remove())),
 );
+
+/** A network policy from a request, or a 400 naming the bad entry. */
+function networkOf(value: unknown): NetworkPolicy {
+  const policy = checkNetworkPolicy(value);
+  if (typeof policy === "string") raise("bad_request", policy);
+  return policy;
+}
+
+sandboxRoutes.put("/:id/network", async (c) => {
+  const policy = networkOf(await readJsonBody(c.req.raw));
+  return c.json(unwrap(await sandboxStub(c.env, c.get("id")).setNetwork(policy)));
+});
+
+/** The policy, egress totals and the last 1,000 connections, from the sandbox's host. */
+sandboxRoutes.get("/:id/network", async (c) => {
+  const id = c.get("id");
+  unwrap(await sandboxStub(c.env, id).use(null));
+  return c.json(unwrap(await hostCall<unknown>(c.env, id, "GET", `/v1/sandboxes/${id}/network`)));
+});
 
 /** Counts as use: the idle timeout starts again from now. */
 sandboxRoutes.post("/:id/keepalive", async (c) =>

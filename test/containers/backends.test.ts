@@ -160,7 +160,6 @@ interface Backend {
   faultBody: Record<string, unknown>;
   id: RegExp;
   placement: string;
-  workspace(id: string): string;
   /** A check of what holds the sandbox outside the Worker: true while it is still there. */
   holder(sbx: SandboxView): Promise<() => Promise<boolean>>;
   /** Kills what runs the sandbox mid-run. */
@@ -186,7 +185,6 @@ const BACKENDS: Backend[] = [
     faultBody: { backend: "host", host: "spare" },
     id: /^sbx_default_[0-9a-f]{20}$/,
     placement: "default",
-    workspace: (id) => `${hosts.default.root}-sandboxes/${id}/workspace`,
     holder: async (sbx) => {
       const name = sbx.placement as "default" | "spare";
       expect(await onHost(name, sbx.id)).toBe(true);
@@ -212,7 +210,6 @@ const BACKENDS: Backend[] = [
     faultBody: { backend: "container" },
     id: /^sbx_container_[0-9a-f]{20}$/,
     placement: "container",
-    workspace: (id) => `/home/toolwire/sandboxes/${id}/workspace`,
     holder: async (sbx) => {
       const container = containerOf((await bash(sbx.id, "hostname")).trim());
       expect(running(container)).toBe(true);
@@ -268,7 +265,7 @@ describe.each(BACKENDS)("the $name backend", (backend) => {
         expect((await view(sbx.id)).backend).toBe(backend.name);
         expect(await bash(sbx.id, "id -u; pwd; cat notes/hello.txt")).toBe(
           // Both jails run commands as uid 1000, whoever runs the host (root here).
-          `1000\n${backend.workspace(sbx.id)}\nhello, sandbox\n`,
+          "1000\n/workspace\nhello, sandbox\n",
         );
       });
 
@@ -382,10 +379,19 @@ describe.each(BACKENDS)("the $name backend", (backend) => {
           name: "bash",
           arguments: { command: "cat marker.txt; pwd" },
         })) as { content: { text?: string }[] };
-        expect(answer.content.map((c) => c.text ?? "").join("")).toBe(
-          `mcp-side\n${backend.workspace(sbx.id)}\n`,
-        );
+        expect(answer.content.map((c) => c.text ?? "").join("")).toBe("mcp-side\n/workspace\n");
         await client.close();
+      });
+
+      it("runs a tty call on a terminal of the asked size, in the jail", async () => {
+        const r = await run(sbx.id, "bash", {
+          command: 'test -t 0 && test -t 1 && echo "tty $(stty size) $TERM $(pwd)"',
+          tty: true,
+          cols: 100,
+          rows: 30,
+        });
+        expect(r.isError, textOf(r)).toBe(false);
+        expect(textOf(r)).toContain("tty 30 100 xterm-256color /workspace");
       });
 
       it("runs ten sandboxes at once, none able to find or read another's files", async () => {
@@ -393,14 +399,17 @@ describe.each(BACKENDS)("the $name backend", (backend) => {
           Array.from({ length: 10 }, (_, i) => create({ name: named(`ten-${i}`) })),
         );
         await Promise.all(ten.map((s, i) => bash(s.id, `echo secret-${i} > mine.txt`)));
-        // Everything the jail can see but the system's own trees.
+        // Everything the jail can see but the system's own trees: each sandbox is mounted
+        // at /workspace (decision 243), and no other sandbox's file is anywhere in view.
         const search =
           "find / \\( -path /proc -o -path /sys -o -path /usr -o -path /dev \\) -prune -o -name mine.txt -print 2>/dev/null; " +
-          "ls ../..; cat ../../*/workspace/mine.txt";
+          // Any file holding a line like another's secret (the pattern is split so that this
+          // command's own text does not match it); then its own secret.
+          's=secr; grep -rlsx "$s"et-[0-9]* / --exclude-dir=proc --exclude-dir=sys --exclude-dir=usr --exclude-dir=dev; ' +
+          "cat /workspace/mine.txt";
         const seen = await Promise.all(ten.map((s) => bash(s.id, search)));
         for (const [i, out] of seen.entries()) {
-          const id = ten[i]!.id;
-          expect(out).toBe(`${backend.workspace(id)}/mine.txt\n${id}\nsecret-${i}\n`);
+          expect(out).toBe(`/workspace/mine.txt\n/workspace/mine.txt\nsecret-${i}\n`);
         }
         await Promise.all(ten.map((s) => remove(s.id)));
       });

@@ -64,7 +64,7 @@ describe("bash end to end", () => {
     const kept = `${Array.from({ length: 2000 }, (_, i) => 198001 + i).join("\n")}\n`;
     expect(text(result)).toBe(
       `${kept}\n[Showing lines 198,001–200,000 of 200,000. Full output: ${spillPath}]` +
-        `\n[To see lines 1–198,000: read {"path":"${spillPath}","offset":1,"limit":2000}, then continue from the offset its footer gives]`,
+        `\n[To see lines 1–198,000: read {"path":"${spillPath}","offset":1,"limit":2000}, then continue from the offset its footer gives; to search it, grep {"path":"${spillPath}"}]`,
     );
     expect(sha256OfSpill(spillPath)).toBe(sha256OfCommand("seq 1 200000"));
   });
@@ -93,7 +93,7 @@ describe("bash end to end", () => {
     });
     expect(text(result)).toBe(
       `${"x".repeat(51200)}\n\n[Showing the last 50 KB of line 1 (50 KB limit). Full output: ${result.truncation.spillPath}]` +
-        `\n[To see line 1: read {"path":"${result.truncation.spillPath}","offset":1,"limit":1}]`,
+        `\n[To see line 1: read {"path":"${result.truncation.spillPath}","offset":1,"limit":1}; to search it, grep {"path":"${result.truncation.spillPath}"}]`,
     );
   });
 

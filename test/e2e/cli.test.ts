@@ -14,9 +14,10 @@ describe("toolwire CLI", () => {
     expect(run.stdout).toBe("hello\na\nb\n");
   });
 
-  it("exits 1 when the tool fails, after printing what it wrote", async () => {
+  it("exits with the command's own status when it fails, after printing what it wrote", async () => {
     const run = await toolwire(["run", "bash", "--command", "echo partial; exit 3"]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/^\[toolwire\] failed \(exit 3\) in \d+\.\d s\n$/);
     expect(run.stdout).toMatch(/^partial\n/);
     expect(run.stdout).toContain("exited with code 3");
   });
@@ -30,7 +31,10 @@ describe("toolwire CLI", () => {
     const numbers = run.stdout.split("\n").filter((l) => /^\d+$/.test(l));
     expect(numbers).toEqual(Array.from({ length: 4000 }, (_, i) => String(i + 1)));
     // The end says, in words, what the stored result keeps.
-    expect(run.stderr).toMatch(/Showing 2,000 of 4,000 lines \(2,000-line limit\)\. Full output: /);
+    expect(run.stderr).toMatch(
+      /Showing 2,000 of 4,000 lines \(2,000-line limit\)\. The whole output: toolwire output call_\w+ > call_\w+\.log\n$/,
+    );
+    expect(run.stdout).not.toContain("[To see");
   });
 
   it("prints every line of repetitive output, though the window looks the same as it slides", async () => {
@@ -55,9 +59,10 @@ describe("toolwire CLI", () => {
         }
       },
     );
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(130);
     expect(run.stdout).toMatch(/^started\n/);
     expect(run.stderr).toContain("[toolwire] cancelling…");
+    expect(run.stderr).toMatch(/\[toolwire\] cancelled in \d+\.\d s\n$/);
     const info = await api.get(id);
     expect(info).toMatchObject({ status: "settled", cancelled: true, isError: true });
   });
@@ -127,7 +132,7 @@ describe("toolwire CLI", () => {
     const quiet = await toolwire(["run", "bash", "--command", "true"]);
     expect([quiet.code, quiet.stdout]).toEqual([0, "(no output)\n"]);
     const failing = await toolwire(["run", "bash", "--command", "printf 'last'; exit 3"]);
-    expect(failing.code).toBe(1);
+    expect(failing.code).toBe(3);
     expect(failing.stdout).toMatch(/\n$/);
     expect(failing.stdout.split("\n").at(-2)).toMatch(/3/);
   });

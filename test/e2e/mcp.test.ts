@@ -89,6 +89,7 @@ describe.each([
       "jobs",
       "job_output",
       "kill",
+      "write_stdin",
     ]);
     expect(byName.get("bash")?.description).toContain(
       "Output bound: the last 2,000 lines or 50 KB unless head, tail or maxBytes choose another window; the complete output is saved to a read-only file that read and grep open when given its path",
@@ -137,7 +138,7 @@ describe.each([
     const kept = `${Array.from({ length: 2000 }, (_, i) => 98_001 + i).join("\n")}\n`;
     expect(text(result)).toBe(
       `${kept}\n[Showing lines 98,001–100,000 of 100,000. Full output: ${structured.truncation.spillPath}]` +
-        `\n[To see lines 1–98,000: read {"path":"${structured.truncation.spillPath}","offset":1,"limit":2000}, then continue from the offset its footer gives]`,
+        `\n[To see lines 1–98,000: read {"path":"${structured.truncation.spillPath}","offset":1,"limit":2000}, then continue from the offset its footer gives; to search it, grep {"path":"${structured.truncation.spillPath}"}]`,
     );
     // One text block, then the link a person follows to the live view.
     expect(result.content.map((c) => c.type)).toEqual(["text", "resource_link"]);

@@ -95,7 +95,7 @@ describe("run page", () => {
     expect(shown.get(failing.id)).toEqual(["error", "1 line · 4 bytes"]);
     expect(shown.get(sleeper.id)?.[0]).toBe("cancelled");
     expect(await page.locator("#counts").textContent()).toBe(
-      "20 calls · 18 done · 1 error · 1 cancelled",
+      "20 calls · 18 done · 1 failed · 1 cancelled",
     );
     // The opened entry followed its call to the end.
     await page.waitForFunction(

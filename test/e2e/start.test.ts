@@ -1,28 +1,16 @@
 // `npm start` as a user runs it: its children (the sandbox host, wrangler dev and its
 // workerd) end when it dies, also by kill -9 of npm or of scripts/start.ts itself.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { freePort, npmStart, ROOT } from "../support/e2e/npm-start.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const workspaces: string[] = [];
 afterAll(() => {
   for (const dir of workspaces) rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Every process below `pid`, from /proc. */
 function descendants(pid: number): { pid: number; cmd: string }[] {
@@ -63,41 +51,11 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** `npm start` on free ports, once both its children answer. */
-async function npmStart(): Promise<{ npm: ChildProcess; urls: string[]; pids: number[] }> {
-  const [workerPort, sandboxPort] = [await freePort(), await freePort()];
-  const root = mkdtempSync(path.join(tmpdir(), "toolwire-start-"));
+/** `npm start` on free ports, once both its children answer, and the processes it started. */
+async function npmStartWithPids(): Promise<{ npm: ChildProcess; urls: string[]; pids: number[] }> {
+  const { npm, urls, root } = await npmStart();
   workspaces.push(root);
-  const npm = spawn("npm", ["start"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PATH: `${path.join(ROOT, "node_modules/.bin")}${path.delimiter}${process.env.PATH}`,
-      WORKER_PORT: String(workerPort),
-      SANDBOX_PORT: String(sandboxPort),
-      SANDBOX_ROOT: root,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  npm.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  npm.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const urls = [
-    `http://127.0.0.1:${workerPort}/healthz`,
-    `http://127.0.0.1:${sandboxPort}/healthz`,
-  ];
-  const deadline = Date.now() + 150_000;
-  while (!output.includes("Toolwire is running.")) {
-    if (Date.now() > deadline || npm.exitCode !== null)
-      throw new Error(`npm start did not come up:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  const pids = descendants(npm.pid!).map((p) => p.pid);
-  return { npm, urls, pids };
+  return { npm, urls, pids: descendants(npm.pid!).map((p) => p.pid) };
 }
 
 async function allGone(
@@ -118,7 +76,7 @@ async function allGone(
 
 describe("npm start", () => {
   it("its children end when scripts/start.ts is killed with -9", async () => {
-    const { npm, urls, pids } = await npmStart();
+    const { npm, urls, pids } = await npmStartWithPids();
     expect(await Promise.all(urls.map(answers))).toEqual([true, true]);
     const start = descendants(npm.pid!).find((p) => p.cmd.includes("scripts/start.ts"));
     expect(start).toBeDefined();
@@ -126,8 +84,35 @@ describe("npm start", () => {
     expect(await allGone(urls, pids)).toEqual({ answering: [], running: [] });
   }, 200_000);
 
+  it("a port in use stops it at once, naming the port and the variable that moves it", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const taken = (holder.address() as { port: number }).port;
+    try {
+      for (const name of ["WORKER_PORT", "SANDBOX_PORT"]) {
+        const other = name === "WORKER_PORT" ? "SANDBOX_PORT" : "WORKER_PORT";
+        const start = spawn(process.execPath, [path.join(ROOT, "scripts/start.ts")], {
+          cwd: ROOT,
+          env: { ...process.env, [name]: String(taken), [other]: String(await freePort()) },
+          stdio: ["ignore", "ignore", "pipe"],
+        });
+        let stderr = "";
+        start.stderr?.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        const code = await new Promise((resolve) => start.once("exit", resolve));
+        expect([code, stderr]).toEqual([
+          1,
+          `Port ${taken} on 127.0.0.1 is in use (${name}); stop what uses it, or pick another port: ${name}=${taken + 10} npm start\n`,
+        ]);
+      }
+    } finally {
+      holder.close();
+    }
+  });
+
   it("its children end when npm itself is killed with -9", async () => {
-    const { npm, urls, pids } = await npmStart();
+    const { npm, urls, pids } = await npmStartWithPids();
     process.kill(npm.pid!, "SIGKILL");
     expect(await allGone(urls, pids)).toEqual({ answering: [], running: [] });
   }, 200_000);

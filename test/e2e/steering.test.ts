@@ -83,7 +83,7 @@ describe("per-call windows", () => {
     expect(text(result)).toBe(
       `${numbered(1, 3)}[… 995 lines omitted (4–998) …]\n${numbered(999, 1000)}\n` +
         `[Showing lines 1–3 and 999–1,000 of 1,000. Full output: ${spill}]\n` +
-        `[To see lines 4–998: read {"path":"${spill}","offset":4,"limit":995}]`,
+        `[To see lines 4–998: read {"path":"${spill}","offset":4,"limit":995}; to search it, grep {"path":"${spill}"}]`,
     );
     expect(s.truncation).toMatchObject({ totalLines: 1000, outputLines: 5, truncated: true });
     // The footer's read shows exactly the omitted lines.
@@ -97,7 +97,7 @@ describe("per-call windows", () => {
     const spill = structured(head).truncation.spillPath!;
     expect(text(head)).toBe(
       `${numbered(1, 2)}\n[Showing lines 1–2 of 100. Full output: ${spill}]\n` +
-        `[To see lines 3–100: read {"path":"${spill}","offset":3,"limit":98}]`,
+        `[To see lines 3–100: read {"path":"${spill}","offset":3,"limit":98}; to search it, grep {"path":"${spill}"}]`,
     );
     const tail = await client.call("bash", { command: "seq 1 100", tail: 1 });
     expect(text(tail).startsWith("100\n\n[Showing lines 100–100 of 100.")).toBe(true);
@@ -105,7 +105,7 @@ describe("per-call windows", () => {
     const bytesSpill = structured(bytes).truncation.spillPath!;
     expect(text(bytes)).toBe(
       `${numbered(98, 100)}\n[Showing lines 98–100 of 100 (10 B limit). Full output: ${bytesSpill}]\n` +
-        `[To see lines 1–97: read {"path":"${bytesSpill}","offset":1,"limit":97}]`,
+        `[To see lines 1–97: read {"path":"${bytesSpill}","offset":1,"limit":97}; to search it, grep {"path":"${bytesSpill}"}]`,
     );
   });
 
@@ -140,7 +140,7 @@ describe("timeouts that follow output", () => {
     });
     expect(structured(result).exit).toMatchObject({ status: "timeout", limit: "idleTimeout" });
     expect(text(result)).toMatch(
-      /^start\nstopped after 3 s without output \(idleTimeout\); the process group was killed; its output is kept/,
+      /^start\ntimed out after 3 s \(idle\): no output for that long; the process group was killed; its output is kept/,
     );
     // Stopped before the command's own end.
     expect(text(result)).not.toContain("never");
@@ -184,7 +184,7 @@ describe("the CLI", () => {
       "1",
     ]);
     expect(idle.code).toBe(124);
-    expect(idle.stdout).toContain("stopped after 1 s without output (idleTimeout)");
+    expect(idle.stdout).toContain("timed out after 1 s (idle)");
   });
 });
 

@@ -12,6 +12,10 @@ export interface RunCall {
   /** A short one-line summary of the args: bash's command, else compact JSON. */
   summary: string;
   status: "running" | "done" | "error" | "cancelled";
+  /** An `error` call stopped by a time limit: which one, and its seconds (from the args). */
+  stoppedBy?: { limit: "timeout" | "idleTimeout"; seconds: number | null };
+  /** An `error` call whose command exited with a status of its own (1–255). */
+  exitCode?: number;
   createdAt: number;
   settledAt: number | null;
   totalLines: number;

@@ -11,5 +11,6 @@ export {
   isOutputState,
   outputStateError,
 } from "./state.ts";
+export { plainTerminalText } from "./terminal-text.ts";
 export * from "./types.ts";
 export { assertOutputPolicy, countLines, TextWindow, type WindowChange } from "./window.ts";

@@ -60,7 +60,7 @@ function shown(req: WindowRequest, full: string) {
 
 /** The range the footer's read hint names, parsed back from its JSON. */
 function hintedRange(footer: string): LineRange | null {
-  const m = /read (\{.*?\})(, then|\])/.exec(footer);
+  const m = /read (\{.*?\})(, then|;)/.exec(footer);
   if (!m) return null;
   const call = JSON.parse(m[1]!) as { path: string; offset: number; limit: number };
   expect(call.path).toBe(SPILL);
@@ -218,7 +218,7 @@ describe("a windowed result", () => {
     const footer = windowFooter(r.plan, r.t, r.middle);
     expect(footer).toBe(
       `[Showing lines 4,991–5,000 of 5,000. Full output: ${SPILL}]\n` +
-        `[To see lines 1–4,990: read {"path":"${SPILL}","offset":1,"limit":2000}, then continue from the offset its footer gives]`,
+        `[To see lines 1–4,990: read {"path":"${SPILL}","offset":1,"limit":2000}, then continue from the offset its footer gives; to search it, grep {"path":"${SPILL}"}]`,
     );
   });
 });

@@ -14,18 +14,22 @@ import {
 import {
   MAX_BASH_TIMEOUT_SECONDS,
   MAX_JOB_WAIT_SECONDS,
+  MAX_STDIN_KEYS,
+  MAX_STDIN_WAIT_SECONDS,
   MAX_WINDOW_BYTES,
   MAX_WINDOW_LINES,
+  TTY_MAX_SIZE,
+  TTY_MIN_SIZE,
 } from "../../../src/protocol/index.ts";
 
 const piBash = bashParameters(
   createBashToolDefinition(process.cwd()).parameters as unknown as JsonSchemaObject,
 );
-type Name = "bash" | "jobs" | "job_output" | "kill";
+type Name = "bash" | "jobs" | "job_output" | "kill" | "write_stdin";
 const piSchemas: Record<Name, JsonSchemaObject> = {
   bash: piBash,
   ...(Object.fromEntries(STEERING_TOOLS.map((t) => [t.name, t.parameters])) as Record<
-    "jobs" | "job_output" | "kill",
+    "jobs" | "job_output" | "kill" | "write_stdin",
     JsonSchemaObject
   >),
 };
@@ -85,6 +89,37 @@ describe("the pi extension's steering schemas", () => {
     ["kill", "an id of 129 characters", { id: "a".repeat(129) }, false],
     ["jobs", "no arguments", {}, true],
     ["jobs", "an argument", { all: true }, false],
+    ["bash", "tty at the smallest size", { command: "x", tty: true, ...TTY_MIN_SIZE }, true],
+    ["bash", "tty at the largest size", { command: "x", tty: true, ...TTY_MAX_SIZE }, true],
+    ["bash", "tty a column under", { command: "x", tty: true, cols: TTY_MIN_SIZE.cols - 1 }, false],
+    ["bash", "tty a row over", { command: "x", tty: true, rows: TTY_MAX_SIZE.rows + 1 }, false],
+    ["write_stdin", "text", { id: "call_1", text: "y\n" }, true],
+    ["write_stdin", "named keys", { id: "call_1", keys: ["Up", "Enter", "C-c"] }, true],
+    ["write_stdin", "an unknown key", { id: "call_1", keys: ["Hyper"] }, false],
+    [
+      "write_stdin",
+      "keys at the cap",
+      { id: "call_1", keys: Array(MAX_STDIN_KEYS).fill("Enter") },
+      true,
+    ],
+    [
+      "write_stdin",
+      "keys over",
+      { id: "call_1", keys: Array(MAX_STDIN_KEYS + 1).fill("Enter") },
+      false,
+    ],
+    [
+      "write_stdin",
+      "wait at the cap",
+      { id: "call_1", eof: true, wait: MAX_STDIN_WAIT_SECONDS },
+      true,
+    ],
+    [
+      "write_stdin",
+      "wait over",
+      { id: "call_1", eof: true, wait: MAX_STDIN_WAIT_SECONDS + 1 },
+      false,
+    ],
   );
   it.each(cases)(
     "%s, %s: pi's validator accepts it or refuses it as Toolwire does",

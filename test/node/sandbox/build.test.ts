@@ -33,8 +33,13 @@ describe("the deployment bundle (npm run build:sandbox)", () => {
     client = new SandboxClient(url, token);
   });
 
-  afterAll(() => {
-    child?.kill("SIGTERM");
+  afterAll(async () => {
+    // The host unmounts its workspace's nosuid bind as it stops (decision 240).
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -46,5 +51,18 @@ describe("the deployment bundle (npm run build:sandbox)", () => {
     expect(
       await sha256OfFile(spillOnHost({ spillDir: `${root}.spill` }, f.metadata!.spillPath!)),
     ).toBe(sha256OfCommand("seq 1 200000"));
+  });
+
+  it("answers a tty call with a clear error where node-pty is not installed beside it", async () => {
+    const f = await fold(
+      client.exec({ execId: execId(), command: "echo never", tty: { cols: 80, rows: 24 } }),
+    );
+    expect(JSON.stringify(f)).toContain(
+      "this sandbox host cannot open terminals: its optional dependency @lydell/node-pty is not installed",
+    );
+    expect(f.text).not.toContain("never");
+    // The host still runs pipe calls.
+    const after = await fold(client.exec({ execId: execId(), command: "echo still here" }));
+    expect(after.text).toBe("still here\n");
   });
 });

@@ -8,6 +8,7 @@ import {
   type SandboxConfig,
   startSandboxHost,
 } from "../../../sandbox/index.ts";
+import type { SandboxSet } from "../../../sandbox/sandboxes/sandbox-set.ts";
 import type { Truncation } from "../../../src/core/output/index.ts";
 import { SandboxClient, type ShellUpdate } from "../../../src/execenv/index.ts";
 
@@ -18,6 +19,8 @@ export interface TestHost {
   spillDir: string;
   token: string;
   client: SandboxClient;
+  /** Its created sandboxes, for what only the host itself reaches. */
+  sandboxes: SandboxSet;
   close(): Promise<void>;
 }
 
@@ -40,6 +43,7 @@ export async function startTestHost(overrides: Partial<SandboxConfig> = {}): Pro
     spillDir: `${host.root}.spill`,
     token,
     client: new SandboxClient(host.url, token),
+    sandboxes: host.sandboxes,
     async close() {
       await host.close();
       rmSync(root, { recursive: true, force: true });

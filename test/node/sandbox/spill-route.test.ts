@@ -101,12 +101,16 @@ describe("GET /v1/exec/:execId/spill never reads outside its own file", () => {
     try {
       const secret = path.join(outside, "secret.txt");
       writeFileSync(secret, "top secret\n");
+      // The workspace is a mount of its own (decision 240): a hard link there can only
+      // name a file in the workspace.
+      const twin = path.join(host.root, "secret.txt");
+      writeFileSync(twin, "top secret\n");
       // In the workspace, where commands can plant them, and in the host's own folder.
       for (const dir of [path.join(host.root, ".toolwire/spill"), host.spillDir]) {
         mkdirSync(dir, { recursive: true });
         const [link, hard, fifo, folder] = [execId(), execId(), execId(), execId()];
         symlinkSync(secret, path.join(dir, `${link}.log`));
-        linkSync(secret, path.join(dir, `${hard}.log`));
+        linkSync(dir === host.spillDir ? secret : twin, path.join(dir, `${hard}.log`));
         execSync(`mkfifo ${path.join(dir, `${fifo}.log`)}`);
         mkdirSync(path.join(dir, `${folder}.log`));
         for (const id of [link, hard, fifo, folder]) {

@@ -129,6 +129,7 @@ function runningTask(failing?: Outcome<ResultPoll>) {
     links: refuse,
     commitRead: refuse,
     outputLines: refuse,
+    inputState: refuse,
     view: async () => ({ ok: true, value: view }),
     progress: refuse,
     result: async () => {

@@ -220,7 +220,8 @@ describe("exec: output bounded at the source", () => {
           env: { GREETING: "hello" },
         }),
       );
-      expect(f.text).toBe(`${path.join(other.root, "sub")}\nhello\ntoken=\npath=set\n`);
+      // The jail shows the workspace at /workspace, whatever the host's folder (decision 243).
+      expect(f.text).toBe("/workspace/sub\nhello\ntoken=\npath=set\n");
     } finally {
       await other.close();
     }
@@ -501,7 +502,11 @@ describe("exec: the spill file is out of the command's reach", () => {
       mkdirSync(dir, { recursive: true });
       const ids = [execId(), execId(), execId(), execId()];
       symlinkSync(victim, path.join(dir, `${ids[0]}.log`));
-      linkSync(victim, path.join(dir, `${ids[1]}.log`));
+      // A name outside cannot be hard-linked into the workspace's own mount (EXDEV): the
+      // hard link's other name is in the workspace.
+      const twin = path.join(host.root, "twin.txt");
+      writeFileSync(twin, "keep me too\n");
+      linkSync(twin, path.join(dir, `${ids[1]}.log`));
       execSync(`mkfifo ${path.join(dir, `${ids[2]}.log`)}`);
       mkdirSync(path.join(dir, `${ids[3]}.log`));
       for (const id of ids) {
@@ -513,6 +518,7 @@ describe("exec: the spill file is out of the command's reach", () => {
         );
       }
       expect(readFileSync(victim, "utf8")).toBe("keep me\n");
+      expect(readFileSync(twin, "utf8")).toBe("keep me too\n");
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
@@ -596,7 +602,10 @@ describe("exec: spill failures fail the command", () => {
       expect(f.metadata?.totalBytes).toBe(1024 * 1024);
       expect(f.exit?.exitCode).not.toBe(0);
     } finally {
+      // The host unmounts its workspace's nosuid bind as it stops (decision 240).
+      const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
+      if (child.exitCode === null && child.signalCode === null) await exited;
       rmSync(root, { recursive: true, force: true });
       rmSync(`${root}.spill`, { recursive: true, force: true });
     }

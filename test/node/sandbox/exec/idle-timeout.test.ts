@@ -33,7 +33,7 @@ describe("exec: idleTimeoutSec stops a command only after that long without outp
     );
     expect(f.text).toBe("before\n");
     expect(f.exit?.stoppedBy).toBe("idleTimeout");
-    expect(f.exit?.error).toMatch(/stopped after 0.5 s without output \(idleTimeout\)/);
+    expect(f.exit?.error).toMatch(/timed out after 0.5 s \(idle\): no output for that long/);
     expect(f.exit?.exitCode).toBeNull();
   });
 

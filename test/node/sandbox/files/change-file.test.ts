@@ -97,7 +97,7 @@ describe("write", () => {
       "403 path '../x.txt' escapes the workspace root; name a path inside it",
     );
     expect(await refusal(() => host.client.write({ path: "/etc/x", content: "x" }))).toBe(
-      "400 path '/etc/x' is absolute; paths are relative to the workspace root",
+      "400 path '/etc/x' is absolute outside /workspace; name a path relative to the workspace root or under /workspace",
     );
     expect(
       await refusal(() => host.client.write({ path: "out-dir/new.txt", content: "x" })),
@@ -122,20 +122,102 @@ describe("write", () => {
   });
 
   it("a hard link's other name keeps the old content", async () => {
-    writeFileSync(path.join(outside, "linked.txt"), "outside\n");
-    // The workspace and the outside folder are both in the temp dir: one file system.
-    linkSync(path.join(outside, "linked.txt"), path.join(host.root, "linked.txt"));
+    // The workspace is a mount of its own (decision 240): no name outside can be linked in.
+    expect(() =>
+      linkSync(path.join(outside, "secret.txt"), path.join(host.root, "linked.txt")),
+    ).toThrow(/EXDEV/);
+    writeFileSync(path.join(host.root, "original.txt"), "before\n");
+    linkSync(path.join(host.root, "original.txt"), path.join(host.root, "linked.txt"));
     await host.client.write({ path: "linked.txt", content: "inside\n" });
     expect(onDisk("linked.txt")).toBe("inside\n");
-    expect(readFileSync(path.join(outside, "linked.txt"), "utf8")).toBe("outside\n");
-    // edit reads the file, so a name with another outside is refused as read refuses it.
-    linkSync(path.join(outside, "linked.txt"), path.join(host.root, "linked-again.txt"));
+    expect(onDisk("original.txt")).toBe("before\n");
+    // edit reads the file, so a name with another (which may lie outside) is refused as read refuses it.
+    linkSync(path.join(host.root, "original.txt"), path.join(host.root, "linked-again.txt"));
     expect(
       await refusal(() =>
-        host.client.edit({ path: "linked-again.txt", edits: [{ oldText: "out", newText: "in" }] }),
+        host.client.edit({ path: "linked-again.txt", edits: [{ oldText: "bef", newText: "aft" }] }),
       ),
     ).toMatch(/^403 'linked-again.txt' is a hard link \(2 names\)/);
-    expect(readFileSync(path.join(outside, "linked.txt"), "utf8")).toBe("outside\n");
+    expect(onDisk("original.txt")).toBe("before\n");
+  });
+});
+
+describe("paths as a command sees them: /workspace", () => {
+  it("the file tools and cwd take /workspace/… as the path relative to the root", async () => {
+    await host.client.write({ path: "/workspace/ws/a.txt", content: "one\n" });
+    expect(onDisk("ws/a.txt")).toBe("one\n");
+    await host.client.edit({
+      path: "/workspace/ws/a.txt",
+      edits: [{ oldText: "one", newText: "two" }],
+    });
+    expect((await host.client.read({ path: "/workspace/ws/a.txt" })).lines).toEqual(["two"]);
+    const ran = await fold(
+      host.client.exec({
+        execId: execId(),
+        command: "pwd; cat a.txt; echo $HOME",
+        cwd: "/workspace/ws",
+      }),
+    );
+    expect(ran.text).toBe("/workspace/ws\ntwo\n/workspace\n");
+    // What pwd printed is a path the tools take back.
+    expect((await host.client.read({ path: `${ran.text.split("\n")[0]}/a.txt` })).lines).toEqual([
+      "two",
+    ]);
+  });
+
+  it("an absolute path elsewhere, or one that only starts like /workspace, is a 400", async () => {
+    for (const p of ["/workspaces/a.txt", "/workspace-x", "/tmp/a.txt"]) {
+      expect(await refusal(() => host.client.read({ path: p }))).toMatch(
+        /^400 path '.+' is absolute outside \/workspace/,
+      );
+    }
+    expect(await refusal(() => host.client.read({ path: "/workspace/../etc/passwd" }))).toMatch(
+      /^403 path '\/workspace\/\.\.\/etc\/passwd' escapes the workspace root/,
+    );
+  });
+});
+
+describe("bytes edit does not touch", () => {
+  const bytes = (rel: string) => readFileSync(path.join(host.root, rel));
+
+  it("an edit keeps CRLF, a BOM and every byte outside its range", async () => {
+    const original = Buffer.from("\uFEFFone\r\ntwo\r\nthree\r\n", "utf8");
+    writeFileSync(path.join(host.root, "crlf.txt"), original);
+    await host.client.edit({ path: "crlf.txt", edits: [{ oldText: "two", newText: "2" }] });
+    expect(bytes("crlf.txt")).toEqual(Buffer.from("\uFEFFone\r\n2\r\nthree\r\n", "utf8"));
+  });
+
+  it("an edit of a file with invalid UTF-8 is refused, naming where, and changes nothing", async () => {
+    // Three invalid sequences the edit does not touch: a lone continuation byte, a cut
+    // two-byte sequence and an overlong NUL.
+    const original = Buffer.concat([
+      Buffer.from("keep \x80 here\nfix me\n", "latin1"),
+      Buffer.from([0xc3, 0x0a, 0xc0, 0x80, 0x0a]),
+    ]);
+    writeFileSync(path.join(host.root, "latin.txt"), original);
+    expect(
+      await refusal(() =>
+        host.client.edit({ path: "latin.txt", edits: [{ oldText: "fix me", newText: "fixed" }] }),
+      ),
+    ).toMatch(/^400 'latin.txt' is not valid UTF-8 \(byte 5 is not\)/);
+    expect(bytes("latin.txt")).toEqual(original);
+  });
+
+  it("an edit of a file with NUL bytes is refused and changes nothing", async () => {
+    const original = Buffer.from("a\0b\nfix me\n", "latin1");
+    writeFileSync(path.join(host.root, "nul.bin"), original);
+    expect(
+      await refusal(() =>
+        host.client.edit({ path: "nul.bin", edits: [{ oldText: "fix me", newText: "fixed" }] }),
+      ),
+    ).toMatch(/^400 'nul.bin' looks like a binary file/);
+    expect(bytes("nul.bin")).toEqual(original);
+  });
+
+  it("write keeps NUL bytes, CRLF and every character exact", async () => {
+    const content = "a\0b\r\n\uFEFF\u00e9\ud83d\ude00\r\rz";
+    await host.client.write({ path: "exact.txt", content });
+    expect(bytes("exact.txt")).toEqual(Buffer.from(content, "utf8"));
   });
 });
 

@@ -86,7 +86,13 @@ describe("containment: no race through a swapped symlink", () => {
 
 describe("containment: hard links and odd paths", () => {
   it("a hard link planted in the workspace to a file outside is refused", async () => {
-    linkSync(path.join(outside, "secret.txt"), path.join(host.root, "hard.txt"));
+    // The workspace is a mount of its own (decision 240), so a name outside cannot be
+    // linked in at all; a file with two names is refused whatever the other name is.
+    expect(() =>
+      linkSync(path.join(outside, "secret.txt"), path.join(host.root, "hard.txt")),
+    ).toThrow(/EXDEV/);
+    writeFileSync(path.join(host.root, "other-name.txt"), "SECRET outside\n");
+    linkSync(path.join(host.root, "other-name.txt"), path.join(host.root, "hard.txt"));
     const got = await outcome(() => host.client.read({ path: "hard.txt" }));
     expect(got).toBe(
       "403 'hard.txt' is a hard link (2 names), and another name may lie outside the workspace; the host reads only files with one name (cat it with bash, which runs in the jail)",

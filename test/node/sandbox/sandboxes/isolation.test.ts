@@ -19,24 +19,29 @@ afterAll(() => host.close());
 describe("two sandboxes on one host", () => {
   it("each command runs in its own workspace, and the default workspace sees neither", async () => {
     const ran = await a.run("pwd; echo from-a > mine.txt");
-    expect(ran.text.trim().split("\n")[0]).toBe(a.workspace);
+    expect(ran.text.trim().split("\n")[0]).toBe("/workspace");
     expect(readFileSync(path.join(a.workspace, "mine.txt"), "utf8")).toBe("from-a\n");
     expect(existsSync(path.join(b.workspace, "mine.txt"))).toBe(false);
     const inDefault = await fold(host.client.exec({ execId: execId(), command: "ls -A" }));
     expect(inDefault.text).not.toContain("mine.txt");
   });
 
-  it("A cannot list B's workspace, nor the directory that holds every sandbox", async () => {
-    // Inside A's jail the path down to its workspace exists (bubblewrap made it, empty,
-    // read-only); nothing beside it does.
-    const ran = await a.run(
-      `ls ${b.workspace}; ls -A ${host.dir}; ls -A ${path.dirname(a.workspace)}`,
-    );
+  it("A cannot list B's workspace, nor the directory that holds every sandbox, nor its own host path", async () => {
+    // A's jail holds its workspace at /workspace and nothing of the host's layout
+    // (decision 243): not B's path, not the sandboxes' folder, not A's own host path.
+    const ran = await a.run(`ls ${b.workspace}; ls -A ${host.dir}; ls -A ${a.workspace}`);
     expect(ran.text).toContain(`cannot access '${b.workspace}': No such file or directory`);
-    expect(ran.text).toContain(`${a.id}\nworkspace\n`);
+    expect(ran.text).toContain(`cannot access '${host.dir}': No such file or directory`);
+    expect(ran.text).toContain(`cannot access '${a.workspace}': No such file or directory`);
     expect(ran.text).not.toContain("secret.txt");
     expect(ran.text.split("\n")).not.toContain(b.id);
-    expect(ran.text).not.toContain("spill");
+    // What the issue saw: `df -h .` printed the host's folder.
+    const shown = await a.run(
+      "pwd; echo $HOME; df -h . | tail -1; ls -A /; cat /proc/self/mountinfo",
+    );
+    expect(shown.text).not.toContain(host.dir);
+    expect(shown.text).not.toContain(a.id);
+    expect(shown.text).toMatch(/^\/workspace\n\/workspace\n.* \/workspace\n/);
   });
 
   it("A cannot read B's file, by path or through a symlink it makes", async () => {

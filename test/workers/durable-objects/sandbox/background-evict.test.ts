@@ -14,8 +14,15 @@ async function jobOutput(reader: string, id: string, wait = 0): Promise<string> 
   return textOf(poll.result);
 }
 
-/** The output lines of a job_output answer (its last line is the footer). */
-const linesOf = (answer: string) => answer.split("\n").slice(0, -1);
+/**
+ * The output lines of a job_output answer: its last line is the footer, and a running
+ * job's answer also says whether it waits for input (docs/steering.md), which is not output.
+ */
+const linesOf = (answer: string) =>
+  answer
+    .split("\n")
+    .slice(0, -1)
+    .filter((line) => !/^\[(not )?waiting for input/.test(line));
 
 it("evicted between reads: the job runs on, a retried reader is answered the same, and no line is given twice or skipped", async () => {
   const job = "bg-evict-job";

@@ -92,7 +92,7 @@ it("evicted while bash prints past its window: the tail, the footer and the spil
   if (!spillPath) throw new Error("no spill path");
   expect(textOf(poll.result)).toBe(
     `${lines(total - 1999, total)}\n[Showing lines 1,001–3,000 of 3,000. Full output: ${spillPath}]` +
-      `\n[To see lines 1–1,000: read {"path":"${spillPath}","offset":1,"limit":1000}]`,
+      `\n[To see lines 1–1,000: read {"path":"${spillPath}","offset":1,"limit":1000}; to search it, grep {"path":"${spillPath}"}]`,
   );
   // The spill holds the complete output once: compare it on the host with a fresh copy.
   const check = "bash-evict-spill-check";

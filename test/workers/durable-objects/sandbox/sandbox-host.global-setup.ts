@@ -31,6 +31,9 @@ export default async function setup(): Promise<() => Promise<void>> {
     port: Number(process.env.TOOLWIRE_DO_SANDBOX_PORT),
     root,
     rgPath: null,
+    // Created sandboxes get their network namespace and proxy where the host can make
+    // them (root, as CI runs; network.test.ts needs it). Private addresses stay off.
+    egress: { ...DEFAULT_SANDBOX_CONFIG.egress, available: process.getuid?.() === 0 },
   });
   const mortalRoot = mkdtempSync(path.join(tmpdir(), "toolwire-do-mortal-"));
   const mortalPort = process.env.TOOLWIRE_DO_MORTAL_PORT ?? "";

@@ -161,6 +161,41 @@ describe("created sandboxes through the Worker", () => {
     await call(`/v1/sandboxes/${sbx.id}`, { method: "DELETE" });
   }, 60_000);
 
+  it("a refused archive is a 400 with its reason through the Worker, 10 times of 10", async () => {
+    // Before the host read refused bodies to the end, 8 of 20 such answers lost their
+    // reason on the way ("Bad Request"), and the issue saw 502 sandbox_unreachable.
+    const sbx = await createSandbox();
+    // A valid header whose name climbs out, then 12 MiB the host must read before answering.
+    const header = new Uint8Array(512);
+    const put = (at: number, text: string) => header.set(new TextEncoder().encode(text), at);
+    put(0, "../escape.txt");
+    put(100, "0000644\0");
+    put(124, "00000000001\0");
+    put(148, "        ");
+    put(156, "0");
+    put(257, "ustar\u000000");
+    put(
+      148,
+      `${header
+        .reduce((a, b) => a + b, 0)
+        .toString(8)
+        .padStart(6, "0")}\0 `,
+    );
+    const body = new Uint8Array(512 + 12 * 1024 * 1024);
+    body.set(header);
+    const statuses: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await call(`/v1/sandboxes/${sbx.id}/files?path=in`, { method: "PUT", body });
+      const text = await res.text();
+      statuses.push(
+        `${res.status} ${/leaves the workspace/.test(text) ? "refusal" : text.slice(0, 80)}`,
+      );
+    }
+    expect(statuses).toEqual(Array.from({ length: 10 }, () => "400 refusal"));
+    expect((await bash(sbx.id, "ls -A")).text).toBe("(no output)");
+    await call(`/v1/sandboxes/${sbx.id}`, { method: "DELETE" });
+  }, 60_000);
+
   it("delete with a call running settles it as cancelled with its output kept; later calls are 410 'deleted'", async () => {
     const sbx = await createSandbox();
     const created = await create({
