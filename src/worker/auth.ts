@@ -73,19 +73,22 @@ export async function authorizeAgent(req: Request, env: Env): Promise<Principal>
   if (header === null) {
     const token = new URL(req.url).searchParams.get("token");
     if (token !== null) await refuseSubscribeToken(env, token);
-    raise("unauthorized", "missing Authorization: Bearer <API_TOKEN or sandbox token> header");
+    raise(
+      "unauthorized",
+      "missing Authorization: Bearer <API_TOKEN> header (or a sandbox token in its place)",
+    );
   }
   const token = bearerToken(header);
   if (token === null) {
-    raise("unauthorized", "the Authorization header must be 'Bearer <API_TOKEN or sandbox token>'");
+    raise(
+      "unauthorized",
+      "the Authorization header must be 'Bearer <API_TOKEN>' (or a sandbox token in its place)",
+    );
   }
   if (await secretMatches(token, workerConfig(env).apiToken ?? "")) return { kind: "operator" };
   const sandbox = await sandboxOfBearer(env, token);
   if (sandbox === null) {
-    raise(
-      "unauthorized",
-      "the bearer token is neither the configured API_TOKEN nor a sandbox token",
-    );
+    raise("unauthorized", "the bearer token is not the configured API_TOKEN");
   }
   return { kind: "sandbox", sandbox };
 }
@@ -129,12 +132,12 @@ async function refuseSubscribeToken(env: Env, token: string): Promise<never> {
   if (check.ok || check.reason === "other_invocation") {
     raise(
       "forbidden",
-      "subscribe tokens are read-only; this route needs Authorization: Bearer <API_TOKEN or sandbox token>",
+      "subscribe tokens are read-only; this route needs Authorization: Bearer <API_TOKEN> (or a sandbox token)",
     );
   }
   raise(
     "unauthorized",
-    `${TOKEN_FAILURES[check.reason]}; this route needs Authorization: Bearer <API_TOKEN or sandbox token> in any case`,
+    `${TOKEN_FAILURES[check.reason]}; this route needs Authorization: Bearer <API_TOKEN> (or a sandbox token) in any case`,
   );
 }
 
