@@ -1,6 +1,7 @@
 /**
  * One created sandbox's record: its backend and placement, limits, status, when it was
- * created and last used, and the calls made in it. Its alarm ends it after the idle
+ * created and last used, the calls made in it, and the nonce its current token is
+ * signed over (decision 250). Its alarm ends it after the idle
  * timeout (a running command counts as use); ending it, by delete or expiry, cancels
  * its calls (their output is kept) and removes it from its host. An ended record
  * answers 410 saying how it ended for `retentionDays`, then is forgotten (404).
