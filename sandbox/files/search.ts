@@ -15,7 +15,8 @@ import { SPILL_JAIL_PATH, SpillFolder } from "../spill-folder.ts";
 import type { Workspace } from "../workspace.ts";
 import { compileGlob } from "./glob-pattern.ts";
 import { GrepBlocks } from "./grep-blocks.ts";
-import { runRipgrep } from "./ripgrep.ts";
+import { type RipgrepRun, runRipgrep } from "./ripgrep.ts";
+import { RIPGREP_LINE_ARGS, RIPGREP_RECORD_BYTES, RipgrepLines } from "./ripgrep-lines.ts";
 import { fileLines, handleLines, walkFiles } from "./walker.ts";
 
 /**
@@ -110,14 +111,21 @@ export async function glob(
     const args = [
       ...RIPGREP_IGNORE_ARGS,
       "--files",
+      "--null",
       "--sort",
       "path",
       ...pathArg(opts.workspace, start),
     ];
     // Filtered here, not with `--glob`: ripgrep's globs override the ignore files.
-    const run = await runRipgrep(opts.jail, opts.rgPath, args, opts.workspace.root, (rel) =>
-      matches(rel) ? push(rel) : true,
-    );
+    const run = await runRipgrep(opts.jail, opts.rgPath, args, opts.workspace.root, {
+      separator: 0,
+      maxBytes: RIPGREP_RECORD_BYTES,
+      onRecord: ({ head }) => {
+        const rel = head.toString("utf8");
+        return matches(rel) ? push(rel) : true;
+      },
+    });
+    assertRipgrepEnded(run);
     if (!run.stopped && run.exitCode === 2) throw ripgrepFailed(run.stderr);
   } else {
     for await (const rel of walkFiles(opts.workspace, start)) {
@@ -169,19 +177,22 @@ async function grepWithRipgrep(
   req: GrepRequest,
   blocks: GrepBlocks,
 ): Promise<boolean> {
-  const args = [...RIPGREP_IGNORE_ARGS, "--json", "--sort", "path"];
+  const args = [...RIPGREP_IGNORE_ARGS, ...RIPGREP_LINE_ARGS, "--sort", "path"];
   if (req.ignoreCase) args.push("--ignore-case");
   if (req.literal) args.push("--fixed-strings");
   if (req.context) args.push("--context", String(req.context));
   args.push("--regexp", req.pattern, ...paths);
   // Filtered here, not with `--glob`: ripgrep's globs override the ignore files.
   const globMatches = req.glob ? compileGlob(req.glob) : null;
-  const run = await runRipgrep(jail, rgPath, args, workspace.root, (json) => {
-    const event = parseRipgrepLine(json);
-    if (!event || (globMatches && !globMatches(event.path))) return true;
-    if (event.kind === "end") return blocks.endFile();
-    return blocks.line(event.path, event.line, event.text, event.kind === "match");
+  const lines = new RipgrepLines((l) =>
+    globMatches && !globMatches(l.path) ? true : blocks.line(l.path, l.line, l.text, l.isMatch),
+  );
+  const run = await runRipgrep(jail, rgPath, args, workspace.root, {
+    separator: 0x0a,
+    maxBytes: RIPGREP_RECORD_BYTES,
+    onRecord: (record) => lines.record(record),
   });
+  assertRipgrepEnded(run);
   if (!run.stopped && run.exitCode === 2) {
     if (NO_FILES_SEARCHED.test(run.stderr)) return false;
     throw ripgrepFailed(run.stderr);
@@ -249,35 +260,6 @@ function compileRegex(req: GrepRequest): RegExp {
   }
 }
 
-interface RipgrepText {
-  text?: string;
-  bytes?: string;
-}
-
-/** A line ripgrep sent (a match, or a context line with `--context`), or a file's end. */
-type RipgrepLine =
-  | { kind: "match" | "context"; path: string; line: number; text: string }
-  | { kind: "end"; path: string };
-
-function parseRipgrepLine(json: string): RipgrepLine | null {
-  const event = JSON.parse(json) as {
-    type: string;
-    data: { path: RipgrepText; lines: RipgrepText; line_number: number | null };
-  };
-  if (event.type === "end") return { kind: "end", path: ripgrepText(event.data.path) };
-  if (event.type !== "match" && event.type !== "context") return null;
-  return {
-    kind: event.type,
-    path: ripgrepText(event.data.path),
-    line: event.data.line_number ?? 0,
-    text: ripgrepText(event.data.lines).replace(/\n$/, ""),
-  };
-}
-
-function ripgrepText(t: RipgrepText): string {
-  return t.text ?? Buffer.from(t.bytes ?? "", "base64").toString("utf8");
-}
-
 function pathArg(workspace: Workspace, start: string): string[] {
   return start === workspace.root ? [] : ["--", workspace.relative(start)];
 }
@@ -291,6 +273,15 @@ async function assertExists(abs: string, rel: string | undefined): Promise<void>
       `'${rel}' does not exist in the workspace; list files with glob`,
     );
   }
+}
+
+/** ripgrep killed by a signal we did not send: its memory ran out (one line too large to hold). */
+function assertRipgrepEnded(run: RipgrepRun): void {
+  if (run.signal === null) return;
+  throw new SandboxError(
+    "bad_request",
+    `search failed: ripgrep was stopped (${run.signal}), most likely out of memory on a file with a very long line; search a smaller file, or use bash (e.g. grep -c, head -c)`,
+  );
 }
 
 function ripgrepFailed(stderr: string): SandboxError {
