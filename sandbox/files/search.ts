@@ -69,9 +69,16 @@ export async function grep(
     searched = await grepSpills(opts, spillName, req, blocks);
   } else {
     const start = await opts.workspace.resolve(req.path);
-    await assertExists(start, req.path);
+    const oneFile = await assertExists(start, req.path);
     searched = opts.rgPath
-      ? await grepWithRipgrep(opts, opts.rgPath, pathArg(opts.workspace, start), req, blocks)
+      ? await grepWithRipgrep(
+          opts,
+          opts.rgPath,
+          pathArg(opts.workspace, start),
+          oneFile,
+          req,
+          blocks,
+        )
       : await grepWithWalker(opts.workspace, start, req, blocks);
   }
   if (!searched) throw noFilesToSearch(req.path);
@@ -148,7 +155,9 @@ async function grepSpills(
 ): Promise<boolean> {
   if (name !== "") await (await opts.spills.openRead(name)).close();
   const target = name === "" ? SPILL_JAIL_PATH : `${SPILL_JAIL_PATH}/${name}`;
-  if (opts.rgPath) return grepWithRipgrep(opts, opts.rgPath, ["--", target], req, blocks);
+  if (opts.rgPath) {
+    return grepWithRipgrep(opts, opts.rgPath, ["--", target], name !== "", req, blocks);
+  }
   const regex = compileRegex(req);
   const globMatches = req.glob ? compileGlob(req.glob) : null;
   const names = name === "" ? await opts.spills.names() : [name];
@@ -169,15 +178,21 @@ async function grepSpills(
   return searched;
 }
 
-/** Runs ripgrep over `paths` (none: the workspace); false when it searched no file. */
+/**
+ * Runs ripgrep over `paths` (none: the workspace); false when it searched no file. One
+ * named file is searched as text even with NUL bytes in it (`--text`); a folder's binary
+ * files are skipped, as the walker skips them.
+ */
 async function grepWithRipgrep(
   { jail, workspace }: SearchOptions,
   rgPath: string,
   paths: string[],
+  oneFile: boolean,
   req: GrepRequest,
   blocks: GrepBlocks,
 ): Promise<boolean> {
   const args = [...RIPGREP_IGNORE_ARGS, ...RIPGREP_LINE_ARGS, "--sort", "path"];
+  if (oneFile) args.push("--text");
   if (req.ignoreCase) args.push("--ignore-case");
   if (req.literal) args.push("--fixed-strings");
   if (req.context) args.push("--context", String(req.context));
@@ -264,9 +279,10 @@ function pathArg(workspace: Workspace, start: string): string[] {
   return start === workspace.root ? [] : ["--", workspace.relative(start)];
 }
 
-async function assertExists(abs: string, rel: string | undefined): Promise<void> {
+/** Whether `abs` is a file (not a folder); a clear 404 when it does not exist. */
+async function assertExists(abs: string, rel: string | undefined): Promise<boolean> {
   try {
-    await stat(abs);
+    return (await stat(abs)).isFile();
   } catch {
     throw new SandboxError(
       "not_found",
@@ -275,12 +291,18 @@ async function assertExists(abs: string, rel: string | undefined): Promise<void>
   }
 }
 
-/** ripgrep killed by a signal we did not send: its memory ran out (one line too large to hold). */
+/**
+ * ripgrep ended by a signal we did not send, or aborted (bwrap passes on 128 + signal):
+ * its memory ran out on a line too large to hold. An error, never "no matches".
+ */
 function assertRipgrepEnded(run: RipgrepRun): void {
-  if (run.signal === null) return;
+  if (run.stopped) return;
+  const how =
+    run.signal ?? (run.exitCode !== null && run.exitCode > 2 ? `exit ${run.exitCode}` : null);
+  if (how === null) return;
   throw new SandboxError(
     "bad_request",
-    `search failed: ripgrep was stopped (${run.signal}), most likely out of memory on a file with a very long line; search a smaller file, or use bash (e.g. grep -c, head -c)`,
+    `search failed: ripgrep stopped (${how}), most likely out of memory on a file with a very long line (the sandbox's memory limit applies to it); search a smaller file, or use bash (e.g. grep -c, head -c)`,
   );
 }
 
