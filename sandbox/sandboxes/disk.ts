@@ -87,14 +87,15 @@ export class SandboxDisk {
       disk.#nosuid = await mountNosuid(mountPoint);
       return disk;
     }
-    if (!existsSync(disk.#image)) throw new DiskGone("its disk image is missing");
-    await mkdir(mountPoint, { recursive: true });
     if (!(await isMountPoint(mountPoint))) {
+      if (!existsSync(disk.#image)) throw new DiskGone("its disk image is missing");
+      await mkdir(mountPoint, { recursive: true });
       const reserve = `resuid=${RESERVE_OWNER},resgid=${RESERVE_OWNER}`;
       try {
         await run("mount", ["-o", `loop,nosuid,nodev,${reserve}`, disk.#image, mountPoint]);
       } catch (err) {
-        throw new DiskGone(`its disk image does not mount: ${stderrOf(err)}`);
+        console.error(`sandbox disk ${disk.#image} does not mount: ${stderrOf(err)}`);
+        throw new DiskGone("its disk image does not mount (the host's log says why)");
       }
     }
     disk.#mounted = true;

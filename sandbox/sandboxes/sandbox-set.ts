@@ -65,9 +65,12 @@ export class SandboxSet {
         );
         set.#sandboxes.set(record.id, sandbox);
       } catch (err) {
-        const reason =
-          err instanceof DiskGone ? err.message : `it did not reopen (${(err as Error).message})`;
-        set.#lost.set(record.id, reason);
+        // The operator's log gets the detail; callers get words without host paths.
+        if (!(err instanceof DiskGone)) console.error(`sandbox ${record.id} did not reopen:`, err);
+        set.#lost.set(
+          record.id,
+          err instanceof DiskGone ? err.message : "it did not reopen (the host's log says why)",
+        );
       }
     }
     return set;
