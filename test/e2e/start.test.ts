@@ -134,18 +134,22 @@ describe("npm start", () => {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: JSON.stringify({ tool: "bash", args: { command: "echo after-restart" } }),
+        signal: AbortSignal.timeout(30_000),
       });
       expect(res.status).toBe(201);
       const { id } = (await res.json()) as { id: string };
       const result = (await (
         await fetch(`http://127.0.0.1:${workerPort}/v1/invocations/${id}/result?wait=30`, {
           headers: { authorization: `Bearer ${token}` },
+          signal: AbortSignal.timeout(40_000),
         })
       ).json()) as { isError: boolean; content: { text: string }[] };
       expect(result.isError).toBe(false);
       expect(result.content[0]?.text).toBe("after-restart\n");
     } finally {
-      npm.kill("SIGINT");
+      // Ctrl-C as a terminal sends it: to scripts/start.ts, which stops both children.
+      const start = descendants(npm.pid!).find((p) => p.cmd.startsWith("node scripts/start.ts"));
+      if (start) process.kill(start.pid, "SIGINT");
       await new Promise((resolve) => npm.once("exit", resolve));
     }
   }, 200_000);
