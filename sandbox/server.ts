@@ -18,7 +18,7 @@ export interface SandboxHost {
   warnings: string[];
   /** The created sandboxes it holds. */
   sandboxes: SandboxSet;
-  /** Kills running execs, removes every created sandboxes and stops listening. */
+  /** Kills running execs, lets go of every created sandbox (its files and record stay, decision 246) and stops listening. */
   close(): Promise<void>;
 }
 

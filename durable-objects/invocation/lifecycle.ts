@@ -20,6 +20,7 @@ import { InvocationOutput } from "./output/invocation-output.ts";
 import type { InvocationRecord } from "./output/store.ts";
 import type { StoredInvocation } from "./output/stored-invocation.ts";
 import { ProducerPath } from "./producer-path.ts";
+import { replayAllowed, replayRefused } from "./replay-guard.ts";
 import { type Ending, settlementOf } from "./settle-table.ts";
 import { resultOf } from "./settled-result.ts";
 import {
@@ -262,6 +263,11 @@ export class InvocationLifecycle {
   async #resume(record: InvocationRecord): Promise<void> {
     const restart = restartOf(record, this.#stored.log, () => this.reads.state());
     if (restart.kind === "settle") return this.#settle(restart.ending);
+    // A stretched tool rejoins its work; any other runs again, once per checkpoint.
+    const replay = !getTool(record.tool)?.stretch;
+    if (replay && !(await replayAllowed(this.#ctx.storage, record.checkpointSeq))) {
+      return this.#settle({ kind: "failed", error: replayRefused(record.tool) });
+    }
     this.#output.attach(restart.plan.policy, restart.plan.seed);
     await this.#run(restart.plan.execution);
   }

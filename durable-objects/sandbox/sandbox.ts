@@ -111,7 +111,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
       const why =
         record.backend === "container"
           ? `its container is gone (${onHost.error.message})`
-          : `its host "${record.placement}" no longer has it (the host restarted or lost it)`;
+          : `its host "${record.placement}" no longer has it (${onHost.error.message})`;
       await this.#end(record, "lost", why);
       return gone(record);
     }
