@@ -46,6 +46,12 @@ export interface WorkerConfig {
   sandboxIdleTimeoutMs: number;
   /** `MCP_ALLOWED_HOSTS`, comma-separated hostnames `/mcp` answers besides loopback. */
   mcpAllowedHosts: string | undefined;
+  /**
+   * `PREVIEW_DOMAIN`: the domain whose wildcard (`*.<domain>`) routes to this Worker, for
+   * the host form of preview URLs (`https://<token>.<domain>/`); unset, the host form is
+   * `<token>.localhost` on the request's own port (local development, decision 182).
+   */
+  previewDomain: string | undefined;
   /** `WEB_FETCH_ALLOW_PRIVATE`: any value but empty, "0" or "false" lets web_fetch reach private addresses. */
   webFetchAllowPrivate: boolean;
   /**
@@ -109,6 +115,7 @@ export function workerConfig(env: object): WorkerConfig {
       WORKER_DEFAULTS.sandboxIdleTimeoutSeconds,
     ),
     mcpAllowedHosts: text("MCP_ALLOWED_HOSTS"),
+    previewDomain: text("PREVIEW_DOMAIN")?.trim().toLowerCase() || undefined,
     webFetchAllowPrivate: flag !== undefined && flag !== "" && flag !== "0" && flag !== "false",
     exampleTools: text("EXAMPLE_TOOLS") === "1",
     testControls: text("TEST_CONTROLS") === "1",
