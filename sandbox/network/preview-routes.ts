@@ -7,6 +7,7 @@
  */
 import { type IncomingMessage, request, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { type Context, Hono } from "hono";
 import { PREVIEW_REFUSAL_HEADER, portProblem } from "../../src/protocol/preview.ts";
 import { errorBody, SandboxError } from "../errors.ts";
@@ -40,7 +41,7 @@ async function forward(c: Context, set: SandboxSet): Promise<Response> {
   const port = Number(c.req.param("port"));
   const problem = portProblem(port);
   if (problem) throw new SandboxError("bad_request", problem);
-  const { incoming } = c.env as { incoming: IncomingMessage };
+  const { incoming, outgoing } = c.env as { incoming: IncomingMessage; outgoing: ServerResponse };
   const url = new URL(c.req.url);
   const target = url.pathname.slice(`/sandboxes/${id}/v1/preview/${port}`.length) || "/";
   const socket = await connectApp(set, id, port);
@@ -71,16 +72,17 @@ async function forward(c: Context, set: SandboxSet): Promise<Response> {
   } else toApp.end();
   // A visitor that goes away takes the app's connection with it.
   // (The request's own `close` comes as soon as its body is read, so the answer's is watched.)
-  (c.env as { outgoing: ServerResponse }).outgoing.once("close", () => toApp.destroy());
+  outgoing.once("close", () => toApp.destroy());
   const res = await answer;
-  const headers = new Headers();
+  // The app's answer is piped straight into the node response: no web stream between
+  // them (decision 182: 2× the throughput of Readable.toWeb on this machine).
+  const headers: string[] = [];
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
     const name = res.rawHeaders[i]!;
-    if (!isHopHeader(name)) headers.append(name, res.rawHeaders[i + 1]!);
+    if (!isHopHeader(name)) headers.push(name, res.rawHeaders[i + 1]!);
   }
-  const status = res.statusCode ?? 502;
-  const empty = c.req.method === "HEAD" || status === 204 || status === 304;
-  if (empty) res.resume();
-  const body = empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
-  return new Response(body, { status, statusText: res.statusMessage, headers });
+  outgoing.writeHead(res.statusCode ?? 502, res.statusMessage, headers);
+  res.pipe(outgoing);
+  res.once("error", () => outgoing.destroy());
+  return RESPONSE_ALREADY_SENT;
 }
