@@ -75,7 +75,7 @@ async function forward(c: Context, set: SandboxSet): Promise<Response> {
   outgoing.once("close", () => toApp.destroy());
   const res = await answer;
   // The app's answer is piped straight into the node response: no web stream between
-  // them (decision 182: 2× the throughput of Readable.toWeb on this machine).
+  // them (BENCHMARKS.md: 18 → 43–47 MiB/s through a preview URL against `Readable.toWeb`).
   const headers: string[] = [];
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
     const name = res.rawHeaders[i]!;
