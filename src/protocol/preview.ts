@@ -61,6 +61,23 @@ export interface SandboxPortsApi {
 }
 
 /**
+ * The two URLs of a token: the host form on `<token>.<domain>` over https when a preview
+ * domain is set, else `<token>.localhost` on `origin`'s port; the path form on `origin`.
+ * @example previewUrls("k3…", "http://127.0.0.1:8787", undefined) // { url: "http://k3….localhost:8787/", … }
+ */
+export function previewUrls(
+  token: string,
+  origin: string,
+  domain: string | undefined,
+): { url: string; pathUrl: string } {
+  const at = new URL(origin);
+  const url = domain
+    ? `https://${token}.${domain}/`
+    : `${at.protocol}//${token}.localhost${at.port ? `:${at.port}` : ""}/`;
+  return { url, pathUrl: `${at.origin}/p/${token}/` };
+}
+
+/**
  * The problem with a requested port, or null.
  * @example portProblem(80) // "port 80 is below 1024: …"
  */

@@ -20,12 +20,12 @@ import {
   workerConfig,
 } from "../protocol/index.ts";
 import { PREVIEW_AUTHORIZATION_HEADER, PREVIEW_REFUSAL_HEADER } from "../protocol/preview.ts";
+import { PREVIEW_TOKEN, type PreviewClaim, verifyPreviewToken } from "../protocol/preview-token.ts";
 import { subscribeSecret } from "./auth.ts";
 import { errorPage, prefersHtml } from "./error-page.ts";
 import { ApiException, errorResponse, raise } from "./errors.ts";
 import { unwrap } from "./invocation-stub.ts";
 import { sandboxPorts } from "./preview-routes.ts";
-import { PREVIEW_TOKEN, type PreviewClaim, verifyPreviewToken } from "./preview-token.ts";
 
 /** How a preview was addressed: `/p/<token>/…` on the Worker's origin, or `<token>.<domain>`. */
 export type PreviewForm = "path" | "host";

@@ -15,13 +15,14 @@ import {
   PREVIEW_MAX_PORT,
   PREVIEW_MAX_SECONDS,
   PREVIEW_MIN_PORT,
+  previewUrls,
   type SandboxPortsApi,
 } from "../protocol/preview.ts";
+import { mintPreviewToken } from "../protocol/preview-token.ts";
 import { agentOnly, subscribeSecret } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { unwrap } from "./invocation-stub.ts";
 import { noStore } from "./no-store.ts";
-import { mintPreviewToken } from "./preview-token.ts";
 import { parseWith } from "./schemas.ts";
 
 const port = z.number().int().min(PREVIEW_MIN_PORT).max(PREVIEW_MAX_PORT);
@@ -52,15 +53,9 @@ export async function exposureOf(
   grant: PortGrant,
 ): Promise<PortExposure> {
   const token = await mintPreviewToken(subscribeSecret(env), { sandboxId, ...grant });
-  const origin = new URL(requestUrl);
-  const domain = workerConfig(env).previewDomain;
-  const url = domain
-    ? `https://${token}.${domain}/`
-    : `${origin.protocol}//${token}.localhost${origin.port ? `:${origin.port}` : ""}/`;
   return {
     port: grant.port,
-    url,
-    pathUrl: `${origin.origin}/p/${token}/`,
+    ...previewUrls(token, requestUrl, workerConfig(env).previewDomain),
     expiresAt: new Date(grant.expiresAt * 1000).toISOString(),
   };
 }

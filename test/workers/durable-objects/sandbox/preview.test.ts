@@ -97,6 +97,38 @@ describe("preview URLs through the Worker", () => {
       ports: PortExposure[];
     };
     expect(listed.ports).toEqual([exposed]);
+
+    // The model's way: expose_port, whose URLs are made on PUBLIC_URL (default 127.0.0.1:8787).
+    const tool = await create({
+      tool: "expose_port",
+      args: { port: 8000, expiresInSeconds: 600 },
+      sandbox: id,
+      toolCallId: freshId("expose"),
+    });
+    const told = (await (await call(`/v1/invocations/${tool.id}/result?wait=30`)).json()) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+    const said = told.content.map((c) => c.text).join("");
+    expect(told.isError ?? false, said).toBe(false);
+    const toolUrl = /^(http:\/\/[a-z2-7]{58}\.localhost:8787\/)\n/.exec(said)?.[1] ?? "";
+    expect(said).toContain("Port 8000 of this sandbox is shared until");
+    expect(await (await visit(toolUrl)).text()).toBe("<h1>preview page</h1>\n");
+    // It replaced the port's grant: the URL the API gave before is over.
+    expect((await visit(exposed.url)).status).toBe(410);
+
+    const elsewhere = await create({
+      tool: "expose_port",
+      args: { port: 8000 },
+      toolCallId: freshId("expose-default"),
+    });
+    const refused = (await (
+      await call(`/v1/invocations/${elsewhere.id}/result?wait=30`)
+    ).json()) as { isError?: boolean; content: { text: string }[] };
+    expect(refused.isError).toBe(true);
+    expect(refused.content.map((c) => c.text).join("")).toContain(
+      "expose_port works in a created sandbox",
+    );
     await call(`/v1/sandboxes/${id}`, { method: "DELETE" });
   }, 60_000);
 

@@ -12,7 +12,8 @@
  * covers the whole sandbox id, port, expiry and nonce. The nonce is the grant's in the
  * Sandbox DO: a revoked or replaced URL no longer matches it.
  */
-import { bytesEqual, hmacSha256 } from "../protocol/index.ts";
+import { bytesEqual } from "./bearer.ts";
+import { hmacSha256 } from "./signing.ts";
 
 export const PREVIEW_TOKEN_LENGTH = 58;
 const PAYLOAD_BYTES = 24;

@@ -6,7 +6,7 @@ import {
   mintPreviewToken,
   PREVIEW_TOKEN,
   verifyPreviewToken,
-} from "../../../src/worker/preview-token.ts";
+} from "../../../src/protocol/preview-token.ts";
 
 const secret = "preview-test-secret";
 const claim = {
