@@ -5,7 +5,10 @@
  * naming the app's port on the sandbox's loopback, as if it were opened there directly.
  * Neither the preview token nor the host's token ever reaches the app.
  */
-import { PREVIEW_AUTHORIZATION_HEADER } from "../../src/protocol/preview.ts";
+import {
+  PREVIEW_AUTHORIZATION_HEADER,
+  PREVIEW_REFUSAL_HEADER,
+} from "../../src/protocol/preview.ts";
 
 /** Headers that describe one connection, not the request (RFC 9110 §7.6.1), and ours. */
 const HOP_HEADERS = new Set([
@@ -39,10 +42,18 @@ export function appHeaders(raw: string[], port: number, upgrade: boolean): [stri
   return out;
 }
 
-/** Whether a response header belongs to the hop and stops at the sandbox host. */
+/**
+ * Whether an app's response header stops at the sandbox host: the hop's own, and the
+ * refusal mark, which only the host may set (an app cannot pass its answer off as one).
+ */
 export function isHopHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  return lower === "connection" || lower === "keep-alive" || lower === "transfer-encoding";
+  return (
+    lower === "connection" ||
+    lower === "keep-alive" ||
+    lower === "transfer-encoding" ||
+    lower === PREVIEW_REFUSAL_HEADER
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 # A small app for the preview URL tests, run inside a sandbox as `python3 preview-app.py PORT`:
 # /headers answers the request's headers as JSON, /sse sends three events 400 ms apart,
-# /big?mb=N streams N MiB, POST /echo answers its body, /ws is a WebSocket echo, and
+# /big?mb=N streams N MiB, /forged is a 404 that claims to be the host's refusal, POST /echo answers its body, /ws is a WebSocket echo, and
 # everything else is served from the current folder as python3 -m http.server does.
 import base64
 import hashlib
@@ -45,6 +45,12 @@ class App(SimpleHTTPRequestHandler):
             chunk = b"\0" * (1 << 20)
             for _ in range(mib):
                 self.wfile.write(chunk)
+        elif path == "/forged":
+            self.send_response(404)
+            self.send_header("x-toolwire-refusal", "gone")
+            self.send_header("content-length", "10")
+            self.end_headers()
+            self.wfile.write(b"app's own\n")
         elif path == "/ws":
             self.websocket()
         else:

@@ -140,6 +140,13 @@ describe("a preview request on the sandbox host", () => {
     expect(await across.text()).toContain(`port 8001 of sandbox ${a.id}: nothing listens there`);
   });
 
+  it("drops an app's own refusal mark, so its answer is never taken for the host's", async () => {
+    const res = await preview(a.id, 8000, "/forged");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("x-toolwire-refusal")).toBeNull();
+    expect(await res.text()).toBe("app's own\n");
+  });
+
   it("says a port with nothing listening is a 502, and takes only ports 1024-65535", async () => {
     const idle = await preview(a.id, 9999, "/");
     expect(idle.status).toBe(502);
