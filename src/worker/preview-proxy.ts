@@ -223,10 +223,10 @@ export const previewHostForm = createMiddleware<{ Bindings: Env }>(async (c, nex
  * @example app.route("/p", previewPathForm);
  */
 export const previewPathForm = new Hono<{ Bindings: Env }>();
-previewPathForm.all("/:token", (c) => c.redirect(`/p/${c.req.param("token")}/`, 308));
 previewPathForm.all("/:token/*", (c) => {
   const token = c.req.param("token");
   const url = new URL(c.req.url);
-  const rest = url.pathname.slice(`/p/${token}`.length) || "/";
+  const rest = url.pathname.slice(`/p/${token}`.length);
+  if (rest === "") return c.redirect(`/p/${token}/${url.search}`, 308);
   return servePreview(c.env, c.req.raw, token, `${rest}${url.search}`, "path");
 });

@@ -4,7 +4,7 @@
  * a signed token for one port of one sandbox until `expiresAt`, in two forms, the host
  * form for browsers and the path form for clients (docs/sandboxes.md#preview-urls).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { CREATED_SANDBOX_ID } from "../execenv/index.ts";
 import { workerConfig } from "../protocol/index.ts";
@@ -19,7 +19,13 @@ import {
   type SandboxPortsApi,
 } from "../protocol/preview.ts";
 import { mintPreviewToken } from "../protocol/preview-token.ts";
-import { agentOnly, subscribeSecret } from "./auth.ts";
+import {
+  anyAgent,
+  principalOf,
+  refuseSandboxToken,
+  sandboxScope,
+  subscribeSecret,
+} from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { unwrap } from "./invocation-stub.ts";
 import { noStore } from "./no-store.ts";
@@ -61,25 +67,36 @@ export async function exposureOf(
 }
 
 export const previewRoutes = new Hono<{ Bindings: Env }>();
-previewRoutes.use("*", noStore, agentOnly);
+previewRoutes.use("*", noStore);
 
-previewRoutes.post("/:id/ports", async (c) => {
+/**
+ * The route's sandbox id, after `anyAgent`: the operator's token opens every sandbox's
+ * ports, a sandbox's token its own (another id is a 403), as its other routes do.
+ */
+function ownId(c: Context<{ Bindings: Env }>): string {
   const id = parseWith(sandboxIdParam, c.req.param("id"), "path.id");
+  const scope = sandboxScope(principalOf(c));
+  if (scope !== null && scope !== id) refuseSandboxToken(scope);
+  return id;
+}
+
+previewRoutes.post("/:id/ports", anyAgent, async (c) => {
+  const id = ownId(c);
   const body = parseWith(exposeBody, await readJsonBody(c.req.raw), "body");
   const seconds = body.expiresInSeconds ?? PREVIEW_DEFAULT_SECONDS;
   const grant = unwrap(await sandboxPorts(c.env, id).expose(body.port, seconds));
   return c.json(await exposureOf(c.env, c.req.url, id, grant), 201);
 });
 
-previewRoutes.get("/:id/ports", async (c) => {
-  const id = parseWith(sandboxIdParam, c.req.param("id"), "path.id");
+previewRoutes.get("/:id/ports", anyAgent, async (c) => {
+  const id = ownId(c);
   const grants = unwrap(await sandboxPorts(c.env, id).ports());
   const ports = await Promise.all(grants.map((g) => exposureOf(c.env, c.req.url, id, g)));
   return c.json({ ports });
 });
 
-previewRoutes.delete("/:id/ports/:port", async (c) => {
-  const id = parseWith(sandboxIdParam, c.req.param("id"), "path.id");
+previewRoutes.delete("/:id/ports/:port", anyAgent, async (c) => {
+  const id = ownId(c);
   const revoked = unwrap(
     await sandboxPorts(c.env, id).unexpose(parseWith(portParam, c.req.param("port"), "path.port")),
   );
