@@ -3,6 +3,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { createSandboxApp } from "./app.ts";
 import type { SandboxConfig } from "./config.ts";
+import { previewUpgrade } from "./network/preview-upgrade.ts";
 import { mountNosuid } from "./nosuid-mount.ts";
 import { sandboxesConfigFromEnv } from "./sandboxes/config.ts";
 import { sandboxRoutes } from "./sandboxes/routes.ts";
@@ -74,6 +75,8 @@ export async function startSandboxHost(config: SandboxConfig): Promise<SandboxHo
         });
       },
     );
+    // WebSockets through preview URLs (decision 182); no other route upgrades.
+    server.on("upgrade", previewUpgrade(sandboxes, config.token));
     server.once("error", (err) => {
       void mount?.release().then(() => reject(err));
     });

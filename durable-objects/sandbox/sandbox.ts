@@ -25,6 +25,8 @@ import {
   type SandboxView,
 } from "../../src/protocol/index.ts";
 import type { NetworkPolicy } from "../../src/protocol/network-policy.ts";
+import type { PortGrant, SandboxPortsApi } from "../../src/protocol/preview.ts";
+import { PortGrants } from "./port-grants.ts";
 
 interface SandboxRecord {
   id: string;
@@ -52,7 +54,10 @@ interface SandboxRecord {
 /** How soon an alarm that could not reach the host tries again. */
 const HOST_RETRY_MS = 60_000;
 
-export class SandboxDO extends DurableObject<Env> implements SandboxApi {
+export class SandboxDO extends DurableObject<Env> implements SandboxApi, SandboxPortsApi {
+  /** Why it is ending, from the moment its end begins: a preview stops being let in then. */
+  #ending: string | null = null;
+
   async create(input: SandboxCreate): Promise<Outcome<SandboxView>> {
     if (await this.#record()) return refusal("conflict", `sandbox ${input.id} already exists`);
     const backend: SandboxBackend = input.placement === CONTAINER_PLACEMENT ? "container" : "host";
@@ -168,6 +173,40 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
     return ended.ok ? ok(viewOf(record)) : ended;
   }
 
+  /** Exposes a port (counts as use): its grant, from which the Worker makes the URL (decision 182). */
+  async expose(port: number, seconds: number): Promise<Outcome<PortGrant>> {
+    const used = await this.use(null);
+    if (!used.ok) return used;
+    return new PortGrants(this.ctx.storage).grant(port, seconds);
+  }
+
+  async ports(): Promise<Outcome<PortGrant[]>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    return ok(await new PortGrants(this.ctx.storage).list());
+  }
+
+  async unexpose(port: number): Promise<Outcome<PortGrant>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    return new PortGrants(this.ctx.storage).revoke(port);
+  }
+
+  /** Lets a preview request in (it does not count as use), or a 410 saying why not. */
+  async admit(port: number, nonce: number): Promise<Outcome<{ host: string }>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    if (this.#ending !== null) {
+      return refusal("gone", `sandbox ${record.id} is ending: ${this.#ending}`);
+    }
+    const why = await new PortGrants(this.ctx.storage).refusal(port, nonce);
+    if (why !== null) return refusal("gone", `${why} (port ${port} of sandbox ${record.id})`);
+    return ok({ host: hostOf(record) });
+  }
+
   override async alarm(): Promise<void> {
     const record = await this.#record();
     if (!record) return;
@@ -208,6 +247,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
    * a container sandbox's container is stopped, which takes its disk with it.
    */
   async #end(record: SandboxRecord, status: SandboxStatus, reason: string): Promise<Outcome<null>> {
+    this.#ending = reason;
     const calls = await this.ctx.storage.list({ prefix: "call:" });
     await Promise.all(
       [...calls.keys()].map((key) =>
@@ -225,7 +265,10 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
         "DELETE",
         `/v1/sandboxes/${record.id}`,
       );
-      if (!removed.ok && removed.error.code !== "not_found") return removed;
+      if (!removed.ok && removed.error.code !== "not_found") {
+        this.#ending = null;
+        return removed;
+      }
     }
     record.status = status;
     record.endedAt = Date.now();

@@ -4,6 +4,7 @@ import { type Context, Hono } from "hono";
 import * as z from "zod/mini";
 import { bearerAuth } from "../auth.ts";
 import { errorBody, internalError, SandboxError } from "../errors.ts";
+import { previewRoutes } from "../network/preview-routes.ts";
 import { networkRoutes, policyOf } from "../network/routes.ts";
 import { MIN_DISK_BYTES } from "./config.ts";
 import type { HostedSandbox } from "./hosted-sandbox.ts";
@@ -46,6 +47,7 @@ export function sandboxRoutes(set: SandboxSet, token: string): Hono {
   app.use("/v1/sandboxes/*", bearerAuth(token));
   app.use("/sandboxes/:id/v1/*", bearerAuth(token));
   app.route("/", networkRoutes(set));
+  app.route("/", previewRoutes(set));
 
   app.post("/v1/sandboxes", async (c) => {
     const req = createSchema.safeParse(await c.req.json().catch(() => null));

@@ -14,6 +14,8 @@ import { invocationRoutes } from "./invocation-routes.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { mcpRoute } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
+import { previewHostForm, previewPathForm } from "./preview-proxy.ts";
+import { previewRoutes } from "./preview-routes.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
 import { sandboxRoutes } from "./sandbox-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
@@ -24,6 +26,8 @@ export const VIEWER_ASSET = "/viewer.html";
 
 export const app = new Hono<{ Bindings: Env }>();
 
+// Preview URLs' host form first: every path and method of `<token>.<domain>` is the app's.
+app.use("*", previewHostForm);
 app.use(
   methodNotAllowed({
     app,
@@ -61,7 +65,9 @@ app.get("/v1/tools", anyAgent, async (c) => {
 
 app.route("/v1/invocations", invocationRoutes);
 app.route("/v1/runs", runRoutes);
+app.route("/v1/sandboxes", previewRoutes);
 app.route("/v1/sandboxes", sandboxRoutes);
+app.route("/p", previewPathForm);
 app.route("/v1/test", testControlRoutes);
 app.get("/run/:runId", runPage);
 

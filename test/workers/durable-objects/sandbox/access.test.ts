@@ -369,6 +369,53 @@ const ROUTES: RouteCase[] = [
       status: 200,
     },
   },
+  // Preview URLs (decision 182): a sandbox's token shares its own sandbox's ports only.
+  {
+    route: "POST /v1/sandboxes/:id/ports",
+    foreign: {
+      request: (who) =>
+        send(bearer(who), "POST", `/v1/sandboxes/${w.b.id}/ports`, { json: { port: 8000 } }),
+      refused: 403,
+    },
+    own: {
+      request: () =>
+        send(w.a.token, "POST", `/v1/sandboxes/${w.a.id}/ports`, { json: { port: 8000 } }),
+      status: 201,
+    },
+  },
+  {
+    route: "GET /v1/sandboxes/:id/ports",
+    foreign: {
+      request: (who) => send(bearer(who), "GET", `/v1/sandboxes/${w.b.id}/ports`),
+      refused: 403,
+    },
+    own: { request: () => send(w.a.token, "GET", `/v1/sandboxes/${w.a.id}/ports`), status: 200 },
+  },
+  {
+    route: "DELETE /v1/sandboxes/:id/ports/:port",
+    foreign: {
+      request: async (who) => {
+        if (who === "rightful") {
+          const made = await send(API_TOKEN, "POST", `/v1/sandboxes/${w.b.id}/ports`, {
+            json: { port: 8001 },
+          });
+          await made.body?.cancel();
+        }
+        return send(bearer(who), "DELETE", `/v1/sandboxes/${w.b.id}/ports/8001`);
+      },
+      refused: 403,
+    },
+    own: {
+      request: async () => {
+        const made = await send(w.a.token, "POST", `/v1/sandboxes/${w.a.id}/ports`, {
+          json: { port: 8002 },
+        });
+        await made.body?.cancel();
+        return send(w.a.token, "DELETE", `/v1/sandboxes/${w.a.id}/ports/8002`);
+      },
+      status: 200,
+    },
+  },
   // The operator's alone, even on A's own sandbox: the rightful request is made on a
   // sandbox of its own, which it may delete, rotate or reconfigure.
   ...(
@@ -534,6 +581,7 @@ describe("a sandbox token opens that sandbox alone", () => {
     job_output: () => ({ id: w.jobA.id }),
     kill: () => ({ id: w.callA.id }),
     write_stdin: () => ({ id: w.jobA.id, text: "typed\n", wait: 0 }),
+    expose_port: () => ({ port: 8004 }),
     emit: () => ({ lines: 1 }),
     steps: () => ({ steps: 1 }),
     report: () => ({ items: [] }),
