@@ -49,6 +49,7 @@ export type {
   SandboxStatus,
   SandboxView,
 } from "./sandbox.ts";
+export { NEW_SANDBOX } from "./sandbox.ts";
 export {
   type EditRequest,
   type EditResult,

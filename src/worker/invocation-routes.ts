@@ -10,6 +10,7 @@ import {
   forwardedSubscription,
   type InvocationView,
   messageOf,
+  NEW_SANDBOX,
   type StartRequest,
   type SubscriptionPath,
   workerConfig,
@@ -34,6 +35,7 @@ import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { noStore } from "./no-store.ts";
 import { parseProducerBody } from "./producer-calls.ts";
 import { runLinks } from "./run-routes.ts";
+import { runSandbox } from "./run-sandbox.ts";
 import { sameJson } from "./same-json.ts";
 import { useSandbox } from "./sandbox-routes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
@@ -104,7 +106,16 @@ invocationRoutes.post("/", agentOnly, async (c) => {
       err instanceof ToolArgsError ? `${tool.name} ${message}` : `${tool.name} args: ${message}`,
     );
   }
-  const sandbox = body.sandbox ?? DEFAULT_SANDBOX;
+  const ownSandbox = body.sandbox === NEW_SANDBOX;
+  if (ownSandbox && body.runId === undefined) {
+    raise(
+      "bad_request",
+      'body.sandbox: "new" needs a runId: the run owns the sandbox it makes and its later calls find it again',
+    );
+  }
+  const sandbox = ownSandbox
+    ? await runSandbox(c.env, body.runId as string)
+    : (body.sandbox ?? DEFAULT_SANDBOX);
   unwrap(checkSandboxName(c.env, sandbox));
   subscribeSecret(c.env);
 
@@ -139,6 +150,7 @@ invocationRoutes.post("/", agentOnly, async (c) => {
     id: toolCallId,
     toolCallId,
     status: first?.view.status ?? view.status,
+    ...(ownSandbox ? { sandbox } : {}),
     ...(first
       ? {
           firstMoment: {

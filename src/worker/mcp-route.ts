@@ -16,6 +16,7 @@ import {
 } from "../mcp/index.ts";
 import {
   type InvocationView,
+  NEW_SANDBOX,
   type Outcome,
   type StartRequest,
   type WorkerConfig,
@@ -26,6 +27,7 @@ import { authorizeAgent, subscribeSecret } from "./auth.ts";
 import { ApiException, raise } from "./errors.ts";
 import { refuseOtherCall } from "./invocation-routes.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
+import { SANDBOX_HEADER, sessionSandbox } from "./mcp-session-sandbox.ts";
 import { sandboxStub } from "./sandbox-routes.ts";
 import { mintSubscribeToken } from "./subscribe-token.ts";
 
@@ -118,29 +120,39 @@ export function mcpTools(): AnyTool[] {
 
 /**
  * The `/mcp` route, given the tools it lists and an optional hook for more (tests).
+ * `ownSandbox`: every session gets a sandbox of its own (`/mcp/sandbox/new`); on `/mcp`
+ * the `Toolwire-Sandbox: new` header asks for the same.
  * @example app.route("/mcp", mcpRoute())
  */
-export function mcpRoute(extend?: McpEndpointOptions["extend"], tools: () => AnyTool[] = mcpTools) {
+export function mcpRoute(
+  extend?: McpEndpointOptions["extend"],
+  tools: () => AnyTool[] = mcpTools,
+  options: { ownSandbox?: boolean } = {},
+) {
   const route = new Hono<{ Bindings: Env }>();
   route.all("/", async (c) => {
     await authorizeAgent(c.req.raw, c.env);
+    const serve = (sandbox: string | undefined) =>
+      handleMcpRequest(c.req.raw, {
+        ...mcpOptions(c.req.raw, c.env, tools(), sandbox),
+        extend,
+        requestSignal: c.req.raw.signal,
+        waitUntil: (work) => c.executionCtx.waitUntil(work),
+      });
     // Mounted at /mcp/sandboxes/:sandbox too: that session's calls run in that sandbox.
     const sandbox = c.req.param("sandbox" as never) as string | undefined;
-    if (sandbox !== undefined) {
-      if (placementOf(sandbox) === null) {
-        raise("bad_request", `path: '${sandbox}' is not a sandbox id (sbx_<host>_<20 hex>)`);
-      }
-      const view = unwrap(await sandboxStub(c.env, sandbox).view());
-      if (view.status !== "active") {
-        raise("gone", `sandbox ${sandbox} is ${view.status}: ${view.endReason}; create a new one`);
-      }
+    if (sandbox === undefined) {
+      const own = options.ownSandbox || c.req.header(SANDBOX_HEADER) === NEW_SANDBOX;
+      return own ? sessionSandbox(c.req.raw, c.env, serve) : serve(undefined);
     }
-    return handleMcpRequest(c.req.raw, {
-      ...mcpOptions(c.req.raw, c.env, tools(), sandbox),
-      extend,
-      requestSignal: c.req.raw.signal,
-      waitUntil: (work) => c.executionCtx.waitUntil(work),
-    });
+    if (placementOf(sandbox) === null) {
+      raise("bad_request", `path: '${sandbox}' is not a sandbox id (sbx_<host>_<20 hex>)`);
+    }
+    const view = unwrap(await sandboxStub(c.env, sandbox).view());
+    if (view.status !== "active") {
+      raise("gone", `sandbox ${sandbox} is ${view.status}: ${view.endReason}; create a new one`);
+    }
+    return serve(sandbox);
   });
   return route;
 }
