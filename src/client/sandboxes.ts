@@ -11,6 +11,8 @@ export type { SandboxView };
 /** What `POST /v1/sandboxes` takes. */
 export interface CreateSandboxRequest {
   name?: string;
+  /** `host` (default) or `container`: a container of its own (docs/sandboxes.md). */
+  backend?: SandboxView["backend"];
   host?: string;
   idleTimeoutSeconds?: number;
   limits?: Partial<SandboxView["limits"]>;
