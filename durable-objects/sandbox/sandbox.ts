@@ -1,6 +1,7 @@
 /**
  * One created sandbox's record: its backend and placement, limits, status, when it was
- * created and last used, and the calls made in it. Its alarm ends it after the idle
+ * created and last used, the calls made in it, and the nonce its current token is
+ * signed over (decision 250). Its alarm ends it after the idle
  * timeout (a running command counts as use); ending it, by delete or expiry, cancels
  * its calls (their output is kept) and removes it from its host. An ended record
  * answers 410 saying how it ended for `retentionDays`, then is forgotten (404).
@@ -10,6 +11,7 @@ import { DurableObject } from "cloudflare:workers";
 import { type HostSandboxInfo, hostCall } from "../../src/execenv/sandbox-host-api.ts";
 import { CONTAINER_PLACEMENT } from "../../src/execenv/sandbox-routing.ts";
 import {
+  bytesEqual,
   type InvocationApi,
   type Outcome,
   ok,
@@ -40,6 +42,11 @@ interface SandboxRecord {
   lastUsedAt: number;
   endedAt: number | null;
   endReason: string | null;
+  /**
+   * The nonce its current sandbox token is signed over (decision 250). Absent in records
+   * written before sandbox tokens: no token is good until one is made with a rotation.
+   */
+  tokenNonce?: string;
 }
 
 /** How soon an alarm that could not reach the host tries again. */
@@ -78,6 +85,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
       lastUsedAt: now,
       endedAt: null,
       endReason: null,
+      tokenNonce: input.tokenNonce,
     };
     await this.#save(record);
     return ok(viewOf(record));
@@ -127,6 +135,28 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
     if (!put.ok) return put;
     record.network = policy;
     await this.#save(record);
+    return ok(viewOf(record));
+  }
+
+  async checkToken(nonce: string): Promise<Outcome<null>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    if (record.tokenNonce === undefined || !sameText(record.tokenNonce, nonce)) {
+      return refusal(
+        "unauthorized",
+        `the sandbox token was revoked: sandbox ${record.id} has a newer one (POST /v1/sandboxes/${record.id}/token made it)`,
+      );
+    }
+    return ok(null);
+  }
+
+  async rotateToken(nonce: string): Promise<Outcome<SandboxView>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    record.tokenNonce = nonce;
+    await this.ctx.storage.put("record", record);
     return ok(viewOf(record));
   }
 
@@ -236,6 +266,12 @@ function containerOf(env: Env, id: string): SandboxContainerApi {
     throw new Error("SANDBOX_CONTAINERS is not bound: deploy with wrangler.containers.toml");
   }
   return env.SANDBOX_CONTAINERS.getByName(id) as unknown as SandboxContainerApi;
+}
+
+/** Equal texts, compared in a time that depends only on their length. */
+function sameText(a: string, b: string): boolean {
+  const utf8 = new TextEncoder();
+  return bytesEqual(utf8.encode(a), utf8.encode(b));
 }
 
 function viewOf(r: SandboxRecord): SandboxView {

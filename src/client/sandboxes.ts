@@ -8,6 +8,12 @@ import { errorFromResponse, unreachable } from "./errors.ts";
 
 export type { SandboxView };
 
+/**
+ * What a create (and a token rotation) answers: the view and the sandbox's token, which
+ * opens that sandbox alone (decision 250); give it to the agent that works there.
+ */
+export type CreatedSandbox = SandboxView & { token: string };
+
 /** What `POST /v1/sandboxes` takes. */
 export interface CreateSandboxRequest {
   name?: string;
@@ -34,8 +40,18 @@ export class SandboxesClient {
     this.#token = options.token;
   }
 
-  async create(request: CreateSandboxRequest = {}): Promise<SandboxView> {
-    return (await this.#json("POST", "", request, "create sandbox")) as SandboxView;
+  async create(request: CreateSandboxRequest = {}): Promise<CreatedSandbox> {
+    return (await this.#json("POST", "", request, "create sandbox")) as CreatedSandbox;
+  }
+
+  /** A new token for the sandbox; the one before is dead at once (the operator's token only). */
+  async rotateToken(id: string): Promise<CreatedSandbox> {
+    return (await this.#json(
+      "POST",
+      `/${enc(id)}/token`,
+      undefined,
+      `new token for sandbox ${id}`,
+    )) as CreatedSandbox;
   }
 
   async list(): Promise<SandboxView[]> {

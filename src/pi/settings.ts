@@ -1,15 +1,17 @@
 /** Where the pi extension sends its calls and which sandbox they run in, read once from the environment. */
 import { durationSeconds } from "../client/duration.ts";
 import type { CreateSandboxRequest } from "../client/sandboxes.ts";
+import { sandboxOfToken } from "../protocol/sandbox-token.ts";
 
 export interface PiToolwireSettings {
   /** Toolwire's base URL (`TOOLWIRE_URL`), e.g. `http://127.0.0.1:8787`. */
   url: string;
-  /** The API token (`TOOLWIRE_TOKEN`). */
+  /** The operator's API token or a sandbox token (`TOOLWIRE_TOKEN`). */
   token: string;
   /**
-   * The sandbox every call runs in (`TOOLWIRE_SANDBOX`: an id, or `default` for the
-   * host's shared workspace); null, the default: a sandbox of the pi session's own.
+   * The sandbox every call runs in: `TOOLWIRE_SANDBOX` (an id, or `default` for the
+   * host's shared workspace), else the one a sandbox token opens (decision 250); null,
+   * the default: a sandbox of the pi session's own (decision 223).
    */
   sandbox: string | null;
   /** How the session's own sandbox is made (`TOOLWIRE_SANDBOX_*`, docs/pi.md). */
@@ -23,8 +25,9 @@ export interface PiToolwireSettings {
  * session's own sandbox: `TOOLWIRE_SANDBOX_BACKEND` (`host` or `container`),
  * `TOOLWIRE_SANDBOX_IDLE` (`900`, `15m`, `2h`), `TOOLWIRE_SANDBOX_ALLOW` (network
  * entries, comma-separated) and `TOOLWIRE_SANDBOX_LIMITS` (JSON, e.g.
- * `{"diskBytes":268435456}`). Nothing is thrown here: each tool call reports a missing
- * or bad setting as its error, so pi still starts.
+ * `{"diskBytes":268435456}`). A sandbox token alone is enough: its sandbox is where the
+ * calls run. Nothing is thrown here: each tool call reports a missing or bad setting as
+ * its error, so pi still starts.
  * @example settingsFromEnv(process.env) // { url: "http://127.0.0.1:8787", token: "…", sandbox: null, … }
  */
 export function settingsFromEnv(env: Record<string, string | undefined>): PiToolwireSettings {
@@ -58,7 +61,7 @@ export function settingsFromEnv(env: Record<string, string | undefined>): PiTool
   return {
     url: (env.TOOLWIRE_URL ?? "").replace(/\/+$/, ""),
     token: env.TOOLWIRE_TOKEN ?? "",
-    sandbox: env.TOOLWIRE_SANDBOX || null,
+    sandbox: env.TOOLWIRE_SANDBOX || sandboxOfToken(env.TOOLWIRE_TOKEN ?? "") || null,
     newSandbox,
     problem: problems.length > 0 ? problems.join("; ") : null,
   };
@@ -70,7 +73,7 @@ export function missingSetting(settings: PiToolwireSettings): string | null {
     return "TOOLWIRE_URL is not set; start pi with TOOLWIRE_URL=http://127.0.0.1:8787 (npm start prints it) and TOOLWIRE_TOKEN";
   }
   if (settings.token === "") {
-    return "TOOLWIRE_TOKEN is not set; use the API_TOKEN from Toolwire's .dev.vars";
+    return "TOOLWIRE_TOKEN is not set; use the API_TOKEN from Toolwire's .dev.vars, or a sandbox's token";
   }
   return settings.problem;
 }

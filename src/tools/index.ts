@@ -50,6 +50,7 @@ export function isExampleTool(name: string): boolean {
   return exampleNames.has(name);
 }
 
+export { inScope, type ScopedCall, scopedCall } from "./call-scope.ts";
 export { type FirstMoment, firstMoment, type JobReader } from "./first-moment.ts";
 export { outputLines } from "./job-lines.ts";
 export { isBackgroundCall } from "./jobs.ts";

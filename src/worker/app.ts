@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { apiError, messageOf, workerConfig } from "../protocol/index.ts";
 import { isExampleTool, listTools } from "../tools/index.ts";
-import { agentOnly, authorizeSubscriber, requireApiConfigured, TokenRefused } from "./auth.ts";
+import { anyAgent, authorizeSubscriber, requireApiConfigured, TokenRefused } from "./auth.ts";
 import { errorPage, pageSubject, prefersHtml } from "./error-page.ts";
 import { ApiException, errorResponse } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
@@ -45,7 +45,7 @@ app.use("/v1/*", async (c, next) => {
   await next();
 });
 
-app.get("/v1/tools", agentOnly, async (c) => {
+app.get("/v1/tools", anyAgent, async (c) => {
   const { exampleTools } = workerConfig(c.env);
   const offered = listTools().filter((t) => exampleTools || !isExampleTool(t.name));
   const tools = offered.map((t) => ({

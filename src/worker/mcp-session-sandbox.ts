@@ -7,8 +7,8 @@
  * not found", on which an MCP client initializes again, and so gets a new sandbox.
  */
 import { jsonRpcError, SESSION_HEADER, sessionRequestOf } from "../mcp/index.ts";
-import type { SandboxApi } from "../protocol/index.ts";
 import { makeSandbox } from "./new-sandbox.ts";
+import { sandboxStub } from "./sandbox-stub.ts";
 
 /** The header that asks `/mcp` for a sandbox of the session's own: `Toolwire-Sandbox: new`. */
 export const SANDBOX_HEADER = "toolwire-sandbox";
@@ -34,12 +34,12 @@ export async function sessionSandbox(
     );
   }
   if (request.kind === "initialize") {
-    const made = await makeSandbox(env, { name: "mcp session" });
+    const { view: made } = await makeSandbox(env, { name: "mcp session" });
     const res = await serve(made.id);
     const sessionId = res.headers.get(SESSION_HEADER);
     if (res.ok && sessionId !== null) {
       await env.MCP_SESSIONS.getByName(sessionId).ownSandbox(made.id);
-    } else await record(env, made.id).remove();
+    } else await sandboxStub(env, made.id).remove();
     return res;
   }
   // Without a session id the transport answers its own 400; any sandbox name will do.
@@ -54,7 +54,7 @@ export async function sessionSandbox(
     );
   }
   if (req.method !== "DELETE") {
-    const view = await record(env, sandbox).view();
+    const view = await sandboxStub(env, sandbox).view();
     if (view.ok && view.value.status !== "active") {
       await session.terminate();
       return jsonRpcError(
@@ -65,8 +65,4 @@ export async function sessionSandbox(
     }
   }
   return serve(sandbox);
-}
-
-function record(env: Env, id: string): SandboxApi {
-  return env.SANDBOX_RECORDS.getByName(id) as unknown as SandboxApi;
 }

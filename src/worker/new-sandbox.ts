@@ -6,13 +6,15 @@
  */
 import { CONTAINER_PLACEMENT, checkSandboxName } from "../execenv/index.ts";
 import {
-  type SandboxApi,
+  newTokenNonce,
   type SandboxLimits,
   type SandboxView,
   workerConfig,
 } from "../protocol/index.ts";
 import type { NetworkPolicy } from "../protocol/network-policy.ts";
 import { unwrap } from "./invocation-stub.ts";
+import { sandboxStub } from "./sandbox-stub.ts";
+import { sandboxTokenFor } from "./sandbox-token.ts";
 
 /** What a new sandbox may ask for; everything left out takes the Worker's default. */
 export interface NewSandbox {
@@ -24,12 +26,18 @@ export interface NewSandbox {
   network?: NetworkPolicy;
 }
 
+/** A sandbox just made: its view, and the nonce its token is minted from (decision 250). */
+export interface MadeSandbox {
+  view: SandboxView;
+  tokenNonce: string;
+}
+
 /**
  * Makes a sandbox and answers its view; a refusal (unknown host, full host, no
  * container backend) is thrown as the API error it is.
- * @example const { id } = await makeSandbox(env, { name: `run ${runId}` });
+ * @example const { view } = await makeSandbox(env, { name: `run ${runId}` });
  */
-export async function makeSandbox(env: Env, request: NewSandbox = {}): Promise<SandboxView> {
+export async function makeSandbox(env: Env, request: NewSandbox = {}): Promise<MadeSandbox> {
   const placement =
     request.backend === "container" ? CONTAINER_PLACEMENT : (request.host ?? "default");
   const hex = [...crypto.getRandomValues(new Uint8Array(10))]
@@ -39,8 +47,11 @@ export async function makeSandbox(env: Env, request: NewSandbox = {}): Promise<S
   // A host name must be in SANDBOXES; a container id needs the container binding.
   unwrap(checkSandboxName(env, placement === CONTAINER_PLACEMENT ? id : placement));
   const config = workerConfig(env);
-  return unwrap(
-    await (env.SANDBOX_RECORDS.getByName(id) as unknown as SandboxApi).create({
+  const tokenNonce = newTokenNonce();
+  // Minted first: without SUBSCRIBE_SECRET nothing is created (503).
+  await sandboxTokenFor(env, id, tokenNonce);
+  const view = unwrap(
+    await sandboxStub(env, id).create({
       id,
       name: request.name ?? null,
       placement,
@@ -48,6 +59,8 @@ export async function makeSandbox(env: Env, request: NewSandbox = {}): Promise<S
       limits: request.limits ?? {},
       network: request.network ?? { allow: [] },
       retentionDays: config.settledRetentionMs / 86_400_000,
+      tokenNonce,
     }),
   );
+  return { view, tokenNonce };
 }

@@ -4,8 +4,9 @@
  * run, so a hosted agent needs no create call. Two first calls at once make one each;
  * the Run DO keeps the first claim and the other sandbox is removed at once.
  */
-import type { RunApi, SandboxApi } from "../protocol/index.ts";
+import type { RunApi } from "../protocol/index.ts";
 import { makeSandbox } from "./new-sandbox.ts";
+import { sandboxStub } from "./sandbox-stub.ts";
 
 /** Longest sandbox name (the create route's cap); a longer run id is cut to fit. */
 const NAME_CHARS = 128;
@@ -19,10 +20,10 @@ export async function runSandbox(env: Env, runId: string): Promise<string> {
   const run = env.RUNS.getByName(runId) as unknown as RunApi;
   const owned = await run.sandbox();
   if (owned !== null) return owned;
-  const made = await makeSandbox(env, { name: `run ${runId}`.slice(0, NAME_CHARS) });
+  const { view: made } = await makeSandbox(env, { name: `run ${runId}`.slice(0, NAME_CHARS) });
   const claimed = await run.claimSandbox(made.id);
   if (claimed !== made.id) {
-    await (env.SANDBOX_RECORDS.getByName(made.id) as unknown as SandboxApi).remove();
+    await sandboxStub(env, made.id).remove();
   }
   return claimed;
 }
