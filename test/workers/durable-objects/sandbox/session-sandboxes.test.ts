@@ -81,6 +81,23 @@ describe('"sandbox": "new" with a runId: the run owns one sandbox', () => {
     expect(await expectError(res, 400, "bad_request")).toContain('"new" needs a runId');
   });
 
+  it('a sandbox token makes no sandbox of its own: "new" is its 403', async () => {
+    const made = await postJson("/v1/sandboxes", {});
+    const { id, token } = (await made.json()) as { id: string; token: string };
+    const res = await exports.default.fetch("http://toolwire.test/v1/invocations", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        tool: "bash",
+        args: { command: "true" },
+        sandbox: "new",
+        runId: freshId("run-token"),
+      }),
+    });
+    expect(await expectError(res, 403, "forbidden")).toContain(`opens its own sandbox (${id})`);
+    await call(`/v1/sandboxes/${id}`, { method: "DELETE" });
+  });
+
   it("a run whose sandbox was deleted gets a 410 saying so, and nothing runs", async () => {
     const runId = freshId("run-ended");
     const first = await runBash(runId, "true");
