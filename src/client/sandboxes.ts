@@ -18,6 +18,8 @@ export type CreatedSandbox = SandboxView & { token: string };
 /** What `POST /v1/sandboxes` takes. */
 export interface CreateSandboxRequest {
   name?: string;
+  /** `host` (default) or `container`: a container of its own (docs/sandboxes.md). */
+  backend?: SandboxView["backend"];
   host?: string;
   idleTimeoutSeconds?: number;
   limits?: Partial<SandboxView["limits"]>;

@@ -42,6 +42,7 @@ export { type Outcome, ok, refusal } from "./outcome.ts";
 export type { RunApi, RunNote } from "./run.ts";
 export {
   CREATED_SANDBOX_ID,
+  NEW_SANDBOX,
   type SandboxApi,
   type SandboxBackend,
   type SandboxContainerApi,

@@ -17,6 +17,12 @@ export const CREATED_SANDBOX_ID = /^sbx_([a-z0-9-]{1,32})_[0-9a-f]{20}$/;
  */
 export type SandboxBackend = "host" | "container";
 
+/**
+ * The sandbox a call, an MCP session or the CLI names to get one of its own, made for
+ * it: a call's run owns it (decision 221), an MCP session owns it (decision 222).
+ */
+export const NEW_SANDBOX = "new";
+
 /** `active` until it is deleted, idles past its timeout (`expired`) or its host loses it (`lost`). */
 export type SandboxStatus = "active" | "deleted" | "expired" | "lost";
 

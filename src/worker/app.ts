@@ -12,7 +12,7 @@ import { errorPage, pageSubject, prefersHtml } from "./error-page.ts";
 import { ApiException, errorResponse } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
-import { mcpRoute } from "./mcp-route.ts";
+import { mcpRoute, mcpTools } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
 import { previewHostForm, previewPathForm } from "./preview-proxy.ts";
 import { previewRoutes } from "./preview-routes.ts";
@@ -74,6 +74,8 @@ app.get("/run/:runId", runPage);
 app.route("/mcp", mcpRoute());
 // MCP in one created sandbox: every call of the session runs there (docs/sandboxes.md).
 app.route("/mcp/sandboxes/:sandbox", mcpRoute());
+// MCP with a sandbox per session, made with it and removed with it (decision 222).
+app.route("/mcp/sandbox/new", mcpRoute(undefined, mcpTools, { ownSandbox: true }));
 
 app.get("/view/:id", async (c) => {
   const id = parseWith(invocationIdParam, c.req.param("id"), "path.id");

@@ -10,6 +10,7 @@ import {
   forwardedSubscription,
   type InvocationView,
   messageOf,
+  NEW_SANDBOX,
   type StartRequest,
   type SubscriptionPath,
   workerConfig,
@@ -42,6 +43,7 @@ import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { noStore } from "./no-store.ts";
 import { parseProducerBody } from "./producer-calls.ts";
 import { runIdOf, runLinks } from "./run-routes.ts";
+import { runSandbox } from "./run-sandbox.ts";
 import { sameJson } from "./same-json.ts";
 import { useSandbox } from "./sandbox-routes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
@@ -122,9 +124,20 @@ invocationRoutes.post("/", anyAgent, async (c) => {
       err instanceof ToolArgsError ? `${tool.name} ${message}` : `${tool.name} args: ${message}`,
     );
   }
-  // A sandbox token's calls run in its sandbox, which they need not name (decision 250).
+  // A sandbox token's calls run in its sandbox, which they need not name (decision 250);
+  // it makes no sandbox of its own (`new`, decision 221).
   const confined = sandboxScope(principalOf(c));
-  const sandbox = body.sandbox ?? confined ?? DEFAULT_SANDBOX;
+  const ownSandbox = body.sandbox === NEW_SANDBOX;
+  if (confined !== null && ownSandbox) refuseSandboxToken(confined);
+  if (ownSandbox && body.runId === undefined) {
+    raise(
+      "bad_request",
+      'body.sandbox: "new" needs a runId: the run owns the sandbox it makes and its later calls find it again',
+    );
+  }
+  const sandbox = ownSandbox
+    ? await runSandbox(c.env, runIdOf(principalOf(c), body.runId as string))
+    : (body.sandbox ?? confined ?? DEFAULT_SANDBOX);
   if (confined !== null && sandbox !== confined) refuseSandboxToken(confined);
   unwrap(checkSandboxName(c.env, sandbox));
   subscribeSecret(c.env);
@@ -164,6 +177,7 @@ invocationRoutes.post("/", anyAgent, async (c) => {
     id: toolCallId,
     toolCallId,
     status: first?.view.status ?? view.status,
+    ...(ownSandbox ? { sandbox } : {}),
     ...(first
       ? {
           firstMoment: {

@@ -17,6 +17,7 @@ import {
 } from "../mcp/index.ts";
 import {
   type InvocationView,
+  NEW_SANDBOX,
   type Outcome,
   type StartRequest,
   type WorkerConfig,
@@ -27,6 +28,7 @@ import { authorizeAgent, refuseSandboxToken, sandboxScope, subscribeSecret } fro
 import { ApiException, raise } from "./errors.ts";
 import { refuseOtherCall } from "./invocation-routes.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
+import { SANDBOX_HEADER, sessionSandbox } from "./mcp-session-sandbox.ts";
 import { sandboxStub } from "./sandbox-stub.ts";
 import { mintSubscribeToken } from "./subscribe-token.ts";
 
@@ -128,12 +130,31 @@ export function mcpTools(): AnyTool[] {
 
 /**
  * The `/mcp` route, given the tools it lists and an optional hook for more (tests).
+ * `ownSandbox`: every session gets a sandbox of its own (`/mcp/sandbox/new`); on `/mcp`
+ * the `Toolwire-Sandbox: new` header asks for the same.
  * @example app.route("/mcp", mcpRoute())
  */
-export function mcpRoute(extend?: McpEndpointOptions["extend"], tools: () => AnyTool[] = mcpTools) {
+export function mcpRoute(
+  extend?: McpEndpointOptions["extend"],
+  tools: () => AnyTool[] = mcpTools,
+  options: { ownSandbox?: boolean } = {},
+) {
   const route = new Hono<{ Bindings: Env }>();
   route.all("/", async (c) => {
     const confined = sandboxScope(await authorizeAgent(c.req.raw, c.env));
+    const serve = (sandbox: string | undefined) =>
+      handleMcpRequest(c.req.raw, {
+        ...mcpOptions(c.req.raw, c.env, tools(), sandbox),
+        extend,
+        requestSignal: c.req.raw.signal,
+        waitUntil: (work) => c.executionCtx.waitUntil(work),
+      });
+    // A session of its own sandbox (decision 222): the operator's token only.
+    const own = options.ownSandbox || c.req.header(SANDBOX_HEADER) === NEW_SANDBOX;
+    if (own) {
+      if (confined !== null) refuseSandboxToken(confined);
+      return sessionSandbox(c.req.raw, c.env, serve);
+    }
     // Mounted at /mcp/sandboxes/:sandbox too: that session's calls run in that sandbox.
     // A sandbox token's session runs in its sandbox, at either URL, and in no other.
     const sandbox =
@@ -148,12 +169,7 @@ export function mcpRoute(extend?: McpEndpointOptions["extend"], tools: () => Any
         raise("gone", `sandbox ${sandbox} is ${view.status}: ${view.endReason}; create a new one`);
       }
     }
-    return handleMcpRequest(c.req.raw, {
-      ...mcpOptions(c.req.raw, c.env, tools(), sandbox),
-      extend,
-      requestSignal: c.req.raw.signal,
-      waitUntil: (work) => c.executionCtx.waitUntil(work),
-    });
+    return serve(sandbox);
   });
   return route;
 }

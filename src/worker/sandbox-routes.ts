@@ -8,20 +8,16 @@
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import {
-  CONTAINER_PLACEMENT,
-  CREATED_SANDBOX_ID,
-  checkSandboxName,
-  placementOf,
-} from "../execenv/index.ts";
+import { CREATED_SANDBOX_ID, placementOf } from "../execenv/index.ts";
 import { hostCall, hostFetch } from "../execenv/sandbox-host-api.ts";
-import { newTokenNonce, type SandboxView, workerConfig } from "../protocol/index.ts";
+import { newTokenNonce, type SandboxView } from "../protocol/index.ts";
 import { checkNetworkPolicy, type NetworkPolicy } from "../protocol/network-policy.ts";
 import { anyAgent, operatorOnly, principalOf, refuseSandboxToken, sandboxScope } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
 import { initialPathProblem, ustarOf } from "./initial-files.ts";
 import { unwrap } from "./invocation-stub.ts";
+import { makeSandbox } from "./new-sandbox.ts";
 import { noStore } from "./no-store.ts";
 import { sandboxStub } from "./sandbox-stub.ts";
 import { sandboxTokenFor } from "./sandbox-token.ts";
@@ -107,29 +103,15 @@ sandboxRoutes.post("/", operatorOnly, async (c) => {
     const problem = initialPathProblem(path);
     if (problem) raise("bad_request", `body.files: ${JSON.stringify(path)} ${problem}`);
   }
-  const placement = body.backend === "container" ? CONTAINER_PLACEMENT : (body.host ?? "default");
-  const hex = [...crypto.getRandomValues(new Uint8Array(10))]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  const id = `sbx_${placement}_${hex}`;
-  // A host name must be in SANDBOXES; a container id needs the container binding.
-  unwrap(checkSandboxName(c.env, placement === CONTAINER_PLACEMENT ? id : placement));
-  const tokenNonce = newTokenNonce();
-  // Minted first: without SUBSCRIBE_SECRET nothing is created (503).
-  await sandboxTokenFor(c.env, id, tokenNonce);
-  const view = unwrap(
-    await sandboxStub(c.env, id).create({
-      id,
-      name: body.name ?? null,
-      placement,
-      idleTimeoutSeconds:
-        body.idleTimeoutSeconds ?? workerConfig(c.env).sandboxIdleTimeoutMs / 1000,
-      limits: body.limits ?? {},
-      network: networkOf(body.network ?? { allow: [] }),
-      retentionDays: workerConfig(c.env).settledRetentionMs / 86_400_000,
-      tokenNonce,
-    }),
-  );
+  const { view, tokenNonce } = await makeSandbox(c.env, {
+    name: body.name ?? null,
+    ...(body.backend ? { backend: body.backend } : {}),
+    ...(body.host ? { host: body.host } : {}),
+    ...(body.idleTimeoutSeconds ? { idleTimeoutSeconds: body.idleTimeoutSeconds } : {}),
+    limits: body.limits ?? {},
+    network: networkOf(body.network ?? { allow: [] }),
+  });
+  const id = view.id;
   await putInitialFiles(c.env, id, body.tar, body.files);
   return c.json(await withToken(c.env, view, tokenNonce), 201);
 });

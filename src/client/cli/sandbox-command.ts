@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { durationSeconds } from "../duration.ts";
 import type { SandboxesClient, SandboxView } from "../sandboxes.ts";
 import type { CliProcess } from "./cli-process.ts";
 import { UsageError } from "./usage.ts";
@@ -15,6 +16,8 @@ export type SandboxAction =
   | {
       action: "create";
       name?: string;
+      /** `--backend host|container` (default host). */
+      backend?: "host" | "container";
       idleTimeoutSeconds?: number;
       /** `--allow` entries, in order: the sandbox's network policy (none: no network). */
       allow?: string[];
@@ -29,7 +32,7 @@ export type SandboxAction =
   | { action: "unexpose"; id: string; port: number };
 
 const USAGE =
-  "sandbox create [--name N] [--idle SECONDS] [--allow HOST[:PORT]]... [--json] | list [--json] | rm <id>... | upload <id> <dir-or-tar> [--path P] | download <id> [path] [--out FILE] | expose <id> <port> [--for SECONDS] [--json] | ports <id> [--json] | unexpose <id> <port>";
+  "sandbox create [--name N] [--backend host|container] [--idle 600|15m|2h] [--allow HOST[:PORT]]... [--json] | list [--json] | rm <id>... | upload <id> <dir-or-tar> [--path P] | download <id> [path] [--out FILE] | expose <id> <port> [--for SECONDS] [--json] | ports <id> [--json] | unexpose <id> <port>";
 
 /**
  * Parses what follows `toolwire sandbox`.
@@ -61,7 +64,7 @@ export function parseSandboxArgs(args: readonly string[]): SandboxAction {
     return typeof v === "string" ? v : undefined;
   };
   const known: Record<string, string[]> = {
-    create: ["name", "idle", "allow", "json"],
+    create: ["name", "backend", "idle", "allow", "json"],
     list: ["json"],
     rm: [],
     upload: ["path"],
@@ -80,14 +83,21 @@ export function parseSandboxArgs(args: readonly string[]): SandboxAction {
   switch (action) {
     case "create": {
       const idle = str("idle");
-      const seconds = idle === undefined ? undefined : Number(idle);
-      if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0)) {
-        throw new UsageError(`--idle must be a whole number of seconds, got "${idle}".`);
+      const seconds = idle === undefined ? undefined : durationSeconds(idle);
+      if (seconds === null) {
+        throw new UsageError(
+          `--idle must be a duration: seconds (600) or with a unit (90s, 15m, 2h, 7d), got "${idle}".`,
+        );
+      }
+      const backend = str("backend");
+      if (backend !== undefined && backend !== "host" && backend !== "container") {
+        throw new UsageError(`--backend must be host or container, got "${backend}".`);
       }
       return {
         action,
         json,
         ...(str("name") ? { name: str("name") } : {}),
+        ...(backend ? { backend } : {}),
         ...(seconds ? { idleTimeoutSeconds: seconds } : {}),
         ...(allow.length > 0 ? { allow } : {}),
       };
@@ -141,6 +151,7 @@ export async function runSandbox(
     case "create": {
       const view = await client.create({
         ...(cmd.name ? { name: cmd.name } : {}),
+        ...(cmd.backend ? { backend: cmd.backend } : {}),
         ...(cmd.idleTimeoutSeconds ? { idleTimeoutSeconds: cmd.idleTimeoutSeconds } : {}),
         ...(cmd.allow ? { network: { allow: cmd.allow } } : {}),
       });

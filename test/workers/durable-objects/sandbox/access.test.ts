@@ -485,6 +485,19 @@ const ROUTES: RouteCase[] = [
     },
   },
   {
+    route: "ALL /mcp/sandbox/new",
+    // A session that makes a sandbox of its own is the operator's (decision 222).
+    foreign: {
+      request: (who) =>
+        send(bearer(who), "POST", "/mcp/sandbox/new", {
+          json: MCP_INITIALIZE,
+          headers: MCP_HEADERS,
+        }),
+      refused: 403,
+    },
+    own: "a sandbox token makes no sandbox: its own request is the foreign one above",
+  },
+  {
     route: "GET /view/:id",
     foreign: {
       // What A holds for watching is its calls' links: A's link token on B's call.
