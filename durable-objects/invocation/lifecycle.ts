@@ -288,11 +288,18 @@ export class InvocationLifecycle {
     this.#output.durable?.flushNow();
   }
 
-  /** Loads the record and, while running, rebuilds the durable output from the log. */
+  /**
+   * Loads the record and, while running, rebuilds the durable output from the log. A new
+   * instance holding a running tool has no run of it (a crash, a restart or a parked
+   * stretch): its resume is due now, not at the next heartbeat, so whoever woke the
+   * object (write_stdin, a watcher) sees the work go on at once.
+   */
   #load(): void {
     const record = this.#stored.record;
     if (record?.status !== "running") return;
     this.#seams.recovered(this.#output.recover(startEventOf(record), record));
+    const subject = subjectOf(record, false);
+    if (subject.status === "running" && !subject.external) void this.#alarms.resumeNow();
   }
 
   #durable(): DurableOutput {

@@ -45,7 +45,7 @@ describe("sandbox tokens", () => {
     }
   });
 
-  it("the pi extension runs in a sandbox token's sandbox unless TOOLWIRE_SANDBOX names one", async () => {
+  it("the pi extension runs in a sandbox token's sandbox unless TOOLWIRE_SANDBOX names one; the API token alone gets a sandbox per session", async () => {
     const token = await mintSandboxToken("s3cret", SANDBOX, newTokenNonce());
     const url = "http://127.0.0.1:8787";
     expect(settingsFromEnv({ TOOLWIRE_URL: url, TOOLWIRE_TOKEN: token }).sandbox).toBe(SANDBOX);
@@ -53,8 +53,7 @@ describe("sandbox tokens", () => {
       settingsFromEnv({ TOOLWIRE_URL: url, TOOLWIRE_TOKEN: token, TOOLWIRE_SANDBOX: "other" })
         .sandbox,
     ).toBe("other");
-    expect(settingsFromEnv({ TOOLWIRE_URL: url, TOOLWIRE_TOKEN: "api-token" }).sandbox).toBe(
-      "default",
-    );
+    // null: the pi session makes its own sandbox (decision 223)
+    expect(settingsFromEnv({ TOOLWIRE_URL: url, TOOLWIRE_TOKEN: "api-token" }).sandbox).toBeNull();
   });
 });

@@ -131,8 +131,9 @@ describe("recovery after eviction", () => {
     expect(recovered.startsWith(textOf(before.state))).toBe(true);
     const count = recovered.split("\n").length - 1;
     expect(recovered).toBe(Array.from({ length: count }, (_, i) => `${i + 1} line\n`).join(""));
+    // The instance the subscriber woke holds a running call and no run: its resume is
+    // due at once, not at the next heartbeat, so the call settles with no alarm run here.
     const after = await connectSocket(name);
-    expect(await runDurableObjectAlarm(stubFor(name))).toBe(true);
     await after.untilEnded();
     const poll = value(await stubFor(name).result(0));
     if (poll.status !== "settled") throw new Error("not settled");
