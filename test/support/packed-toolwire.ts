@@ -32,11 +32,17 @@ export async function packedToolwire(): Promise<PackedToolwire> {
   const record = path.join(dir, "packed.json");
   if (existsSync(record)) return JSON.parse(readFileSync(record, "utf8")) as PackedToolwire;
   mkdirSync(dir, { recursive: true });
-  const pack = await exec("npm", ["pack", "--json", "--pack-destination", dir], {
-    cwd: ROOT,
-    env: shellEnv,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  // The build runs on its own: what it prints would come before npm pack's JSON.
+  await exec("npm", ["run", "build"], { cwd: ROOT, env: shellEnv, maxBuffer: 64 * 1024 * 1024 });
+  const pack = await exec(
+    "npm",
+    ["pack", "--json", "--ignore-scripts", "--pack-destination", dir],
+    {
+      cwd: ROOT,
+      env: shellEnv,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   const [info] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
   if (!info) throw new Error(`npm pack printed no result: ${pack.stdout}`);
   const packed = {
