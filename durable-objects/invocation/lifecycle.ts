@@ -20,6 +20,7 @@ import { InvocationOutput } from "./output/invocation-output.ts";
 import type { InvocationRecord } from "./output/store.ts";
 import type { StoredInvocation } from "./output/stored-invocation.ts";
 import { ProducerPath } from "./producer-path.ts";
+import type { StreamLog } from "./stream/stream-log.ts";
 import { type Ending, settlementOf } from "./settle-table.ts";
 import { resultOf } from "./settled-result.ts";
 import {
@@ -52,6 +53,8 @@ export class InvocationLifecycle {
   readonly #stored: StoredInvocation;
   readonly #subscribers: Subscribers;
   readonly #alarms: AlarmSchedule;
+  /** The call's Durable Stream: an external call's writes appended, readers woken at the settle. */
+  readonly #stream: StreamLog;
   /** The producer API of the `external` tool (producer-path.ts). */
   readonly producer: ProducerPath;
   readonly #runs = new ToolRuns();
@@ -65,7 +68,7 @@ export class InvocationLifecycle {
   constructor(
     ctx: DurableObjectState,
     env: Env,
-    parts: { stored: StoredInvocation; subscribers: Subscribers },
+    parts: { stored: StoredInvocation; subscribers: Subscribers; stream: StreamLog },
     seams: LifecycleSeams,
   ) {
     this.#ctx = ctx;
@@ -73,10 +76,12 @@ export class InvocationLifecycle {
     this.#seams = seams;
     this.#stored = parts.stored;
     this.#subscribers = parts.subscribers;
+    this.#stream = parts.stream;
     this.#alarms = new AlarmSchedule(ctx.storage, env);
     this.producer = new ProducerPath(ctx.storage, {
       record: () => this.#stored.record,
       liveSink: () => this.#output.live(getTool(this.#stored.required().tool)?.output),
+      appendStream: (text) => this.#stream.append([new TextEncoder().encode(text)]),
       flushNow: () => this.#output.durable?.flushNow(),
       settle: (ending) => this.#settle(ending),
       extendIdle: () => this.#alarms.extendIdle(),
@@ -229,6 +234,7 @@ export class InvocationLifecycle {
     this.#stored.settle(result, marks);
     this.#subscribers.end(startEventOf(record), isError, this.#stored.log.lastSeq);
     this.reads.settled();
+    this.#stream.wake();
     await noteSettled(this.#env, record, final, marks);
     await this.#alarms.retireAt(marks.deleteAt);
   }

@@ -16,6 +16,7 @@ import { mcpRoute } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
 import { sandboxRoutes } from "./sandbox-routes.ts";
+import { invocationStream, streamRoutes } from "./stream-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
 import { testControlRoutes } from "./test-control-routes.ts";
 
@@ -59,7 +60,9 @@ app.get("/v1/tools", agentOnly, async (c) => {
   return c.json({ tools });
 });
 
+app.route("/v1/invocations", invocationStream);
 app.route("/v1/invocations", invocationRoutes);
+app.route("/v1/stream", streamRoutes);
 app.route("/v1/runs", runRoutes);
 app.route("/v1/sandboxes", sandboxRoutes);
 app.route("/v1/test", testControlRoutes);

@@ -1,0 +1,279 @@
+/**
+ * The write side of a Durable Stream (`PUT`, `POST`, `DELETE` of `/v1/stream/:name`):
+ * creation with its content type, TTL or expiry and closed flag; appends in byte or JSON
+ * mode; `Stream-Seq` writer ordering; idempotent producers (`Producer-Id`, `-Epoch`,
+ * `-Seq`, decision 203); closing; deleting. Every check runs before anything is stored.
+ */
+import {
+  formatOffset,
+  HEADER,
+  isJsonType,
+  mediaType,
+  SECURITY_HEADERS,
+  streamError,
+} from "../../../src/protocol/durable-streams/index.ts";
+import type { StreamLog, StreamMeta } from "./stream-log.ts";
+
+/** The type of a stream made without a `Content-Type`. */
+const DEFAULT_TYPE = "application/octet-stream";
+
+/** Whether `meta`'s stream has outlived its TTL or expiry at `now`. */
+export function expired(meta: StreamMeta, now: number): boolean {
+  if (meta.expiresAt !== null && now >= meta.expiresAt) return true;
+  return meta.ttlSeconds !== null && now >= meta.touchedAt + meta.ttlSeconds * 1000;
+}
+
+/** Headers that tell a stream's life: its TTL and its expiry. */
+export function lifeHeaders(meta: StreamMeta): Record<string, string> {
+  return {
+    ...(meta.ttlSeconds !== null ? { [HEADER.ttl]: String(meta.ttlSeconds) } : {}),
+    ...(meta.expiresAt !== null
+      ? { [HEADER.expiresAt]: new Date(meta.expiresAt).toISOString() }
+      : {}),
+  };
+}
+
+type Life = { ttlSeconds: number | null; expiresAt: number | null };
+
+function parseLife(request: Request): Life | Response {
+  const ttl = request.headers.get(HEADER.ttl);
+  const expires = request.headers.get(HEADER.expiresAt);
+  if (ttl !== null && expires !== null) {
+    return streamError(
+      "bad_request",
+      `${HEADER.ttl} and ${HEADER.expiresAt} together: a stream has one or the other`,
+      SECURITY_HEADERS,
+    );
+  }
+  if (ttl !== null) {
+    if (!/^(0|[1-9]\d{0,14})$/.test(ttl)) {
+      return streamError(
+        "bad_request",
+        `${HEADER.ttl}: "${ttl}" is not a whole number of seconds (digits only, no sign or leading zero)`,
+      );
+    }
+    return { ttlSeconds: Number(ttl), expiresAt: null };
+  }
+  if (expires !== null) {
+    const at = Date.parse(expires);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(expires) || Number.isNaN(at)) {
+      return streamError(
+        "bad_request",
+        `${HEADER.expiresAt}: "${expires}" is not an RFC 3339 time such as 2030-01-01T00:00:00Z`,
+      );
+    }
+    return { ttlSeconds: null, expiresAt: at };
+  }
+  return { ttlSeconds: null, expiresAt: null };
+}
+
+function closing(request: Request): boolean {
+  return request.headers.get(HEADER.closed)?.toLowerCase() === "true";
+}
+
+/** The messages (JSON mode) or the one run of bytes (byte mode) an append stores. */
+function piecesOf(body: Uint8Array, contentType: string): Uint8Array[] | Response {
+  if (!isJsonType(contentType)) return body.byteLength > 0 ? [body] : [];
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body));
+  } catch {
+    return streamError("bad_request", "body: not valid JSON; a JSON stream takes JSON values");
+  }
+  const messages = Array.isArray(value) ? value : [value];
+  if (messages.length === 0) {
+    return streamError("bad_request", "body: an empty array appends nothing; send at least one value");
+  }
+  const encoder = new TextEncoder();
+  return messages.map((message) => encoder.encode(JSON.stringify(message)));
+}
+
+function ok(status: 200 | 201 | 204, headers: Record<string, string>): Response {
+  return new Response(null, { status, headers: { ...SECURITY_HEADERS, ...headers } });
+}
+
+/**
+ * `PUT`: makes the stream (201), or answers 200 for the same settings again and 409 for
+ * other ones.
+ */
+export async function createStream(request: Request, log: StreamLog): Promise<Response> {
+  const life = parseLife(request);
+  if (life instanceof Response) return life;
+  const contentType = request.headers.get("Content-Type") ?? DEFAULT_TYPE;
+  const close = closing(request);
+  const body = new Uint8Array(await request.arrayBuffer());
+  const existing = log.meta();
+  if (existing) {
+    const same =
+      mediaType(existing.contentType) === mediaType(contentType) &&
+      existing.ttlSeconds === life.ttlSeconds &&
+      existing.expiresAt === life.expiresAt &&
+      existing.closed === close;
+    if (!same) {
+      return streamError(
+        "conflict",
+        "the stream exists with other settings (content type, TTL, expiry or closed); delete it first or use another name",
+      );
+    }
+    return ok(200, {
+      "Content-Type": existing.contentType,
+      [HEADER.nextOffset]: formatOffset(existing.tail),
+      ...(existing.closed ? { [HEADER.closed]: "true" } : {}),
+      ...lifeHeaders(existing),
+    });
+  }
+  const pieces = body.byteLength > 0 ? piecesOf(body, contentType) : [];
+  if (pieces instanceof Response) return pieces;
+  log.create({ contentType, ...life });
+  const tail = log.append(pieces);
+  if (close) log.close();
+  const meta = log.meta() as StreamMeta;
+  return ok(201, {
+    "Content-Type": contentType,
+    Location: request.url,
+    [HEADER.nextOffset]: formatOffset(tail),
+    ...(close ? { [HEADER.closed]: "true" } : {}),
+    ...lifeHeaders(meta),
+  });
+}
+
+type Producer = { id: string; epoch: number; seq: number };
+
+function parseProducer(request: Request): Producer | null | Response {
+  const id = request.headers.get(HEADER.producerId);
+  const epoch = request.headers.get(HEADER.producerEpoch);
+  const seq = request.headers.get(HEADER.producerSeq);
+  if (id === null && epoch === null && seq === null) return null;
+  if (id === null || epoch === null || seq === null || id === "") {
+    return streamError(
+      "bad_request",
+      `${HEADER.producerId}, ${HEADER.producerEpoch} and ${HEADER.producerSeq} go together: send all three or none`,
+    );
+  }
+  const number = /^(0|[1-9]\d{0,15})$/;
+  if (!number.test(epoch) || !number.test(seq)) {
+    return streamError(
+      "bad_request",
+      `${HEADER.producerEpoch} and ${HEADER.producerSeq} are whole numbers from 0 to 2^53 - 1`,
+    );
+  }
+  const [e, s] = [Number(epoch), Number(seq)];
+  if (!Number.isSafeInteger(e) || !Number.isSafeInteger(s)) {
+    return streamError("bad_request", `${HEADER.producerEpoch} and ${HEADER.producerSeq} are at most 2^53 - 1`);
+  }
+  return { id, epoch: e, seq: s };
+}
+
+/** What a producer's headers make of an append, against its stored place. */
+type ProducerVerdict =
+  | { kind: "apply" }
+  | { kind: "duplicate" }
+  | { kind: "refused"; response: Response };
+
+function judgeProducer(producer: Producer, log: StreamLog): ProducerVerdict {
+  const place = log.producer(producer.id);
+  const echo = {
+    [HEADER.producerEpoch]: String(place?.epoch ?? producer.epoch),
+  };
+  if (place !== null && producer.epoch < place.epoch) {
+    return {
+      kind: "refused",
+      response: streamError(
+        "forbidden",
+        `${HEADER.producerEpoch} ${producer.epoch} is older than this producer's epoch ${place.epoch}: a newer instance of it has taken over`,
+        echo,
+      ),
+    };
+  }
+  if (place === null || producer.epoch > place.epoch) {
+    if (producer.seq === 0) return { kind: "apply" };
+    return {
+      kind: "refused",
+      response: streamError(
+        "bad_request",
+        `${HEADER.producerSeq} ${producer.seq}: a producer's first append in an epoch takes seq 0`,
+      ),
+    };
+  }
+  if (producer.seq <= place.seq) return { kind: "duplicate" };
+  if (producer.seq === place.seq + 1) return { kind: "apply" };
+  return {
+    kind: "refused",
+    response: streamError(
+      "conflict",
+      `${HEADER.producerSeq} ${producer.seq} leaves a gap: the expected seq is ${place.seq + 1}; nothing was appended`,
+      {
+        [HEADER.producerExpectedSeq]: String(place.seq + 1),
+        [HEADER.producerReceivedSeq]: String(producer.seq),
+      },
+    ),
+  };
+}
+
+/** `POST`: appends, closes, or both; a producer's retry is answered without appending again. */
+export async function appendToStream(request: Request, log: StreamLog): Promise<Response> {
+  const meta = log.meta();
+  if (!meta) return streamError("not_found", "no such stream; create it with PUT first");
+  const producer = parseProducer(request);
+  if (producer instanceof Response) return producer;
+  const body = new Uint8Array(await request.arrayBuffer());
+  const close = closing(request);
+  const closedHeaders = { [HEADER.closed]: "true", [HEADER.nextOffset]: formatOffset(meta.tail) };
+  if (body.byteLength === 0 && !close) {
+    return streamError("bad_request", "body: empty; an append needs bytes (or Stream-Closed: true to close)");
+  }
+  const contentType = request.headers.get("Content-Type");
+  if (body.byteLength > 0) {
+    if (contentType === null) {
+      return streamError("bad_request", `Content-Type: missing; this stream takes ${meta.contentType}`);
+    }
+    if (mediaType(contentType) !== mediaType(meta.contentType)) {
+      return streamError(
+        "conflict",
+        `Content-Type ${contentType} is not the stream's ${meta.contentType}`,
+      );
+    }
+  }
+  const pieces = body.byteLength > 0 ? piecesOf(body, meta.contentType) : [];
+  if (pieces instanceof Response) return pieces;
+  const verdict = producer ? judgeProducer(producer, log) : { kind: "apply" as const };
+  if (verdict.kind === "refused") return verdict.response;
+  const producerHeaders: Record<string, string> = producer
+    ? { [HEADER.producerEpoch]: String(producer.epoch), [HEADER.producerSeq]: String(producer.seq) }
+    : {};
+  if (verdict.kind === "duplicate") {
+    return ok(204, {
+      [HEADER.nextOffset]: formatOffset(meta.tail),
+      ...(meta.closed ? { [HEADER.closed]: "true" } : {}),
+      ...producerHeaders,
+    });
+  }
+  if (meta.closed) {
+    if (body.byteLength === 0) return ok(204, closedHeaders);
+    return streamError("conflict", "the stream is closed; nothing more can be appended", closedHeaders);
+  }
+  const seq = request.headers.get(HEADER.seq);
+  if (seq !== null && meta.writerSeq !== null && seq <= meta.writerSeq) {
+    return streamError(
+      "conflict",
+      `${HEADER.seq} "${seq}" does not sort after the last one, "${meta.writerSeq}"`,
+    );
+  }
+  if (seq !== null) log.setWriterSeq(seq);
+  if (producer) log.setProducer(producer.id, { epoch: producer.epoch, seq: producer.seq });
+  const tail = log.append(pieces);
+  if (close) log.close();
+  log.touch();
+  return ok(producer ? 200 : 204, {
+    [HEADER.nextOffset]: formatOffset(tail),
+    ...(close ? { [HEADER.closed]: "true" } : {}),
+    ...producerHeaders,
+  });
+}
+
+/** `DELETE`: forgets the stream; its name can be made again. */
+export function deleteStream(log: StreamLog): Response {
+  if (!log.meta()) return streamError("not_found", "no such stream");
+  log.delete();
+  return ok(204, {});
+}

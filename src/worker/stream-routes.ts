@@ -1,0 +1,75 @@
+/**
+ * Durable Streams on the Worker (docs/protocol.md#durable-streams, decisions 200-203):
+ * `/v1/stream/:name` (create, append, read, close, delete; the protocol's own path) and
+ * `GET|HEAD /v1/invocations/:id/stream` (any call's complete output). The Worker checks
+ * the credential and answers bash calls from their spill (spill-source.ts); everything
+ * else is answered by the call's Durable Object.
+ */
+import { type Context, Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import {
+  answerRead,
+  PREFLIGHT_HEADERS,
+  SECURITY_HEADERS,
+} from "../protocol/durable-streams/index.ts";
+import { authorizeAgent, authorizeReader } from "./auth.ts";
+import { ApiException } from "./errors.ts";
+import { invocationStub, unwrap } from "./invocation-stub.ts";
+import { invocationIdParam, parseWith } from "./schemas.ts";
+import { spillSource } from "./spill-source.ts";
+
+type StreamRoutes = { Bindings: Env; Variables: { id: string } };
+
+/** A refusal on a stream route keeps the stream's security headers. */
+const withSecurityHeaders = createMiddleware<StreamRoutes>(async (c, next) => {
+  try {
+    await next();
+  } catch (err) {
+    if (err instanceof ApiException) {
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) err.headers[name] ??= value;
+    }
+    throw err;
+  }
+});
+
+/** Reads (`GET`, `HEAD`) take the bearer token or the call's subscribe token; writes the bearer. */
+const streamAuth = createMiddleware<StreamRoutes>(async (c, next) => {
+  const id = parseWith(invocationIdParam, c.req.param("name") ?? c.req.param("id"), "path.name");
+  c.set("id", id);
+  const method = c.req.method;
+  if (method === "GET" || method === "HEAD") await authorizeReader(c.req.raw, c.env, id);
+  else await authorizeAgent(c.req.raw, c.env);
+  await next();
+});
+
+/** The request as the Durable Object's `/stream` takes it: same method, query, headers, body. */
+function forward(c: Context<StreamRoutes>): Promise<Response> {
+  const url = new URL(c.req.url);
+  url.pathname = "/stream";
+  return invocationStub(c.env, c.get("id")).fetch(new Request(url, c.req.raw));
+}
+
+function preflight(): Response {
+  return new Response(null, { status: 204, headers: { ...SECURITY_HEADERS, ...PREFLIGHT_HEADERS } });
+}
+
+export const streamRoutes = new Hono<StreamRoutes>();
+streamRoutes.use("*", withSecurityHeaders);
+streamRoutes.options("/:name", preflight);
+streamRoutes.on(["GET", "HEAD", "PUT", "POST", "DELETE"], "/:name", streamAuth, forward);
+
+/**
+ * `GET|HEAD /v1/invocations/:id/stream`: a bash call from its spill, any other from its
+ * Durable Object.
+ * @example invocationRoutes.on(["GET", "HEAD"], "/:id/stream", invocationStream)
+ */
+export const invocationStream = new Hono<StreamRoutes>();
+invocationStream.use("*", withSecurityHeaders);
+invocationStream.options("/:id/stream", preflight);
+invocationStream.on(["GET", "HEAD"], "/:id/stream", streamAuth, async (c) => {
+  const id = c.get("id");
+  const view = unwrap(await invocationStub(c.env, id).view());
+  if (view.tool !== "bash") return forward(c);
+  const source = await spillSource(c.env, id, view, c.req.raw.signal);
+  return answerRead(c.req.raw, source);
+});
