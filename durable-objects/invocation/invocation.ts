@@ -132,7 +132,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
         record: () => this.#stored.record,
         result: () => this.#stored.result(),
         settled: (ms) => this.#life.reads.result(ms),
-      });
+      }, workerConfig(this.env).streamLongPollMs);
     }
     const record = this.#stored.record;
     if (!record) return errorResponse(NO_INVOCATION);

@@ -16,11 +16,15 @@ const GROWTH_POLL_MS = 200;
 /** The type the output is served as. */
 const OUTPUT_TYPE = "text/plain; charset=utf-8";
 
-/** The command's bytes kept in a settled view: its text up to `totalBytes`. */
-function keptBytes(view: InvocationView): Uint8Array {
+/**
+ * The command's bytes kept in a settled view whose spill was removed: its text up to
+ * `totalBytes` (what follows is the footer).
+ * @example keptBytes(view) // Uint8Array of the command's output
+ */
+export function keptBytes(view: InvocationView): Uint8Array<ArrayBuffer> {
   const first = view.state.content[0];
   const text = first?.type === "text" ? first.text : "";
-  return new TextEncoder().encode(text).subarray(0, view.state.truncation.totalBytes);
+  return new TextEncoder().encode(text).slice(0, view.state.truncation.totalBytes);
 }
 
 /** `bytes a-b/size` or `bytes *\/size` → size. */

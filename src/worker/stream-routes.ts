@@ -12,6 +12,7 @@ import {
   PREFLIGHT_HEADERS,
   SECURITY_HEADERS,
 } from "../protocol/durable-streams/index.ts";
+import { workerConfig } from "../protocol/index.ts";
 import { authorizeAgent, authorizeReader } from "./auth.ts";
 import { ApiException } from "./errors.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
@@ -43,10 +44,15 @@ const streamAuth = createMiddleware<StreamRoutes>(async (c, next) => {
 });
 
 /** The request as the Durable Object's `/stream` takes it: same method, query, headers, body. */
-function forward(c: Context<StreamRoutes>): Promise<Response> {
+async function forward(c: Context<StreamRoutes>): Promise<Response> {
   const url = new URL(c.req.url);
   url.pathname = "/stream";
-  return invocationStub(c.env, c.get("id")).fetch(new Request(url, c.req.raw));
+  const answer = await invocationStub(c.env, c.get("id")).fetch(new Request(url, c.req.raw));
+  if (!answer.headers.has("Location")) return answer;
+  // The object does not know the public URL; the stream made is the one asked for.
+  const res = new Response(answer.body, answer);
+  res.headers.set("Location", c.req.url);
+  return res;
 }
 
 function preflight(): Response {
@@ -71,5 +77,5 @@ invocationStream.on(["GET", "HEAD"], "/:id/stream", streamAuth, async (c) => {
   const view = unwrap(await invocationStub(c.env, id).view());
   if (view.tool !== "bash") return forward(c);
   const source = await spillSource(c.env, id, view, c.req.raw.signal);
-  return answerRead(c.req.raw, source);
+  return answerRead(c.req.raw, source, workerConfig(c.env).streamLongPollMs);
 });

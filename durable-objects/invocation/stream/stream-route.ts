@@ -36,6 +36,7 @@ export async function answerStream(
   request: Request,
   log: StreamLog,
   invocation: StreamedInvocation,
+  longPollMs: number,
 ): Promise<Response> {
   const method = request.method;
   let meta = log.meta();
@@ -61,7 +62,7 @@ export async function answerStream(
   }
   const source = meta ? writtenSource(log) : invocationSource(log, invocation);
   if (!source) return streamError("not_found", "no such stream or call", SECURITY_HEADERS);
-  return answerRead(request, source);
+  return answerRead(request, source, longPollMs);
 }
 
 function writtenSource(log: StreamLog): StreamSource | null {

@@ -72,7 +72,11 @@ function closing(request: Request): boolean {
 }
 
 /** The messages (JSON mode) or the one run of bytes (byte mode) an append stores. */
-function piecesOf(body: Uint8Array, contentType: string): Uint8Array[] | Response {
+function piecesOf(
+  body: Uint8Array,
+  contentType: string,
+  emptyArray: "refused" | "allowed",
+): Uint8Array[] | Response {
   if (!isJsonType(contentType)) return body.byteLength > 0 ? [body] : [];
   let value: unknown;
   try {
@@ -81,7 +85,7 @@ function piecesOf(body: Uint8Array, contentType: string): Uint8Array[] | Respons
     return streamError("bad_request", "body: not valid JSON; a JSON stream takes JSON values");
   }
   const messages = Array.isArray(value) ? value : [value];
-  if (messages.length === 0) {
+  if (messages.length === 0 && emptyArray === "refused") {
     return streamError("bad_request", "body: an empty array appends nothing; send at least one value");
   }
   const encoder = new TextEncoder();
@@ -122,7 +126,8 @@ export async function createStream(request: Request, log: StreamLog): Promise<Re
       ...lifeHeaders(existing),
     });
   }
-  const pieces = body.byteLength > 0 ? piecesOf(body, contentType) : [];
+  // A PUT may start a JSON stream with `[]`: made, and empty.
+  const pieces = body.byteLength > 0 ? piecesOf(body, contentType, "allowed") : [];
   if (pieces instanceof Response) return pieces;
   log.create({ contentType, ...life });
   const tail = log.append(pieces);
@@ -234,18 +239,21 @@ export async function appendToStream(request: Request, log: StreamLog): Promise<
       );
     }
   }
-  const pieces = body.byteLength > 0 ? piecesOf(body, meta.contentType) : [];
+  const pieces = body.byteLength > 0 ? piecesOf(body, meta.contentType, "refused") : [];
   if (pieces instanceof Response) return pieces;
   const verdict = producer ? judgeProducer(producer, log) : { kind: "apply" as const };
   if (verdict.kind === "refused") return verdict.response;
   const producerHeaders: Record<string, string> = producer
     ? { [HEADER.producerEpoch]: String(producer.epoch), [HEADER.producerSeq]: String(producer.seq) }
     : {};
-  if (verdict.kind === "duplicate") {
+  if (verdict.kind === "duplicate" && producer) {
+    // A retry is told where the producer stands: the highest seq accepted, not its own.
+    const place = log.producer(producer.id);
     return ok(204, {
       [HEADER.nextOffset]: formatOffset(meta.tail),
       ...(meta.closed ? { [HEADER.closed]: "true" } : {}),
-      ...producerHeaders,
+      [HEADER.producerEpoch]: String(place?.epoch ?? producer.epoch),
+      [HEADER.producerSeq]: String(place?.seq ?? producer.seq),
     });
   }
   if (meta.closed) {
@@ -264,7 +272,8 @@ export async function appendToStream(request: Request, log: StreamLog): Promise<
   const tail = log.append(pieces);
   if (close) log.close();
   log.touch();
-  return ok(producer ? 200 : 204, {
+  // A producer's append is 200 (its headers echoed); a close without bytes, like a plain append, 204.
+  return ok(producer && pieces.length > 0 ? 200 : 204, {
     [HEADER.nextOffset]: formatOffset(tail),
     ...(close ? { [HEADER.closed]: "true" } : {}),
     ...producerHeaders,

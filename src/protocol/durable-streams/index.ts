@@ -15,7 +15,6 @@ export {
   HEADER,
   isJsonType,
   isTextType,
-  LONG_POLL_MS,
   mediaType,
   nextCursor,
   PREFLIGHT_HEADERS,

@@ -10,7 +10,6 @@ import {
   HEADER,
   isJsonType,
   isTextType,
-  LONG_POLL_MS,
   nextCursor,
   parseOffset,
   READ_CHUNK_BYTES,
@@ -56,13 +55,11 @@ export function streamError(
   return errorResponse(apiError(code, message), { ...SECURITY_HEADERS, ...headers });
 }
 
-/** Clocks and waits the reader uses; tests shorten them. */
+/** How long the reader waits: a long-poll (`STREAM_LONG_POLL_SECONDS`), an SSE answer. */
 export interface ReadTiming {
   longPollMs: number;
   sseOpenMs: number;
 }
-
-const TIMING: ReadTiming = { longPollMs: LONG_POLL_MS, sseOpenMs: SSE_OPEN_MS };
 
 /**
  * Answers a `GET` or `HEAD` of a stream from `source`.
@@ -71,8 +68,9 @@ const TIMING: ReadTiming = { longPollMs: LONG_POLL_MS, sseOpenMs: SSE_OPEN_MS };
 export async function answerRead(
   request: Request,
   source: StreamSource,
-  timing: ReadTiming = TIMING,
+  longPollMs: number,
 ): Promise<Response> {
+  const timing: ReadTiming = { longPollMs, sseOpenMs: SSE_OPEN_MS };
   const url = new URL(request.url);
   const base = { ...SECURITY_HEADERS, ...source.headers };
   if (request.method === "HEAD") {
@@ -102,6 +100,13 @@ export async function answerRead(
     return streamError(
       "bad_request",
       `query.live: "${live}" is not a live mode; use long-poll or sse, or leave it out for a catch-up read`,
+      base,
+    );
+  }
+  if (live !== null && !url.searchParams.has("offset")) {
+    return streamError(
+      "bad_request",
+      `query.offset: live=${live} needs an offset (-1 for the start, now for the tail)`,
       base,
     );
   }

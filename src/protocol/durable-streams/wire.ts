@@ -24,9 +24,6 @@ export const HEADER = {
 /** Digits of an offset: a byte position, zero-padded so that offsets sort as strings. */
 export const OFFSET_DIGITS = 16;
 
-/** How long a long-poll waits for bytes before answering 204 (decision 201). */
-export const LONG_POLL_MS = 10_000;
-
 /** How long one SSE answer stays open before the server closes it and the reader reconnects. */
 export const SSE_OPEN_MS = 60_000;
 
