@@ -128,11 +128,16 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
    */
   override async fetch(request: Request): Promise<Response> {
     if (new URL(request.url).pathname === "/stream") {
-      return answerStream(request, this.#stream, {
-        record: () => this.#stored.record,
-        result: () => this.#stored.result(),
-        settled: (ms) => this.#life.reads.result(ms),
-      }, workerConfig(this.env).streamLongPollMs);
+      return answerStream(
+        request,
+        this.#stream,
+        {
+          record: () => this.#stored.record,
+          result: () => this.#stored.result(),
+          settled: (ms) => this.#life.reads.result(ms),
+        },
+        workerConfig(this.env).streamLongPollMs,
+      );
     }
     const record = this.#stored.record;
     if (!record) return errorResponse(NO_INVOCATION);

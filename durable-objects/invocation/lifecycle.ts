@@ -20,9 +20,9 @@ import { InvocationOutput } from "./output/invocation-output.ts";
 import type { InvocationRecord } from "./output/store.ts";
 import type { StoredInvocation } from "./output/stored-invocation.ts";
 import { ProducerPath } from "./producer-path.ts";
-import type { StreamLog } from "./stream/stream-log.ts";
 import { type Ending, settlementOf } from "./settle-table.ts";
 import { resultOf } from "./settled-result.ts";
+import type { StreamLog } from "./stream/stream-log.ts";
 import {
   type Execution,
   executionOf,

@@ -16,8 +16,8 @@ import { mcpRoute } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
 import { sandboxRoutes } from "./sandbox-routes.ts";
-import { invocationStream, streamRoutes } from "./stream-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
+import { invocationStream, streamRoutes } from "./stream-routes.ts";
 import { testControlRoutes } from "./test-control-routes.ts";
 
 /** Path of the viewer page among the static assets (written to public/ by the client). */

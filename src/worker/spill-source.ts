@@ -90,7 +90,9 @@ export async function spillSource(
         `sandbox "${current.sandbox}" refused the output of ${id} (${host.status})`,
       );
     }
-    const size = sizeOf(host.headers.get("content-range")) ?? Number(host.headers.get("content-length") ?? from);
+    const size =
+      sizeOf(host.headers.get("content-range")) ??
+      Number(host.headers.get("content-length") ?? from);
     if (maxBytes === 0) {
       await host.body?.cancel();
       return { parts: [], next: from, tail: size, closed: settled };

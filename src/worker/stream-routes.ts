@@ -14,23 +14,20 @@ import {
 } from "../protocol/durable-streams/index.ts";
 import { workerConfig } from "../protocol/index.ts";
 import { authorizeAgent, authorizeReader } from "./auth.ts";
-import { ApiException } from "./errors.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
 import { spillSource } from "./spill-source.ts";
 
 type StreamRoutes = { Bindings: Env; Variables: { id: string } };
 
-/** A refusal on a stream route keeps the stream's security headers. */
+/** Every answer of a stream route, refusals included, carries the stream's security headers. */
 const withSecurityHeaders = createMiddleware<StreamRoutes>(async (c, next) => {
-  try {
-    await next();
-  } catch (err) {
-    if (err instanceof ApiException) {
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) err.headers[name] ??= value;
-    }
-    throw err;
-  }
+  await next();
+  const missing = Object.entries(SECURITY_HEADERS).filter(([name]) => !c.res.headers.has(name));
+  if (missing.length === 0) return;
+  const res = new Response(c.res.body, c.res);
+  for (const [name, value] of missing) res.headers.set(name, value);
+  c.res = res;
 });
 
 /** Reads (`GET`, `HEAD`) take the bearer token or the call's subscribe token; writes the bearer. */
@@ -56,7 +53,10 @@ async function forward(c: Context<StreamRoutes>): Promise<Response> {
 }
 
 function preflight(): Response {
-  return new Response(null, { status: 204, headers: { ...SECURITY_HEADERS, ...PREFLIGHT_HEADERS } });
+  return new Response(null, {
+    status: 204,
+    headers: { ...SECURITY_HEADERS, ...PREFLIGHT_HEADERS },
+  });
 }
 
 export const streamRoutes = new Hono<StreamRoutes>();

@@ -3,10 +3,21 @@
 // and sandbox host (global-setup.ts): a bash call of 100,000 lines followed live to its
 // end through a proxy cut twice, byte for byte the spill; an external call's appends
 // over SSE with the watch link's token; another tool's text; and the protocol's headers.
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import { stream } from "@durable-streams/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type CreatedInvocation, ToolwireClient } from "../../src/client/index.ts";
 import { type CutProxy, startCutProxy } from "../support/e2e/cut-proxy.ts";
+import { ROOT } from "../support/processes.ts";
+
+const run = promisify(execFile);
+const PYTHON_READER = path.join(ROOT, "docs/stream-reader.py");
+const python = await run("python3", ["--version"]).then(
+  () => true,
+  () => false,
+);
 
 const apiUrl = inject("apiUrl");
 const token = inject("apiToken");
@@ -72,28 +83,55 @@ describe("GET /v1/invocations/:id/stream", () => {
   });
   afterAll(() => proxy?.close());
 
-  it("follows a bash call of 100,000 lines live to its end, cut twice, byte for byte the spill", async () => {
-    const created = await api.createInvocation({
-      tool: "bash",
-      args: {
-        command:
-          'for i in $(seq 1 100000); do echo "line $i"; [ $((i % 25000)) = 0 ] && sleep 1; done; true',
-        timeout: 120,
-      },
-    });
-    const url = `${proxy.url}/v1/invocations/${created.id}/stream`;
-    const reading = follow(url, "long-poll", auth);
-    for (const at of [1200, 2400]) {
-      await new Promise((resolve) => setTimeout(resolve, at === 1200 ? 1200 : 1200));
+  /** A command that prints 100,000 lines over about four seconds. */
+  const HUNDRED_THOUSAND_LINES =
+    'for i in $(seq 1 100000); do echo "line $i"; [ $((i % 25000)) = 0 ] && sleep 1; done; true';
+
+  /** Cuts every connection through the proxy twice while `reading` runs. */
+  async function cutTwice(): Promise<void> {
+    for (let cut = 0; cut < 2; cut++) {
+      await new Promise((resolve) => setTimeout(resolve, 1200));
       await proxy.stop();
       await proxy.start();
     }
+  }
+
+  it("follows a bash call of 100,000 lines live to its end, cut twice, byte for byte the spill", async () => {
+    const created = await api.createInvocation({
+      tool: "bash",
+      args: { command: HUNDRED_THOUSAND_LINES, timeout: 120 },
+    });
+    const url = `${proxy.url}/v1/invocations/${created.id}/stream`;
+    const reading = follow(url, "long-poll", auth);
+    await cutTwice();
     const { bytes } = await reading;
     expect((await api.result(created.id, { wait: 30 })).status).toBe("settled");
     const spill = await bytesOf(`${apiUrl}/v1/invocations/${created.id}/spill`);
     expect(spill.byteLength).toBe(1_088_895);
     expect(Buffer.from(bytes).equals(Buffer.from(spill))).toBe(true);
   }, 120_000);
+
+  it.skipIf(!python)(
+    "the standard-library Python reader in docs/ follows the same call live, cut twice, byte for byte (skipped: no python3 here)",
+    async () => {
+      const created = await api.createInvocation({
+        tool: "bash",
+        args: { command: HUNDRED_THOUSAND_LINES, timeout: 120 },
+      });
+      const url = `${proxy.url}/v1/invocations/${created.id}/stream`;
+      const reading = run("python3", [PYTHON_READER, url, "--token", token], {
+        encoding: "buffer",
+        maxBuffer: 16 * 1024 * 1024,
+        timeout: 90_000,
+      });
+      await cutTwice();
+      const { stdout } = await reading;
+      const spill = await bytesOf(`${apiUrl}/v1/invocations/${created.id}/spill`);
+      expect(stdout.byteLength).toBe(1_088_895);
+      expect(Buffer.from(stdout).equals(Buffer.from(spill))).toBe(true);
+    },
+    120_000,
+  );
 
   it("serves an external call's appends over SSE to the watch link's token, every byte once", async () => {
     const created: CreatedInvocation = await api.createInvocation({
@@ -125,7 +163,10 @@ describe("GET /v1/invocations/:id/stream", () => {
   }, 60_000);
 
   it("answers offsets, ETag and 304, Cache-Control and refusals as the protocol says", async () => {
-    const created = await api.createInvocation({ tool: "bash", args: { command: "printf 'abcdef'" } });
+    const created = await api.createInvocation({
+      tool: "bash",
+      args: { command: "printf 'abcdef'" },
+    });
     await api.result(created.id, { wait: 30 });
     const base = `${apiUrl}/v1/invocations/${created.id}/stream`;
     const head = await fetch(base, { method: "HEAD", headers: auth });
@@ -146,6 +187,8 @@ describe("GET /v1/invocations/:id/stream", () => {
     expect((await fetch(`${base}?offset=0000000000000007`, { headers: auth })).status).toBe(400);
     expect((await fetch(base)).status).toBe(401);
     // The small call's spill route answers its whole output too: it has one.
-    expect(new TextDecoder().decode(await bytesOf(`${apiUrl}/v1/invocations/${created.id}/spill`))).toBe("abcdef");
+    expect(
+      new TextDecoder().decode(await bytesOf(`${apiUrl}/v1/invocations/${created.id}/spill`)),
+    ).toBe("abcdef");
   }, 60_000);
 });

@@ -131,10 +131,7 @@ export class StreamLog {
   producer(id: string): ProducerPlace | null {
     return (
       this.#sql
-        .exec<ProducerPlace>(
-          "SELECT epoch, seq FROM stream_producers WHERE producer_id = ?",
-          id,
-        )
+        .exec<ProducerPlace>("SELECT epoch, seq FROM stream_producers WHERE producer_id = ?", id)
         .toArray()[0] ?? null
     );
   }
@@ -157,11 +154,10 @@ export class StreamLog {
     const parts: Uint8Array[] = [];
     let next = from;
     if (maxBytes > 0 && from < tail) {
-      const rows = this.#sql
-        .exec<{ start: number; data: ArrayBuffer }>(
-          "SELECT start, data FROM stream_data WHERE start + length(data) > ? ORDER BY start",
-          from,
-        );
+      const rows = this.#sql.exec<{ start: number; data: ArrayBuffer }>(
+        "SELECT start, data FROM stream_data WHERE start + length(data) > ? ORDER BY start",
+        from,
+      );
       let size = 0;
       for (const row of rows) {
         const bytes = new Uint8Array(row.data);
@@ -191,9 +187,7 @@ export class StreamLog {
 
   #tail(): number {
     const row = this.#sql
-      .exec<{ tail: number | null }>(
-        "SELECT MAX(start + length(data)) AS tail FROM stream_data",
-      )
+      .exec<{ tail: number | null }>("SELECT MAX(start + length(data)) AS tail FROM stream_data")
       .one();
     return row.tail ?? 0;
   }

@@ -15,7 +15,13 @@ import {
 import { EXTERNAL_TOOL } from "../../../src/tools/index.ts";
 import type { InvocationRecord } from "../output/store.ts";
 import type { StreamLog } from "./stream-log.ts";
-import { appendToStream, createStream, deleteStream, expired, lifeHeaders } from "./stream-writes.ts";
+import {
+  appendToStream,
+  createStream,
+  deleteStream,
+  expired,
+  lifeHeaders,
+} from "./stream-writes.ts";
 
 /** What the face reads of the invocation this object holds. */
 export interface StreamedInvocation {
@@ -60,6 +66,8 @@ export async function answerStream(
       Allow: "GET, HEAD, PUT, POST, DELETE",
     });
   }
+  // A read keeps a stream with a TTL alive; a HEAD does not.
+  if (meta && method === "GET") log.touch();
   const source = meta ? writtenSource(log) : invocationSource(log, invocation);
   if (!source) return streamError("not_found", "no such stream or call", SECURITY_HEADERS);
   return answerRead(request, source, longPollMs);
@@ -75,7 +83,6 @@ function writtenSource(log: StreamLog): StreamSource | null {
     async read(from, maxBytes) {
       const now = log.meta();
       if (!now) return "gone";
-      log.touch();
       return log.slice(from, maxBytes, now.closed, /^application\/json/i.test(now.contentType));
     },
     wait: (_from, until, signal) => log.wait(until, signal),
@@ -108,7 +115,12 @@ function invocationSource(log: StreamLog, invocation: StreamedInvocation): Strea
       const bytes = new TextEncoder().encode(result ? textOf(result) : "");
       const end = maxBytes === 0 ? from : Math.min(bytes.byteLength, from + maxBytes);
       const parts = end > from ? [bytes.subarray(from, end)] : [];
-      return { parts, next: Math.max(from, end), tail: bytes.byteLength, closed: result !== undefined };
+      return {
+        parts,
+        next: Math.max(from, end),
+        tail: bytes.byteLength,
+        closed: result !== undefined,
+      };
     },
     wait,
   };
@@ -116,7 +128,5 @@ function invocationSource(log: StreamLog, invocation: StreamedInvocation): Strea
 
 /** A settled call's text: its text content, in order. */
 export function textOf(result: SettledResult): string {
-  return result.content
-    .map((item) => (item.type === "text" ? item.text : ""))
-    .join("");
+  return result.content.map((item) => (item.type === "text" ? item.text : "")).join("");
 }

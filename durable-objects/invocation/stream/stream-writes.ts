@@ -86,7 +86,10 @@ function piecesOf(
   }
   const messages = Array.isArray(value) ? value : [value];
   if (messages.length === 0 && emptyArray === "refused") {
-    return streamError("bad_request", "body: an empty array appends nothing; send at least one value");
+    return streamError(
+      "bad_request",
+      "body: an empty array appends nothing; send at least one value",
+    );
   }
   const encoder = new TextEncoder();
   return messages.map((message) => encoder.encode(JSON.stringify(message)));
@@ -164,7 +167,10 @@ function parseProducer(request: Request): Producer | null | Response {
   }
   const [e, s] = [Number(epoch), Number(seq)];
   if (!Number.isSafeInteger(e) || !Number.isSafeInteger(s)) {
-    return streamError("bad_request", `${HEADER.producerEpoch} and ${HEADER.producerSeq} are at most 2^53 - 1`);
+    return streamError(
+      "bad_request",
+      `${HEADER.producerEpoch} and ${HEADER.producerSeq} are at most 2^53 - 1`,
+    );
   }
   return { id, epoch: e, seq: s };
 }
@@ -225,12 +231,18 @@ export async function appendToStream(request: Request, log: StreamLog): Promise<
   const close = closing(request);
   const closedHeaders = { [HEADER.closed]: "true", [HEADER.nextOffset]: formatOffset(meta.tail) };
   if (body.byteLength === 0 && !close) {
-    return streamError("bad_request", "body: empty; an append needs bytes (or Stream-Closed: true to close)");
+    return streamError(
+      "bad_request",
+      "body: empty; an append needs bytes (or Stream-Closed: true to close)",
+    );
   }
   const contentType = request.headers.get("Content-Type");
   if (body.byteLength > 0) {
     if (contentType === null) {
-      return streamError("bad_request", `Content-Type: missing; this stream takes ${meta.contentType}`);
+      return streamError(
+        "bad_request",
+        `Content-Type: missing; this stream takes ${meta.contentType}`,
+      );
     }
     if (mediaType(contentType) !== mediaType(meta.contentType)) {
       return streamError(
@@ -258,7 +270,11 @@ export async function appendToStream(request: Request, log: StreamLog): Promise<
   }
   if (meta.closed) {
     if (body.byteLength === 0) return ok(204, closedHeaders);
-    return streamError("conflict", "the stream is closed; nothing more can be appended", closedHeaders);
+    return streamError(
+      "conflict",
+      "the stream is closed; nothing more can be appended",
+      closedHeaders,
+    );
   }
   const seq = request.headers.get(HEADER.seq);
   if (seq !== null && meta.writerSeq !== null && seq <= meta.writerSeq) {

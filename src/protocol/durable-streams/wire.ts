@@ -42,7 +42,10 @@ export function formatOffset(position: number): string {
 }
 
 /** A requested offset: the start, the current tail, or a position this server gave out. */
-export type RequestedOffset = { kind: "start" } | { kind: "now" } | { kind: "at"; position: number };
+export type RequestedOffset =
+  | { kind: "start" }
+  | { kind: "now" }
+  | { kind: "at"; position: number };
 
 /**
  * The `offset` query parameter, or null when it is none this server could have given.
@@ -63,7 +66,8 @@ export function parseOffset(value: string | undefined): RequestedOffset | null {
  */
 export function nextCursor(readerCursor: string | undefined, now: number): string {
   const interval = Math.floor(now / CURSOR_INTERVAL_MS);
-  const theirs = readerCursor !== undefined && /^\d{1,15}$/.test(readerCursor) ? Number(readerCursor) : -1;
+  const theirs =
+    readerCursor !== undefined && /^\d{1,15}$/.test(readerCursor) ? Number(readerCursor) : -1;
   return String(Math.max(interval, theirs + 1));
 }
 

@@ -4,7 +4,7 @@
  * the Durable Streams conformance suite, which sends no credentials, reaches the Worker
  * through: the Worker itself never opens a stream route without a credential.
  */
-import { request as httpRequest, createServer, type Server } from "node:http";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import { HOST } from "../processes.ts";
 
 export interface BearerProxy {
