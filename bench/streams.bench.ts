@@ -66,7 +66,7 @@ async function appendRate(url: string, headers: Record<string, string>): Promise
     headers: { ...headers, "Content-Type": "text/plain" },
   });
   if (put.status !== 201) throw new Error(`PUT ${url}: ${put.status}`);
-  const body = "x".repeat(1023) + "\n";
+  const body = `${"x".repeat(1023)}\n`;
   const started = performance.now();
   for (let seq = 0; seq < APPENDS; seq++) {
     const res = await fetch(url, {

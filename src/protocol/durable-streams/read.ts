@@ -188,7 +188,7 @@ function bytesAnswer(
     "Cache-Control": caching,
   };
   const match = request.headers.get("If-None-Match");
-  if (match !== null && match.split(",").some((tag) => tag.trim() === etag)) {
+  if (match?.split(",").some((tag) => tag.trim() === etag)) {
     if (slice.parts instanceof ReadableStream) void slice.parts.cancel();
     return new Response(null, { status: 304, headers: all });
   }
