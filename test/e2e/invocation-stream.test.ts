@@ -112,7 +112,7 @@ describe("GET /v1/invocations/:id/stream", () => {
   }, 120_000);
 
   it.skipIf(!python)(
-    "the standard-library Python reader in docs/ follows the same call live, cut twice, byte for byte (skipped: no python3 here)",
+    "the standard-library Python reader in docs/ follows the same call live, cut twice, byte for byte (skips, saying so, where python3 is missing)",
     async () => {
       const created = await api.createInvocation({
         tool: "bash",
