@@ -104,7 +104,7 @@ export default async function main(): Promise<void> {
       state: { truncation: { spillPath?: string } };
     };
     const rows: Record<string, number[]> = { stream: [], spill: [], cat: [] };
-    const spillFile = spillFileOf(view.state.truncation.spillPath);
+    const spillFile = spillFileOf(stack.sandboxRoot, view.state.truncation.spillPath);
     for (let run = 0; run < RUNS; run++) {
       const s = await timed(() => drain(`${apiUrl}/v1/invocations/${id}/stream?offset=-1`, auth));
       const p = await timed(() => drain(`${apiUrl}/v1/invocations/${id}/spill`, auth));
@@ -178,9 +178,8 @@ export default async function main(): Promise<void> {
   }
 }
 
-/** The spill file on this machine, under the e2e sandbox root's `.spill` sibling. */
-function spillFileOf(jailPath: string | undefined): string | null {
-  const root = process.env.BENCH_SPILL_DIR;
-  if (!jailPath || !root) return null;
-  return `${root}/${jailPath.split("/").pop()}`;
+/** The spill file on this machine: in the sandbox root's `.spill` sibling, by its name. */
+function spillFileOf(sandboxRoot: string, jailPath: string | undefined): string | null {
+  if (!jailPath) return null;
+  return `${sandboxRoot}.spill/${jailPath.split("/").pop()}`;
 }
