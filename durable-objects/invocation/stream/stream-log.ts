@@ -186,9 +186,12 @@ export class StreamLog {
   }
 
   #tail(): number {
+    // The last row by its key: one index step, however long the stream.
     const row = this.#sql
-      .exec<{ tail: number | null }>("SELECT MAX(start + length(data)) AS tail FROM stream_data")
-      .one();
-    return row.tail ?? 0;
+      .exec<{ tail: number }>(
+        "SELECT start + length(data) AS tail FROM stream_data ORDER BY start DESC LIMIT 1",
+      )
+      .toArray()[0];
+    return row?.tail ?? 0;
   }
 }

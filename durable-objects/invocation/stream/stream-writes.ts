@@ -8,6 +8,7 @@ import {
   formatOffset,
   HEADER,
   isJsonType,
+  MAX_APPEND_BYTES,
   mediaType,
   SECURITY_HEADERS,
   streamError,
@@ -71,6 +72,35 @@ function closing(request: Request): boolean {
   return request.headers.get(HEADER.closed)?.toLowerCase() === "true";
 }
 
+/** The body's bytes, or a 413 past `MAX_APPEND_BYTES` (checked as they arrive, not only by `Content-Length`). */
+async function bodyOf(request: Request): Promise<Uint8Array | Response> {
+  const tooLarge = streamError(
+    "too_large",
+    `body: over ${MAX_APPEND_BYTES} bytes (16 MiB), the most one append takes; split it into several`,
+  );
+  if (Number(request.headers.get("Content-Length") ?? 0) > MAX_APPEND_BYTES) {
+    // The body is not read: cancel it, or the runtime reports an unread request body.
+    await request.body?.cancel().catch(() => undefined);
+    return tooLarge;
+  }
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // Leaving the loop early cancels the rest of the body.
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > MAX_APPEND_BYTES) return tooLarge;
+    chunks.push(chunk);
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return body;
+}
+
 /** The messages (JSON mode) or the one run of bytes (byte mode) an append stores. */
 function piecesOf(
   body: Uint8Array,
@@ -108,7 +138,8 @@ export async function createStream(request: Request, log: StreamLog): Promise<Re
   if (life instanceof Response) return life;
   const contentType = request.headers.get("Content-Type") ?? DEFAULT_TYPE;
   const close = closing(request);
-  const body = new Uint8Array(await request.arrayBuffer());
+  const body = await bodyOf(request);
+  if (body instanceof Response) return body;
   const existing = log.meta();
   if (existing) {
     const same =
@@ -227,7 +258,8 @@ export async function appendToStream(request: Request, log: StreamLog): Promise<
   if (!meta) return streamError("not_found", "no such stream; create it with PUT first");
   const producer = parseProducer(request);
   if (producer instanceof Response) return producer;
-  const body = new Uint8Array(await request.arrayBuffer());
+  const body = await bodyOf(request);
+  if (body instanceof Response) return body;
   const close = closing(request);
   const closedHeaders = { [HEADER.closed]: "true", [HEADER.nextOffset]: formatOffset(meta.tail) };
   if (body.byteLength === 0 && !close) {

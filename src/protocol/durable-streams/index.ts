@@ -15,6 +15,7 @@ export {
   HEADER,
   isJsonType,
   isTextType,
+  MAX_APPEND_BYTES,
   mediaType,
   nextCursor,
   PREFLIGHT_HEADERS,

@@ -30,6 +30,9 @@ export const SSE_OPEN_MS = 60_000;
 /** Bytes at most in one catch-up answer or one SSE data event (a reader asks again for more). */
 export const READ_CHUNK_BYTES = 1024 * 1024;
 
+/** Bytes at most in one `PUT` or `POST` body (16 MiB; exactly that is accepted); more is a 413. */
+export const MAX_APPEND_BYTES = 16 * 1024 * 1024;
+
 /** The width of one cursor interval: long-poll answers in one interval share a cursor. */
 const CURSOR_INTERVAL_MS = 20_000;
 
