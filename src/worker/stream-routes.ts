@@ -9,6 +9,8 @@ import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import {
   answerRead,
+  appendTooLarge,
+  MAX_APPEND_BYTES,
   PREFLIGHT_HEADERS,
   SECURITY_HEADERS,
 } from "../protocol/durable-streams/index.ts";
@@ -42,6 +44,10 @@ const streamAuth = createMiddleware<StreamRoutes>(async (c, next) => {
 
 /** The request as the Durable Object's `/stream` takes it: same method, query, headers, body. */
 async function forward(c: Context<StreamRoutes>): Promise<Response> {
+  // Refused here when its length says so: the object never starts reading a body it refuses.
+  if (Number(c.req.header("Content-Length") ?? 0) > MAX_APPEND_BYTES) {
+    return appendTooLarge();
+  }
   const url = new URL(c.req.url);
   url.pathname = "/stream";
   const answer = await invocationStub(c.env, c.get("id")).fetch(new Request(url, c.req.raw));

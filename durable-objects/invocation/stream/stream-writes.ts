@@ -5,6 +5,7 @@
  * `-Seq`, decision 203); closing; deleting. Every check runs before anything is stored.
  */
 import {
+  appendTooLarge,
   formatOffset,
   HEADER,
   isJsonType,
@@ -74,10 +75,7 @@ function closing(request: Request): boolean {
 
 /** The body's bytes, or a 413 past `MAX_APPEND_BYTES` (checked as they arrive, not only by `Content-Length`). */
 async function bodyOf(request: Request): Promise<Uint8Array | Response> {
-  const tooLarge = streamError(
-    "too_large",
-    `body: over ${MAX_APPEND_BYTES} bytes (16 MiB), the most one append takes; split it into several`,
-  );
+  const tooLarge = appendTooLarge();
   if (Number(request.headers.get("Content-Length") ?? 0) > MAX_APPEND_BYTES) {
     // The body is not read: cancel it, or the runtime reports an unread request body.
     await request.body?.cancel().catch(() => undefined);

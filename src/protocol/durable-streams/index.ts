@@ -5,6 +5,7 @@
  */
 export {
   answerRead,
+  appendTooLarge,
   type ReadTiming,
   type StreamSlice,
   type StreamSource,

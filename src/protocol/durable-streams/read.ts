@@ -10,6 +10,7 @@ import {
   HEADER,
   isJsonType,
   isTextType,
+  MAX_APPEND_BYTES,
   nextCursor,
   parseOffset,
   READ_CHUNK_BYTES,
@@ -53,6 +54,14 @@ export function streamError(
   headers: Record<string, string> = {},
 ): Response {
   return errorResponse(apiError(code, message), { ...SECURITY_HEADERS, ...headers });
+}
+
+/** The 413 of a body over `MAX_APPEND_BYTES`, wherever it is noticed. */
+export function appendTooLarge(): Response {
+  return streamError(
+    "too_large",
+    `body: over ${MAX_APPEND_BYTES} bytes (16 MiB), the most one append takes; split it into several`,
+  );
 }
 
 /** How long the reader waits: a long-poll (`STREAM_LONG_POLL_SECONDS`), an SSE answer. */
