@@ -76,7 +76,7 @@ streamRoutes.on(["GET", "HEAD", "PUT", "POST", "DELETE"], "/:name", streamAuth, 
  * @example invocationRoutes.on(["GET", "HEAD"], "/:id/stream", invocationStream)
  */
 export const invocationStream = new Hono<StreamRoutes>();
-invocationStream.use("*", withSecurityHeaders);
+invocationStream.use("/:id/stream", withSecurityHeaders);
 invocationStream.options("/:id/stream", preflight);
 invocationStream.on(["GET", "HEAD"], "/:id/stream", streamAuth, async (c) => {
   const id = c.get("id");

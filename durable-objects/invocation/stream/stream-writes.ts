@@ -75,11 +75,10 @@ function closing(request: Request): boolean {
 
 /** The body's bytes, or a 413 past `MAX_APPEND_BYTES` (checked as they arrive, not only by `Content-Length`). */
 async function bodyOf(request: Request): Promise<Uint8Array | Response> {
-  const tooLarge = appendTooLarge();
   if (Number(request.headers.get("Content-Length") ?? 0) > MAX_APPEND_BYTES) {
     // The body is not read: cancel it, or the runtime reports an unread request body.
     await request.body?.cancel().catch(() => undefined);
-    return tooLarge;
+    return appendTooLarge();
   }
   if (!request.body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
@@ -87,7 +86,7 @@ async function bodyOf(request: Request): Promise<Uint8Array | Response> {
   // Leaving the loop early cancels the rest of the body.
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > MAX_APPEND_BYTES) return tooLarge;
+    if (size > MAX_APPEND_BYTES) return appendTooLarge();
     chunks.push(chunk);
   }
   const body = new Uint8Array(size);
