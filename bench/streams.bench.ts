@@ -86,6 +86,23 @@ async function appendRate(url: string, headers: Record<string, string>): Promise
   return APPENDS / ((performance.now() - started) / 1000);
 }
 
+/** The same appends through Toolwire's own producer API (`POST /v1/invocations/:id/output` with `seq`). */
+async function producerApiRate(apiUrl: string, auth: Record<string, string>): Promise<number> {
+  const id = await call(apiUrl, auth, { tool: "external", args: { name: "bench" } });
+  const write = `${"x".repeat(1023)}\n`;
+  const started = performance.now();
+  for (let seq = 0; seq < APPENDS; seq++) {
+    const res = await fetch(`${apiUrl}/v1/invocations/${id}/output`, {
+      method: "POST",
+      headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ calls: [{ write }], seq }),
+    });
+    if (res.status !== 200) throw new Error(`output ${seq}: ${res.status}`);
+    await res.body?.cancel();
+  }
+  return APPENDS / ((performance.now() - started) / 1000);
+}
+
 export default async function main(): Promise<void> {
   console.log(`runs ${RUNS}, readers ${READERS}, appends ${APPENDS}; ${load()}`);
   const stack = await startStack();
@@ -164,12 +181,16 @@ export default async function main(): Promise<void> {
     try {
       const ours = await appendRate(`${apiUrl}/v1/stream/bench-${Date.now()}`, auth);
       const theirs = await appendRate(`${referenceUrl}/v1/stream/bench-${Date.now()}`, {});
+      const producerApi = await producerApiRate(apiUrl, auth);
       console.log(
         `\n| ${APPENDS} appends of 1 KB with Producer-Seq, one at a time | appends/s | ratio |`,
       );
       console.log("|---|---:|---:|");
       console.log(`| Toolwire /v1/stream | ${ours.toFixed(0)} | ${(ours / theirs).toFixed(2)}× |`);
       console.log(`| reference server 0.3.7 (in process) | ${theirs.toFixed(0)} | 1 |`);
+      console.log(
+        `| Toolwire's producer API (/output with seq), same stack | ${producerApi.toFixed(0)} | ${(producerApi / theirs).toFixed(2)}× |`,
+      );
     } finally {
       await reference.stop();
     }
