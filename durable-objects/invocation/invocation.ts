@@ -29,6 +29,7 @@ import { NO_INVOCATION, notFound } from "./outcome.ts";
 import type { StorageStats } from "./output/store.ts";
 import { StoredInvocation } from "./output/stored-invocation.ts";
 import { ReadCursors } from "./read-cursors.ts";
+import { type ForkAnswer, forkPrefix } from "./stream/stream-fork.ts";
 import { StreamLog } from "./stream/stream-log.ts";
 import { answerStream } from "./stream/stream-route.ts";
 
@@ -114,6 +115,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     return this.#cursors.commit(reader, range);
   }
 
+  /** What a fork of this object's stream at `offset` inherits (stream/stream-fork.ts). */
+  async forkSource(offset: string | null): Promise<ForkAnswer> {
+    return forkPrefix(this.#stream, offset);
+  }
+
   // ── the runtime's events ─────────────────────────────────────────────────────
 
   /** Heartbeat, resume after a crash, idle deadline or retirement (alarm-schedule.ts). */
@@ -135,6 +141,8 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
           record: () => this.#stored.record,
           result: () => this.#stored.result(),
           settled: (ms) => this.#life.reads.result(ms),
+          fork: (name, offset) =>
+            (this.env.INVOCATIONS.getByName(name) as unknown as InvocationDO).forkSource(offset),
         },
         workerConfig(this.env).streamLongPollMs,
       );

@@ -37,6 +37,12 @@ type MetaRow = {
   touched_at: number;
 };
 
+/** Whether `meta`'s stream has outlived its TTL or expiry at `now`. */
+export function expired(meta: StreamMeta, now: number): boolean {
+  if (meta.expiresAt !== null && now >= meta.expiresAt) return true;
+  return meta.ttlSeconds !== null && now >= meta.touchedAt + meta.ttlSeconds * 1000;
+}
+
 /** A producer's place: the epoch it writes in and the last seq accepted there. */
 export type ProducerPlace = {
   epoch: number;
@@ -169,6 +175,26 @@ export class StreamLog {
       }
     }
     return { parts, next, tail, closed };
+  }
+
+  /**
+   * The rows before `offset`, the last one cut there in byte mode; null in JSON mode
+   * when `offset` is inside a message. A fork's inheritance (stream-fork.ts).
+   */
+  prefix(offset: number, json: boolean): Uint8Array[] | null {
+    const pieces: Uint8Array[] = [];
+    const rows = this.#sql.exec<{ start: number; data: ArrayBuffer }>(
+      "SELECT start, data FROM stream_data WHERE start < ? ORDER BY start",
+      offset,
+    );
+    for (const row of rows) {
+      const bytes = new Uint8Array(row.data);
+      const end = row.start + bytes.byteLength;
+      if (end <= offset) pieces.push(bytes);
+      else if (json) return null;
+      else pieces.push(bytes.slice(0, offset - row.start));
+    }
+    return pieces;
   }
 
   /** Resolves at the next append, close or delete, at `until`, or when `signal` aborts. */

@@ -14,12 +14,12 @@ import {
 } from "../../../src/protocol/durable-streams/index.ts";
 import { EXTERNAL_TOOL } from "../../../src/tools/index.ts";
 import type { InvocationRecord } from "../output/store.ts";
-import type { StreamLog } from "./stream-log.ts";
+import { expired, type StreamLog } from "./stream-log.ts";
 import {
   appendToStream,
   createStream,
   deleteStream,
-  expired,
+  type ForkSource,
   lifeHeaders,
 } from "./stream-writes.ts";
 
@@ -29,6 +29,8 @@ export interface StreamedInvocation {
   result(): SettledResult | undefined;
   /** Resolves when the invocation settles, or after `ms`. */
   settled(ms: number): Promise<unknown>;
+  /** The prefix a fork inherits from the stream named `name` (its own object's `forkSource`). */
+  fork: ForkSource;
 }
 
 /** The type a call's output is served as: the text the tool wrote, in UTF-8. */
@@ -57,7 +59,7 @@ export async function answerStream(
         "this name is a tool call's id; its output is read here but it is written through its producer API",
       );
     }
-    return createStream(request, log);
+    return createStream(request, log, invocation.fork);
   }
   if (method === "POST") return appendToStream(request, log);
   if (method === "DELETE") return deleteStream(log);

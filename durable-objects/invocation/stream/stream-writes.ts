@@ -14,16 +14,20 @@ import {
   SECURITY_HEADERS,
   streamError,
 } from "../../../src/protocol/durable-streams/index.ts";
+import {
+  FORK_OFFSET,
+  FORKED_FROM,
+  type ForkAnswer,
+  forkSourceName,
+  offsetWithoutSource,
+} from "./stream-fork.ts";
 import type { StreamLog, StreamMeta } from "./stream-log.ts";
+
+/** Asks the object named `name` for the prefix a fork of it at `offset` inherits. */
+export type ForkSource = (name: string, offset: string | null) => Promise<ForkAnswer>;
 
 /** The type of a stream made without a `Content-Type`. */
 const DEFAULT_TYPE = "application/octet-stream";
-
-/** Whether `meta`'s stream has outlived its TTL or expiry at `now`. */
-export function expired(meta: StreamMeta, now: number): boolean {
-  if (meta.expiresAt !== null && now >= meta.expiresAt) return true;
-  return meta.ttlSeconds !== null && now >= meta.touchedAt + meta.ttlSeconds * 1000;
-}
 
 /** Headers that tell a stream's life: its TTL and its expiry. */
 export function lifeHeaders(meta: StreamMeta): Record<string, string> {
@@ -130,10 +134,50 @@ function ok(status: 200 | 201 | 204, headers: Record<string, string>): Response 
  * `PUT`: makes the stream (201), or answers 200 for the same settings again and 409 for
  * other ones.
  */
-export async function createStream(request: Request, log: StreamLog): Promise<Response> {
-  const life = parseLife(request);
+export async function createStream(
+  request: Request,
+  log: StreamLog,
+  fork: ForkSource,
+): Promise<Response> {
+  let life = parseLife(request);
   if (life instanceof Response) return life;
-  const contentType = request.headers.get("Content-Type") ?? DEFAULT_TYPE;
+  if (offsetWithoutSource(request)) {
+    return streamError(
+      "bad_request",
+      `${FORK_OFFSET} without ${FORKED_FROM}: name the stream to fork`,
+    );
+  }
+  const source = forkSourceName(request);
+  if (source === null) {
+    return streamError("bad_request", `${FORKED_FROM}: not a /v1/stream/<name> of this server`);
+  }
+  const stated = request.headers.get("Content-Type");
+  let contentType = stated ?? DEFAULT_TYPE;
+  let inherited: Uint8Array[] = [];
+  const current = log.meta();
+  if (source !== undefined) {
+    // A fork takes its source's type and life unless the PUT says otherwise.
+    const answer = current ? null : await fork(source, request.headers.get(FORK_OFFSET));
+    if (answer && !answer.ok) {
+      const code =
+        answer.status === 404 ? "not_found" : answer.status === 413 ? "too_large" : "bad_request";
+      return streamError(code, answer.message);
+    }
+    const from = answer?.prefix ?? current;
+    if (from) {
+      if (stated !== null && mediaType(stated) !== mediaType(from.contentType)) {
+        return streamError(
+          "conflict",
+          `Content-Type ${stated} is not the source's ${from.contentType}`,
+        );
+      }
+      contentType = from.contentType;
+      if (life.ttlSeconds === null && life.expiresAt === null) {
+        life = { ttlSeconds: from.ttlSeconds, expiresAt: from.expiresAt };
+      }
+    }
+    inherited = answer?.prefix.pieces ?? [];
+  }
   const close = closing(request);
   const body = await bodyOf(request);
   if (body instanceof Response) return body;
@@ -161,6 +205,7 @@ export async function createStream(request: Request, log: StreamLog): Promise<Re
   const pieces = body.byteLength > 0 ? piecesOf(body, contentType, "allowed") : [];
   if (pieces instanceof Response) return pieces;
   log.create({ contentType, ...life });
+  log.append(inherited);
   const tail = log.append(pieces);
   if (close) log.close();
   const meta = log.meta() as StreamMeta;
