@@ -23,6 +23,8 @@ export type ForkAnswer =
 /** The header naming a fork's source, and its offset. */
 export const FORKED_FROM = "Stream-Forked-From";
 export const FORK_OFFSET = "Stream-Fork-Offset";
+/** A position inside one append or JSON batch; refused here (decision 204). */
+export const FORK_SUB_OFFSET = "Stream-Fork-Sub-Offset";
 
 /**
  * The source side: this stream's bytes up to `offset` (its tail when null).

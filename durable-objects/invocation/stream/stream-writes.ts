@@ -16,6 +16,7 @@ import {
 } from "../../../src/protocol/durable-streams/index.ts";
 import {
   FORK_OFFSET,
+  FORK_SUB_OFFSET,
   FORKED_FROM,
   type ForkAnswer,
   forkSourceName,
@@ -141,6 +142,12 @@ export async function createStream(
 ): Promise<Response> {
   let life = parseLife(request);
   if (life instanceof Response) return life;
+  if (request.headers.get(FORK_SUB_OFFSET) !== null) {
+    return streamError(
+      "bad_request",
+      `${FORK_SUB_OFFSET}: forks inside an append are not supported here; fork at a ${FORK_OFFSET} a read gave`,
+    );
+  }
   if (offsetWithoutSource(request)) {
     return streamError(
       "bad_request",
