@@ -60,7 +60,7 @@ describe("/v1/stream/:name in the Workers runtime", () => {
     expect(await over.text()).toMatch(/16 MiB/);
     const head = await call(path, { method: "HEAD" });
     expect(Number(head.headers.get("Stream-Next-Offset"))).toBe(2 * MAX_APPEND_BYTES - 1);
-  });
+  }, 30_000);
 
   it("takes a Producer-Seq up to 2^53 - 1 and refuses 2^53", async () => {
     const path = await made(freshId("stream-seq-bound"));
@@ -92,4 +92,54 @@ describe("/v1/stream/:name in the Workers runtime", () => {
     expect(res.headers.get("Stream-Closed")).toBe("true");
     expect(await res.text()).toBe(`${big}end\n`);
   });
+
+  it("a fork copies its source's prefix and outlives the source; a missing source or an offset past its end is refused", async () => {
+    const source = await made(freshId("fork-src"));
+    await call(source, text("first"));
+    const middle = (await call(source, { method: "HEAD" })).headers.get("Stream-Next-Offset") ?? "";
+    await call(source, text("second"));
+    const fork = `/v1/stream/${freshId("fork")}`;
+    const forked = await call(fork, {
+      method: "PUT",
+      headers: { "Stream-Forked-From": source, "Stream-Fork-Offset": middle },
+    });
+    expect(forked.status).toBe(201);
+    expect(forked.headers.get("Content-Type")).toBe("text/plain");
+    await call(fork, text(" and the fork's"));
+    expect((await call(source, { method: "DELETE" })).status).toBe(204);
+    expect(await (await call(`${fork}?offset=-1`)).text()).toBe("first and the fork's");
+    const missing = await call(`/v1/stream/${freshId("fork")}`, {
+      method: "PUT",
+      headers: { "Stream-Forked-From": "/v1/stream/never-made-1" },
+    });
+    expect(missing.status).toBe(404);
+    const past = await call(`/v1/stream/${freshId("fork")}`, {
+      method: "PUT",
+      headers: { "Stream-Forked-From": fork, "Stream-Fork-Offset": "0000000000099999" },
+    });
+    expect(past.status).toBe(400);
+  });
+
+  it("a fork copies exactly 16 MiB of its source and refuses one byte more with 413", async () => {
+    const source = await made(freshId("fork-big"), "application/octet-stream");
+    const bytes = (size: number) => ({
+      method: "POST",
+      headers: { "Content-Type": "application/octet-stream" },
+      body: new Uint8Array(size).fill(1),
+    });
+    await call(source, bytes(MAX_APPEND_BYTES));
+    await call(source, bytes(1));
+    const forkAt = (offset: number) =>
+      call(`/v1/stream/${freshId("fork-big")}`, {
+        method: "PUT",
+        headers: {
+          "Stream-Forked-From": source,
+          "Stream-Fork-Offset": String(offset).padStart(16, "0"),
+        },
+      });
+    const at = await forkAt(MAX_APPEND_BYTES);
+    expect(at.status).toBe(201);
+    expect(at.headers.get("Stream-Next-Offset")).toBe(String(MAX_APPEND_BYTES).padStart(16, "0"));
+    expect((await forkAt(MAX_APPEND_BYTES + 1)).status).toBe(413);
+  }, 30_000);
 });
