@@ -30,6 +30,10 @@ interface Env {
   SANDBOX_IDLE_TIMEOUT_SECONDS?: string;
   /** Comma-separated hostnames `/mcp` answers for besides loopback (DNS-rebinding protection). */
   MCP_ALLOWED_HOSTS?: string;
+  /** Domain whose wildcard routes to this Worker, for preview URLs' host form (decision 182). */
+  PREVIEW_DOMAIN?: string;
+  /** The Worker's address as people reach it, for the URLs `expose_port` gives (default http://127.0.0.1:8787). */
+  PUBLIC_URL?: string;
   /** Seconds of silence on an `/mcp` SSE stream before a `: keepalive` comment (default 15). */
   MCP_KEEPALIVE_SECONDS?: string;
   /** JSON object: sandbox name -> base URL. */

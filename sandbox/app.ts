@@ -8,7 +8,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { bearerAuth } from "./auth.ts";
 import type { SandboxConfig } from "./config.ts";
-import { errorBody, SandboxError } from "./errors.ts";
+import { errorBody, internalError, SandboxError } from "./errors.ts";
 import { ExecGate } from "./exec/exec-gate.ts";
 import { ExecRegistry } from "./exec/exec-registry.ts";
 import { inputRoutes } from "./exec/input-routes.ts";
@@ -76,8 +76,7 @@ export function createSandboxApp(
       if (err.retryAfterSec !== undefined) c.header("Retry-After", String(err.retryAfterSec));
       return c.json(errorBody(err), err.status);
     }
-    const internal = new SandboxError("internal", `sandbox host error: ${err.message}`);
-    return c.json(errorBody(internal), 500 as ContentfulStatusCode);
+    return c.json(errorBody(internalError(err, c.req.path)), 500 as ContentfulStatusCode);
   });
   app.notFound((c) =>
     c.json(errorBody(new SandboxError("not_found", `no route ${c.req.method} ${c.req.path}`)), 404),

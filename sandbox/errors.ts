@@ -30,3 +30,19 @@ export class SandboxError extends Error {
 export function errorBody(err: SandboxError): { error: { code: string; message: string } } {
   return { error: { code: err.code, message: err.message } };
 }
+
+/**
+ * The answer to an error no route expected (decision 247): one failing request, in
+ * words without a host path or a stack (those go to the host's log), naming the system
+ * error code when there is one.
+ * @example app.onError((err, c) => { const e = err instanceof SandboxError ? err : internalError(err, c.req.path); … })
+ */
+export function internalError(err: unknown, route: string): SandboxError {
+  console.error(`sandbox host: ${route} failed:`, err);
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const which = typeof code === "string" && /^[A-Z0-9_]{2,32}$/.test(code) ? ` (${code})` : "";
+  return new SandboxError(
+    "internal",
+    `the sandbox host failed on this request${which}; nothing else was affected, and the host's log has the detail`,
+  );
+}

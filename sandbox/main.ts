@@ -2,6 +2,16 @@
 // It refuses to start without a working jail unless SANDBOX_ISOLATION=none.
 
 import { configFromEnv } from "./config.ts";
+
+// No single request ends the host (decision 247): routes answer their own errors, and an
+// error that escapes one (a stream's, a timer's) is logged, not fatal to every sandbox.
+process.on("uncaughtException", (err) => {
+  console.error("sandbox host: an error no request caught (the host keeps running):", err);
+});
+process.on("unhandledRejection", (err) => {
+  console.error("sandbox host: a rejection no request caught (the host keeps running):", err);
+});
+
 import { startSandboxHost } from "./server.ts";
 
 let host: Awaited<ReturnType<typeof startSandboxHost>>;

@@ -3,6 +3,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { createSandboxApp } from "./app.ts";
 import type { SandboxConfig } from "./config.ts";
+import { previewUpgrade } from "./network/preview-upgrade.ts";
 import { mountNosuid } from "./nosuid-mount.ts";
 import { sandboxesConfigFromEnv } from "./sandboxes/config.ts";
 import { sandboxRoutes } from "./sandboxes/routes.ts";
@@ -18,7 +19,7 @@ export interface SandboxHost {
   warnings: string[];
   /** The created sandboxes it holds. */
   sandboxes: SandboxSet;
-  /** Kills running execs, removes every created sandboxes and stops listening. */
+  /** Kills running execs, lets go of every created sandbox (its files and record stay, decision 246) and stops listening. */
   close(): Promise<void>;
 }
 
@@ -74,6 +75,8 @@ export async function startSandboxHost(config: SandboxConfig): Promise<SandboxHo
         });
       },
     );
+    // WebSockets through preview URLs (decision 182); no other route upgrades.
+    server.on("upgrade", previewUpgrade(sandboxes, config.token));
     server.once("error", (err) => {
       void mount?.release().then(() => reject(err));
     });

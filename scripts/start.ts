@@ -145,14 +145,17 @@ await ensureFree(workerPort, "WORKER_PORT");
 await ensureFree(sandboxPort, "SANDBOX_PORT");
 
 const sandboxRoot = process.env.SANDBOX_ROOT ?? path.join(ROOT, "workspace");
-const sandbox = start(process.execPath, [path.join(ROOT, "sandbox/main.ts")], {
+const sandboxEnv = {
   ...process.env,
   SANDBOX_TOKEN: secrets.SANDBOX_TOKEN,
   HOST,
   PORT: String(sandboxPort),
   SANDBOX_ROOT: sandboxRoot,
   SANDBOX_ISOLATION: process.env.SANDBOX_ISOLATION ?? isolationFor(sandboxRoot),
-});
+};
+const startSandboxHost = () =>
+  start(process.execPath, [path.join(ROOT, "sandbox/main.ts")], sandboxEnv);
+let sandbox = startSandboxHost();
 const worker = start(
   process.execPath,
   [
@@ -174,15 +177,19 @@ if (process.env.EXAMPLE_TOOLS === "1") {
   console.log("EXAMPLE_TOOLS=1: the example tools emit, steps and report are listed and run.");
 }
 
-// Whatever ends this process, even kill -9, the guard ends both children: it holds a
-// pipe from us, and the kernel closes it when we are gone (scripts/orphan-guard.ts).
-const guard = spawn(
-  process.execPath,
-  [path.join(ROOT, "scripts/orphan-guard.ts"), String(sandbox.pid), String(worker.pid)],
-  { cwd: ROOT, stdio: ["pipe", "ignore", "inherit"], detached: true },
-);
-guard.unref();
-(guard.stdin as unknown as { unref(): void }).unref();
+// Whatever ends this process, even kill -9, the guard ends its children: it holds a
+// pipe from us, and the kernel closes it when we are gone (scripts/orphan-guard.ts). A
+// sandbox host started again gets a guard of its own.
+function guard(children: ChildProcess[]): void {
+  const guard = spawn(
+    process.execPath,
+    [path.join(ROOT, "scripts/orphan-guard.ts"), ...children.map((c) => String(c.pid))],
+    { cwd: ROOT, stdio: ["pipe", "ignore", "inherit"], detached: true },
+  );
+  guard.unref();
+  (guard.stdin as unknown as { unref(): void }).unref();
+}
+guard([sandbox, worker]);
 // npm killed with -9 leaves us running: our parent (npm, or the `sh -c` it runs us in)
 // or its parent is reparented. Notice and stop.
 const lineage = ancestors();
@@ -207,16 +214,51 @@ function shutdown(code: number): void {
 }
 process.on("SIGINT", () => shutdown(0));
 process.on("SIGTERM", () => shutdown(0));
-for (const [child, what] of [
-  [sandbox, "sandbox host"],
-  [worker, "wrangler dev"],
-] as const) {
-  child.on("exit", (code) => {
+worker.on("exit", (code) => {
+  if (stopping) return;
+  console.error(`wrangler dev exited (code ${code}); stopping.`);
+  shutdown(code ?? 1);
+});
+
+/** Restarts of the sandbox host allowed within `HOST_RESTART_WINDOW_MS` before npm start gives up. */
+const HOST_RESTARTS = 5;
+const HOST_RESTART_WINDOW_MS = 60_000;
+const hostRestarts: number[] = [];
+
+/**
+ * A sandbox host that dies is started again on the same port and root, and says so; its
+ * sandboxes are reopened (decision 246) and the Worker keeps running. One that dies
+ * `HOST_RESTARTS` times within a minute stops npm start, naming why (decision 247).
+ */
+function restartOnExit(child: ChildProcess): void {
+  child.on("exit", (code, signal) => {
     if (stopping) return;
-    console.error(`${what} exited (code ${code}); stopping.`);
-    shutdown(code ?? 1);
+    const how = signal ? `signal ${signal}` : `code ${code}`;
+    const now = Date.now();
+    while (hostRestarts.length > 0 && now - hostRestarts[0]! > HOST_RESTART_WINDOW_MS) {
+      hostRestarts.shift();
+    }
+    if (hostRestarts.length >= HOST_RESTARTS) {
+      console.error(
+        `sandbox host exited (${how}), the ${HOST_RESTARTS + 1}th time within ${HOST_RESTART_WINDOW_MS / 1000} s; stopping.`,
+      );
+      shutdown(code ?? 1);
+      return;
+    }
+    hostRestarts.push(now);
+    console.error(
+      `sandbox host exited (${how}); starting it again (its sandboxes and files are kept; calls that were running there end with an error). The Worker keeps running.`,
+    );
+    sandbox = startSandboxHost();
+    guard([sandbox]);
+    restartOnExit(sandbox);
+    void waitFor(`${sandboxUrl}/healthz`, "the sandbox host", sandbox).then(
+      () => console.log(`sandbox host is back at ${sandboxUrl}`),
+      () => {},
+    );
   });
 }
+restartOnExit(sandbox);
 
 try {
   await Promise.all([

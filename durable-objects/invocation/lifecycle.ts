@@ -20,6 +20,7 @@ import { InvocationOutput } from "./output/invocation-output.ts";
 import type { InvocationRecord } from "./output/store.ts";
 import type { StoredInvocation } from "./output/stored-invocation.ts";
 import { ProducerPath } from "./producer-path.ts";
+import { replayAllowed, replayRefused } from "./replay-guard.ts";
 import { type Ending, settlementOf } from "./settle-table.ts";
 import { resultOf } from "./settled-result.ts";
 import type { StreamLog } from "./stream/stream-log.ts";
@@ -268,6 +269,11 @@ export class InvocationLifecycle {
   async #resume(record: InvocationRecord): Promise<void> {
     const restart = restartOf(record, this.#stored.log, () => this.reads.state());
     if (restart.kind === "settle") return this.#settle(restart.ending);
+    // A stretched tool rejoins its work; any other runs again, once per checkpoint.
+    const replay = !getTool(record.tool)?.stretch;
+    if (replay && !(await replayAllowed(this.#ctx.storage, record.checkpointSeq))) {
+      return this.#settle({ kind: "failed", error: replayRefused(record.tool) });
+    }
     this.#output.attach(restart.plan.policy, restart.plan.seed);
     await this.#run(restart.plan.execution);
   }
@@ -288,11 +294,18 @@ export class InvocationLifecycle {
     this.#output.durable?.flushNow();
   }
 
-  /** Loads the record and, while running, rebuilds the durable output from the log. */
+  /**
+   * Loads the record and, while running, rebuilds the durable output from the log. A new
+   * instance holding a running tool has no run of it (a crash, a restart or a parked
+   * stretch): its resume is due now, not at the next heartbeat, so whoever woke the
+   * object (write_stdin, a watcher) sees the work go on at once.
+   */
   #load(): void {
     const record = this.#stored.record;
     if (record?.status !== "running") return;
     this.#seams.recovered(this.#output.recover(startEventOf(record), record));
+    const subject = subjectOf(record, false);
+    if (subject.status === "running" && !subject.external) void this.#alarms.resumeNow();
   }
 
   #durable(): DurableOutput {

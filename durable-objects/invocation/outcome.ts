@@ -1,10 +1,6 @@
-import { type ApiError, apiError, type Outcome } from "../../src/protocol/index.ts";
+import { NO_INVOCATION, type Outcome } from "../../src/protocol/index.ts";
 
-/** This object holds no invocation (never started, or retired after retention). */
-export const NO_INVOCATION: ApiError = apiError(
-  "not_found",
-  "No invocation with this id (never created, or deleted after its retention period).",
-);
+export { NO_INVOCATION };
 
 /** The `NO_INVOCATION` outcome of an RPC method. */
 export function notFound<T>(): Outcome<T> {

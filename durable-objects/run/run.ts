@@ -18,6 +18,9 @@ import { RunStore } from "./run-store.ts";
 /** Calls per `calls` message: ~150 KB, well under the 1 MiB message limit. */
 export const CALLS_PER_MESSAGE = 500;
 
+/** Storage key of the sandbox the run owns (decision 221); kept until the run is retired. */
+const SANDBOX_KEY = "sandbox";
+
 export class RunDO extends DurableObject<Env> implements RunApi {
   readonly #store: RunStore;
 
@@ -45,6 +48,17 @@ export class RunDO extends DurableObject<Env> implements RunApi {
 
   async calls(): Promise<RunCall[]> {
     return this.#store.calls();
+  }
+
+  async sandbox(): Promise<string | null> {
+    return (await this.ctx.storage.get<string>(SANDBOX_KEY)) ?? null;
+  }
+
+  async claimSandbox(id: string): Promise<string> {
+    const owned = await this.ctx.storage.get<string>(SANDBOX_KEY);
+    if (owned !== undefined) return owned;
+    await this.ctx.storage.put(SANDBOX_KEY, id);
+    return id;
   }
 
   /** `/socket`: the Worker checked the credential; upgrade and send the list. */

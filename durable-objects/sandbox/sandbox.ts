@@ -1,6 +1,7 @@
 /**
  * One created sandbox's record: its backend and placement, limits, status, when it was
- * created and last used, and the calls made in it. Its alarm ends it after the idle
+ * created and last used, the calls made in it, and the nonce its current token is
+ * signed over (decision 250). Its alarm ends it after the idle
  * timeout (a running command counts as use); ending it, by delete or expiry, cancels
  * its calls (their output is kept) and removes it from its host. An ended record
  * answers 410 saying how it ended for `retentionDays`, then is forgotten (404).
@@ -10,6 +11,7 @@ import { DurableObject } from "cloudflare:workers";
 import { type HostSandboxInfo, hostCall } from "../../src/execenv/sandbox-host-api.ts";
 import { CONTAINER_PLACEMENT } from "../../src/execenv/sandbox-routing.ts";
 import {
+  bytesEqual,
   type InvocationApi,
   type Outcome,
   ok,
@@ -23,6 +25,8 @@ import {
   type SandboxView,
 } from "../../src/protocol/index.ts";
 import type { NetworkPolicy } from "../../src/protocol/network-policy.ts";
+import type { PortGrant, SandboxPortsApi } from "../../src/protocol/preview.ts";
+import { PortGrants } from "./port-grants.ts";
 
 interface SandboxRecord {
   id: string;
@@ -40,12 +44,20 @@ interface SandboxRecord {
   lastUsedAt: number;
   endedAt: number | null;
   endReason: string | null;
+  /**
+   * The nonce its current sandbox token is signed over (decision 250). Absent in records
+   * written before sandbox tokens: no token is good until one is made with a rotation.
+   */
+  tokenNonce?: string;
 }
 
 /** How soon an alarm that could not reach the host tries again. */
 const HOST_RETRY_MS = 60_000;
 
-export class SandboxDO extends DurableObject<Env> implements SandboxApi {
+export class SandboxDO extends DurableObject<Env> implements SandboxApi, SandboxPortsApi {
+  /** Why it is ending, from the moment its end begins: a preview stops being let in then. */
+  #ending: string | null = null;
+
   async create(input: SandboxCreate): Promise<Outcome<SandboxView>> {
     if (await this.#record()) return refusal("conflict", `sandbox ${input.id} already exists`);
     const backend: SandboxBackend = input.placement === CONTAINER_PLACEMENT ? "container" : "host";
@@ -78,6 +90,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
       lastUsedAt: now,
       endedAt: null,
       endReason: null,
+      tokenNonce: input.tokenNonce,
     };
     await this.#save(record);
     return ok(viewOf(record));
@@ -103,7 +116,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
       const why =
         record.backend === "container"
           ? `its container is gone (${onHost.error.message})`
-          : `its host "${record.placement}" no longer has it (the host restarted or lost it)`;
+          : `its host "${record.placement}" no longer has it (${onHost.error.message})`;
       await this.#end(record, "lost", why);
       return gone(record);
     }
@@ -130,12 +143,68 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
     return ok(viewOf(record));
   }
 
+  async checkToken(nonce: string): Promise<Outcome<null>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    if (record.tokenNonce === undefined || !sameText(record.tokenNonce, nonce)) {
+      return refusal(
+        "unauthorized",
+        `the sandbox token was revoked: sandbox ${record.id} has a newer one (POST /v1/sandboxes/${record.id}/token made it)`,
+      );
+    }
+    return ok(null);
+  }
+
+  async rotateToken(nonce: string): Promise<Outcome<SandboxView>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    record.tokenNonce = nonce;
+    await this.ctx.storage.put("record", record);
+    return ok(viewOf(record));
+  }
+
   async remove(): Promise<Outcome<SandboxView>> {
     const record = await this.#record();
     if (!record) return notFound();
     if (record.status !== "active") return gone(record);
     const ended = await this.#end(record, "deleted", "it was deleted");
     return ended.ok ? ok(viewOf(record)) : ended;
+  }
+
+  /** Exposes a port (counts as use): its grant, from which the Worker makes the URL (decision 182). */
+  async expose(port: number, seconds: number): Promise<Outcome<PortGrant>> {
+    const used = await this.use(null);
+    if (!used.ok) return used;
+    return new PortGrants(this.ctx.storage).grant(port, seconds);
+  }
+
+  async ports(): Promise<Outcome<PortGrant[]>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    return ok(await new PortGrants(this.ctx.storage).list());
+  }
+
+  async unexpose(port: number): Promise<Outcome<PortGrant>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    return new PortGrants(this.ctx.storage).revoke(port);
+  }
+
+  /** Lets a preview request in (it does not count as use), or a 410 saying why not. */
+  async admit(port: number, nonce: number): Promise<Outcome<{ host: string }>> {
+    const record = await this.#record();
+    if (!record) return notFound();
+    if (record.status !== "active") return gone(record);
+    if (this.#ending !== null) {
+      return refusal("gone", `sandbox ${record.id} is ending: ${this.#ending}`);
+    }
+    const why = await new PortGrants(this.ctx.storage).refusal(port, nonce);
+    if (why !== null) return refusal("gone", `${why} (port ${port} of sandbox ${record.id})`);
+    return ok({ host: hostOf(record) });
   }
 
   override async alarm(): Promise<void> {
@@ -178,6 +247,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
    * a container sandbox's container is stopped, which takes its disk with it.
    */
   async #end(record: SandboxRecord, status: SandboxStatus, reason: string): Promise<Outcome<null>> {
+    this.#ending = reason;
     const calls = await this.ctx.storage.list({ prefix: "call:" });
     await Promise.all(
       [...calls.keys()].map((key) =>
@@ -195,7 +265,10 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi {
         "DELETE",
         `/v1/sandboxes/${record.id}`,
       );
-      if (!removed.ok && removed.error.code !== "not_found") return removed;
+      if (!removed.ok && removed.error.code !== "not_found") {
+        this.#ending = null;
+        return removed;
+      }
     }
     record.status = status;
     record.endedAt = Date.now();
@@ -236,6 +309,12 @@ function containerOf(env: Env, id: string): SandboxContainerApi {
     throw new Error("SANDBOX_CONTAINERS is not bound: deploy with wrangler.containers.toml");
   }
   return env.SANDBOX_CONTAINERS.getByName(id) as unknown as SandboxContainerApi;
+}
+
+/** Equal texts, compared in a time that depends only on their length. */
+function sameText(a: string, b: string): boolean {
+  const utf8 = new TextEncoder();
+  return bytesEqual(utf8.encode(a), utf8.encode(b));
 }
 
 function viewOf(r: SandboxRecord): SandboxView {

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -42,7 +42,7 @@ export class IgnoreRules {
     const texts: string[] = [];
     for (const name of IGNORE_FILES) {
       try {
-        texts.push(await readFile(path.join(root, dir, name), "utf8"));
+        texts.push(await readHead(path.join(root, dir, name), MAX_IGNORE_FILE_BYTES));
       } catch {}
     }
     if (texts.length === 0) return this;
@@ -59,5 +59,23 @@ export class IgnoreRules {
       else if (result.unignored) ignored = false;
     }
     return ignored;
+  }
+}
+
+/**
+ * Bytes of an ignore file read (decision 244): a workspace's ignore file is user data,
+ * and one of a gigabyte must not fill the host's memory. Rules past it do not apply.
+ */
+export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/** The first `max` bytes of `file` as text. */
+async function readHead(file: string, max: number): Promise<string> {
+  const handle = await open(file, "r");
+  try {
+    const buffer = Buffer.alloc(Math.min((await handle.stat()).size, max));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await handle.close();
   }
 }

@@ -15,7 +15,8 @@ import { SPILL_JAIL_PATH, SpillFolder } from "../spill-folder.ts";
 import type { Workspace } from "../workspace.ts";
 import { compileGlob } from "./glob-pattern.ts";
 import { GrepBlocks } from "./grep-blocks.ts";
-import { runRipgrep } from "./ripgrep.ts";
+import { type RipgrepRun, runRipgrep } from "./ripgrep.ts";
+import { RIPGREP_LINE_ARGS, RIPGREP_RECORD_BYTES, RipgrepLines } from "./ripgrep-lines.ts";
 import { fileLines, handleLines, walkFiles } from "./walker.ts";
 
 /**
@@ -68,9 +69,16 @@ export async function grep(
     searched = await grepSpills(opts, spillName, req, blocks);
   } else {
     const start = await opts.workspace.resolve(req.path);
-    await assertExists(start, req.path);
+    const oneFile = await assertExists(start, req.path);
     searched = opts.rgPath
-      ? await grepWithRipgrep(opts, opts.rgPath, pathArg(opts.workspace, start), req, blocks)
+      ? await grepWithRipgrep(
+          opts,
+          opts.rgPath,
+          pathArg(opts.workspace, start),
+          oneFile,
+          req,
+          blocks,
+        )
       : await grepWithWalker(opts.workspace, start, req, blocks);
   }
   if (!searched) throw noFilesToSearch(req.path);
@@ -110,14 +118,21 @@ export async function glob(
     const args = [
       ...RIPGREP_IGNORE_ARGS,
       "--files",
+      "--null",
       "--sort",
       "path",
       ...pathArg(opts.workspace, start),
     ];
     // Filtered here, not with `--glob`: ripgrep's globs override the ignore files.
-    const run = await runRipgrep(opts.jail, opts.rgPath, args, opts.workspace.root, (rel) =>
-      matches(rel) ? push(rel) : true,
-    );
+    const run = await runRipgrep(opts.jail, opts.rgPath, args, opts.workspace.root, {
+      separator: 0,
+      maxBytes: RIPGREP_RECORD_BYTES,
+      onRecord: ({ head }) => {
+        const rel = head.toString("utf8");
+        return matches(rel) ? push(rel) : true;
+      },
+    });
+    assertRipgrepEnded(run);
     if (!run.stopped && run.exitCode === 2) throw ripgrepFailed(run.stderr);
   } else {
     for await (const rel of walkFiles(opts.workspace, start)) {
@@ -140,7 +155,9 @@ async function grepSpills(
 ): Promise<boolean> {
   if (name !== "") await (await opts.spills.openRead(name)).close();
   const target = name === "" ? SPILL_JAIL_PATH : `${SPILL_JAIL_PATH}/${name}`;
-  if (opts.rgPath) return grepWithRipgrep(opts, opts.rgPath, ["--", target], req, blocks);
+  if (opts.rgPath) {
+    return grepWithRipgrep(opts, opts.rgPath, ["--", target], name !== "", req, blocks);
+  }
   const regex = compileRegex(req);
   const globMatches = req.glob ? compileGlob(req.glob) : null;
   const names = name === "" ? await opts.spills.names() : [name];
@@ -161,27 +178,36 @@ async function grepSpills(
   return searched;
 }
 
-/** Runs ripgrep over `paths` (none: the workspace); false when it searched no file. */
+/**
+ * Runs ripgrep over `paths` (none: the workspace); false when it searched no file. One
+ * named file is searched as text even with NUL bytes in it (`--text`); a folder's binary
+ * files are skipped, as the walker skips them.
+ */
 async function grepWithRipgrep(
   { jail, workspace }: SearchOptions,
   rgPath: string,
   paths: string[],
+  oneFile: boolean,
   req: GrepRequest,
   blocks: GrepBlocks,
 ): Promise<boolean> {
-  const args = [...RIPGREP_IGNORE_ARGS, "--json", "--sort", "path"];
+  const args = [...RIPGREP_IGNORE_ARGS, ...RIPGREP_LINE_ARGS, "--sort", "path"];
+  if (oneFile) args.push("--text");
   if (req.ignoreCase) args.push("--ignore-case");
   if (req.literal) args.push("--fixed-strings");
   if (req.context) args.push("--context", String(req.context));
   args.push("--regexp", req.pattern, ...paths);
   // Filtered here, not with `--glob`: ripgrep's globs override the ignore files.
   const globMatches = req.glob ? compileGlob(req.glob) : null;
-  const run = await runRipgrep(jail, rgPath, args, workspace.root, (json) => {
-    const event = parseRipgrepLine(json);
-    if (!event || (globMatches && !globMatches(event.path))) return true;
-    if (event.kind === "end") return blocks.endFile();
-    return blocks.line(event.path, event.line, event.text, event.kind === "match");
+  const lines = new RipgrepLines((l) =>
+    globMatches && !globMatches(l.path) ? true : blocks.line(l.path, l.line, l.text, l.isMatch),
+  );
+  const run = await runRipgrep(jail, rgPath, args, workspace.root, {
+    separator: 0x0a,
+    maxBytes: RIPGREP_RECORD_BYTES,
+    onRecord: (record) => lines.record(record),
   });
+  assertRipgrepEnded(run);
   if (!run.stopped && run.exitCode === 2) {
     if (NO_FILES_SEARCHED.test(run.stderr)) return false;
     throw ripgrepFailed(run.stderr);
@@ -249,48 +275,35 @@ function compileRegex(req: GrepRequest): RegExp {
   }
 }
 
-interface RipgrepText {
-  text?: string;
-  bytes?: string;
-}
-
-/** A line ripgrep sent (a match, or a context line with `--context`), or a file's end. */
-type RipgrepLine =
-  | { kind: "match" | "context"; path: string; line: number; text: string }
-  | { kind: "end"; path: string };
-
-function parseRipgrepLine(json: string): RipgrepLine | null {
-  const event = JSON.parse(json) as {
-    type: string;
-    data: { path: RipgrepText; lines: RipgrepText; line_number: number | null };
-  };
-  if (event.type === "end") return { kind: "end", path: ripgrepText(event.data.path) };
-  if (event.type !== "match" && event.type !== "context") return null;
-  return {
-    kind: event.type,
-    path: ripgrepText(event.data.path),
-    line: event.data.line_number ?? 0,
-    text: ripgrepText(event.data.lines).replace(/\n$/, ""),
-  };
-}
-
-function ripgrepText(t: RipgrepText): string {
-  return t.text ?? Buffer.from(t.bytes ?? "", "base64").toString("utf8");
-}
-
 function pathArg(workspace: Workspace, start: string): string[] {
   return start === workspace.root ? [] : ["--", workspace.relative(start)];
 }
 
-async function assertExists(abs: string, rel: string | undefined): Promise<void> {
+/** Whether `abs` is a file (not a folder); a clear 404 when it does not exist. */
+async function assertExists(abs: string, rel: string | undefined): Promise<boolean> {
   try {
-    await stat(abs);
+    return (await stat(abs)).isFile();
   } catch {
     throw new SandboxError(
       "not_found",
       `'${rel}' does not exist in the workspace; list files with glob`,
     );
   }
+}
+
+/**
+ * ripgrep ended by a signal we did not send, or aborted (bwrap passes on 128 + signal):
+ * its memory ran out on a line too large to hold. An error, never "no matches".
+ */
+function assertRipgrepEnded(run: RipgrepRun): void {
+  if (run.stopped) return;
+  const how =
+    run.signal ?? (run.exitCode !== null && run.exitCode > 2 ? `exit ${run.exitCode}` : null);
+  if (how === null) return;
+  throw new SandboxError(
+    "bad_request",
+    `search failed: ripgrep stopped (${how}), most likely out of memory on a file with a very long line (the sandbox's memory limit applies to it); search a smaller file, or use bash (e.g. grep -c, head -c)`,
+  );
 }
 
 function ripgrepFailed(stderr: string): SandboxError {

@@ -21,13 +21,14 @@ export const BRIDGE_PROXY_PORT = 900;
  */
 function bridgeMain(net: typeof Net, argv: string[], stdin: NodeJS.ReadableStream): void {
   const [proxyPort, inSocket] = argv as [string, string];
+  // An end is passed on as an end (what is still buffered is delivered first); only an
+  // error tears the other side down. Destroying on close cut the tail of a large answer
+  // that the app wrote just before closing (decision 182).
   const pipe = (a: Net.Socket, b: Net.Socket) => {
     a.pipe(b);
     b.pipe(a);
     a.on("error", () => b.destroy());
     b.on("error", () => a.destroy());
-    a.on("close", () => b.destroy());
-    b.on("close", () => a.destroy());
   };
   const out = net.createServer();
   const into = net.createServer((host) => {

@@ -33,11 +33,14 @@ export function networkRoutes(set: SandboxSet): Hono {
     c.json(networkOf(set.find(c.req.param("id"))).view()),
   );
   app.put("/v1/sandboxes/:id/network", async (c) => {
-    const network = networkOf(set.find(c.req.param("id")));
+    const id = c.req.param("id");
+    const network = networkOf(set.find(id));
     const body = await c.req.json().catch(() => null);
     if (body === null)
       throw new SandboxError("bad_request", "send the policy as JSON: { allow: [...] }");
     network.setPolicy(policyOf(body));
+    // Kept for a host that starts again (decision 246).
+    await set.saveRecord(id);
     return c.json({ policy: network.policy });
   });
   return app;

@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import * as net from "node:net";
 import path from "node:path";
 import {
@@ -89,6 +89,8 @@ export class SandboxNetwork {
         `the sandbox's socket path is past Linux's ${MAX_SOCKET_PATH} bytes; set a shorter SANDBOXES_DIR`,
       );
     }
+    // Sockets a host killed before it could close them would refuse to listen again.
+    await Promise.all([rm(egressSocket, { force: true }), rm(inSocket, { force: true })]);
     const namespace = await NetworkNamespace.create(path.join(dir, "ns"));
     let proxy: EgressProxy | null = null;
     try {

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, readdir, rm, truncate, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { mountNosuid, type NosuidMount } from "../nosuid-mount.ts";
@@ -41,7 +42,9 @@ export class SandboxDisk {
     try {
       await writeFile(disk.#image, "", { flag: "wx" });
       await truncate(disk.#image, bytes);
-      // No journal: a sandbox is thrown away, never recovered. lazy_itable_init keeps mkfs
+      // No journal: a host process that dies leaves the mount and its cache to the kernel,
+      // and the next host reopens it (decision 246); only a machine crash may lose the last
+      // writes. lazy_itable_init keeps mkfs
       // at ~20 ms. 5% of the blocks are reserved for the host: spills share the quota, and
       // when a command fills the disk the host must still be able to write the output that
       // says so (decision 141). The reserve belongs to an id no process of the host runs
@@ -70,8 +73,37 @@ export class SandboxDisk {
     }
   }
 
-  /** Unmounts (lazily when something still holds a file open) and deletes everything. */
-  async remove(): Promise<void> {
+  /**
+   * Mounts the disk a host that stopped left (decision 246): in `loop` mode its image,
+   * adopting a mount still in place (a host killed with -9) rather than stacking another;
+   * in `none` mode its folder, adopting a leftover self-bind. Throws `DiskGone` when the
+   * image or folder is not there.
+   * @example const disk = await SandboxDisk.reopen("/srv/sandboxes/sbx_1", "loop");
+   */
+  static async reopen(mountPoint: string, mode: DiskMode): Promise<SandboxDisk> {
+    const disk = new SandboxDisk(mountPoint, mode);
+    if (mode === "none") {
+      if (!existsSync(mountPoint)) throw new DiskGone("its folder is missing");
+      disk.#nosuid = await mountNosuid(mountPoint);
+      return disk;
+    }
+    if (!(await isMountPoint(mountPoint))) {
+      if (!existsSync(disk.#image)) throw new DiskGone("its disk image is missing");
+      await mkdir(mountPoint, { recursive: true });
+      const reserve = `resuid=${RESERVE_OWNER},resgid=${RESERVE_OWNER}`;
+      try {
+        await run("mount", ["-o", `loop,nosuid,nodev,${reserve}`, disk.#image, mountPoint]);
+      } catch (err) {
+        console.error(`sandbox disk ${disk.#image} does not mount: ${stderrOf(err)}`);
+        throw new DiskGone("its disk image does not mount (the host's log says why)");
+      }
+    }
+    disk.#mounted = true;
+    return disk;
+  }
+
+  /** Unmounts (lazily when something still holds a file open), keeping the files: host shutdown. */
+  async release(): Promise<void> {
     await this.#nosuid?.release();
     this.#nosuid = null;
     if (this.#mounted) {
@@ -81,26 +113,47 @@ export class SandboxDisk {
         .catch(() => {});
       this.#mounted = false;
     }
+  }
+
+  /** Unmounts and deletes everything. */
+  async remove(): Promise<void> {
+    await this.release();
     await rm(this.mountPoint, { recursive: true, force: true });
     await rm(this.#image, { force: true });
   }
 }
 
+/** The reason a sandbox's disk cannot be reopened: the sandbox is lost. */
+export class DiskGone extends Error {}
+
 /**
- * Removes the sandboxes a host that stopped left under `dir` (mounts first, then their
- * files); only entries named like a sandbox (`sbx_…`), whatever else the directory holds.
+ * Removes what a host that stopped left under `dir` for sandboxes it holds no record of
+ * (a create cut off before its record was written): mounts first, then files; only
+ * entries named like a sandbox (`sbx_…`), whatever else the directory holds. Sandboxes
+ * in `kept` (those with a record) are left for reopening.
  */
-export async function removeStaleSandboxes(dir: string): Promise<void> {
+export async function removeUnrecordedSandboxes(dir: string, kept: Set<string>): Promise<void> {
   await mkdir(dir, { recursive: true });
   const { stdout } = await run("findmnt", ["-rn", "-o", "TARGET"]).catch(() => ({ stdout: "" }));
   for (const target of stdout.split("\n")) {
-    if (STALE_MOUNT.test(target.slice(dir.length + 1)) && target.startsWith(`${dir}/`)) {
-      await run("umount", ["-l", target]).catch(() => {});
-    }
+    const rel = target.slice(dir.length + 1);
+    if (!target.startsWith(`${dir}/`) || !STALE_MOUNT.test(rel)) continue;
+    if (kept.has(rel.split("/")[0] ?? "")) continue;
+    await run("umount", ["-l", target]).catch(() => {});
   }
   for (const name of await readdir(dir)) {
-    if (STALE.test(name)) await rm(`${dir}/${name}`, { recursive: true, force: true });
+    if (STALE.test(name) && !kept.has(name.replace(/\.img$/, ""))) {
+      await rm(`${dir}/${name}`, { recursive: true, force: true });
+    }
   }
+}
+
+/** Whether `dir` is itself a mount point (a disk a killed host left mounted). */
+async function isMountPoint(dir: string): Promise<boolean> {
+  return run("findmnt", ["-n", "--mountpoint", dir]).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Share of a sandbox disk only the host may write (its spills once a command filled the rest). */

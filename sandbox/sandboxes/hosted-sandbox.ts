@@ -10,6 +10,7 @@ import type { Cgroups } from "../jail/cgroups.ts";
 import type { EgressTotals } from "../network/connection-log.ts";
 import { proxyEnv, SandboxNetwork } from "../network/sandbox-network.ts";
 import { SandboxDisk } from "./disk.ts";
+import type { SandboxRecord } from "./sandbox-record.ts";
 
 /** What `GET /v1/sandboxes/:id` answers. */
 export interface SandboxInfo {
@@ -33,7 +34,7 @@ const JAIL_PROCESSES_PER_EXEC = 2;
 export class HostedSandbox {
   readonly id: string;
   readonly limits: SandboxLimits;
-  readonly createdAt = new Date();
+  readonly createdAt: Date;
   readonly parts: SandboxApp;
   /** Directory of its spill files, beside (never inside) the workspace. */
   readonly spillDir: string;
@@ -45,13 +46,14 @@ export class HostedSandbox {
   #admitting = 0;
 
   private constructor(
-    id: string,
-    limits: SandboxLimits,
+    record: Pick<SandboxRecord, "id" | "limits" | "createdAt">,
     disk: SandboxDisk,
     parts: SandboxApp,
     cgroups: Cgroups | null,
     network: SandboxNetwork | null,
   ) {
+    const { id, limits } = record;
+    this.createdAt = new Date(record.createdAt);
     this.id = id;
     this.network = network;
     this.limits = limits;
@@ -62,24 +64,28 @@ export class HostedSandbox {
   }
 
   /**
-   * Makes the disk, the workspace and spill folders, the jail and the cgroup.
-   * @example const sbx = await HostedSandbox.create(config, "/srv/sbx", "sbx_default_…", limits, cgroups);
+   * Makes the disk, the workspace and spill folders, the jail and the cgroup of a new
+   * sandbox (`fresh`), or reopens those of `record` that a host that stopped left
+   * (decision 246): its files are kept, its processes were gone with that host, and its
+   * network namespace is made anew with the recorded policy.
+   * @example const sbx = await HostedSandbox.open(config, "/srv/sbx/sbx_default_…", record, cgroups, true);
    */
-  static async create(
+  static async open(
     config: SandboxConfig,
-    mode: "loop" | "none",
     mountPoint: string,
-    id: string,
-    limits: SandboxLimits,
+    record: SandboxRecord,
     parent: Cgroups | null,
-    policy: NetworkPolicy,
+    fresh: boolean,
   ): Promise<HostedSandbox> {
-    const disk = await SandboxDisk.create(mountPoint, mode, limits.diskBytes);
+    const { id, limits, policy } = record;
+    const disk = fresh
+      ? await SandboxDisk.create(mountPoint, record.disk, limits.diskBytes)
+      : await SandboxDisk.reopen(mountPoint, record.disk);
     let cgroups: Cgroups | null = null;
     let network: SandboxNetwork | null = null;
     try {
-      await mkdir(path.join(mountPoint, "workspace"));
-      await mkdir(path.join(mountPoint, "spill"));
+      await mkdir(path.join(mountPoint, "workspace"), { recursive: !fresh });
+      await mkdir(path.join(mountPoint, "spill"), { recursive: !fresh });
       // Beside the workspace, where no jail looks: the namespace file and both sockets.
       network = config.egress.available
         ? await SandboxNetwork.open(
@@ -111,11 +117,11 @@ export class HostedSandbox {
         () => cgroups,
         network && { enter: network.namespace.enter(), env: proxyEnv() },
       );
-      return new HostedSandbox(id, limits, disk, parts, cgroups, network);
+      return new HostedSandbox(record, disk, parts, cgroups, network);
     } catch (err) {
       await network?.close();
       cgroups?.dispose();
-      await disk.remove();
+      await (fresh ? disk.remove() : disk.release());
       throw err;
     }
   }
@@ -160,12 +166,32 @@ export class HostedSandbox {
     };
   }
 
-  /** Kills its commands (SIGTERM, then SIGKILL after the grace), then removes everything it had. */
+  /** What a host that starts again reopens it from. */
+  record(): SandboxRecord {
+    return {
+      id: this.id,
+      createdAt: this.createdAt.toISOString(),
+      limits: this.limits,
+      disk: this.#disk.mode,
+      policy: this.network?.policy ?? { allow: [] },
+    };
+  }
+
+  /** Kills its commands, then removes everything it had (`DELETE`). */
   async remove(killGraceMs: number): Promise<void> {
+    await this.close(killGraceMs);
+    await this.#disk.remove();
+  }
+
+  /**
+   * Kills its commands (SIGTERM, then SIGKILL after the grace) and lets go of its
+   * network, cgroup and mount, keeping its files for the next host (host shutdown).
+   */
+  async close(killGraceMs: number): Promise<void> {
     await this.parts.registry.killAll(killGraceMs + 1000);
     await this.network?.close();
     this.parts.jail.dispose();
-    await this.#disk.remove();
+    await this.#disk.release();
     // Each command's cgroup goes a moment after its last process (cgroups.ts); the
     // sandbox's own then follows.
     for (

@@ -3,7 +3,8 @@ import path from "node:path";
 import { type Context, Hono } from "hono";
 import * as z from "zod/mini";
 import { bearerAuth } from "../auth.ts";
-import { errorBody, SandboxError } from "../errors.ts";
+import { errorBody, internalError, SandboxError } from "../errors.ts";
+import { previewRoutes } from "../network/preview-routes.ts";
 import { networkRoutes, policyOf } from "../network/routes.ts";
 import { MIN_DISK_BYTES } from "./config.ts";
 import type { HostedSandbox } from "./hosted-sandbox.ts";
@@ -39,16 +40,14 @@ const createSchema = z.object({
 export function sandboxRoutes(set: SandboxSet, token: string): Hono {
   const app = new Hono();
   app.onError((err, c) => {
-    const known =
-      err instanceof SandboxError
-        ? err
-        : new SandboxError("internal", `sandbox host error: ${err.message}`);
+    const known = err instanceof SandboxError ? err : internalError(err, c.req.path);
     return c.json(errorBody(known), known.status);
   });
   app.use("/v1/sandboxes", bearerAuth(token));
   app.use("/v1/sandboxes/*", bearerAuth(token));
   app.use("/sandboxes/:id/v1/*", bearerAuth(token));
   app.route("/", networkRoutes(set));
+  app.route("/", previewRoutes(set));
 
   app.post("/v1/sandboxes", async (c) => {
     const req = createSchema.safeParse(await c.req.json().catch(() => null));

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { SandboxLimits } from "../../src/protocol/index.ts";
 import type { NetworkPolicy } from "../../src/protocol/network-policy.ts";
@@ -6,8 +7,9 @@ import type { SandboxConfig } from "../config.ts";
 import { SandboxError } from "../errors.ts";
 import { Cgroups } from "../jail/cgroups.ts";
 import type { SandboxesConfig } from "./config.ts";
-import { removeStaleSandboxes } from "./disk.ts";
+import { DiskGone, removeUnrecordedSandboxes } from "./disk.ts";
 import { HostedSandbox } from "./hosted-sandbox.ts";
+import { readRecords, removeRecord, writeRecord } from "./sandbox-record.ts";
 
 /**
  * A sandbox id as the Worker makes it: `sbx_<host>_<20 hex>` (the host it was placed
@@ -16,9 +18,10 @@ import { HostedSandbox } from "./hosted-sandbox.ts";
 export const SANDBOX_ID_PATTERN = /^sbx_[a-z0-9-]{1,32}_[0-9a-f]{20}$/;
 
 /**
- * Every sandbox this host holds, by id. The host keeps them in memory only: a host
- * that restarts removes what the last one left (its commands are gone with it), and
- * the Worker then finds the sandbox missing and marks it lost.
+ * Every sandbox this host holds, by id, each with a record beside its disk
+ * (`sandbox-record.ts`). A host that starts reopens every recorded sandbox (decision
+ * 246): the last host's processes are gone, its files, disks, spills and policies stay.
+ * A sandbox whose record outlived its disk is lost, and says so to whoever asks for it.
  */
 export class SandboxSet {
   readonly config: SandboxesConfig;
@@ -26,6 +29,8 @@ export class SandboxSet {
   readonly #cgroups: Cgroups | null;
   readonly #sandboxes = new Map<string, HostedSandbox>();
   readonly #creating = new Set<string>();
+  /** Sandboxes recorded here that could not be reopened, with why (until deleted). */
+  readonly #lost = new Map<string, string>();
 
   private constructor(host: SandboxConfig, config: SandboxesConfig) {
     this.#host = host;
@@ -34,16 +39,53 @@ export class SandboxSet {
   }
 
   /**
-   * Opens the set for a host, removing sandboxes a previous host left in `config.dir`.
+   * Opens the set for a host, reopening the sandboxes a previous host recorded in
+   * `config.dir` and removing what it left without a record (a create cut off).
    * @example const set = await SandboxSet.open(config, config.sandboxes);
    */
   static async open(host: SandboxConfig, config: SandboxesConfig): Promise<SandboxSet> {
-    await removeStaleSandboxes(config.dir);
-    return new SandboxSet(host, config);
+    await mkdir(config.dir, { recursive: true });
+    const { records, unreadable } = await readRecords(config.dir, (id) =>
+      SANDBOX_ID_PATTERN.test(id),
+    );
+    await removeUnrecordedSandboxes(
+      config.dir,
+      new Set([...records.map((r) => r.id), ...unreadable.map((u) => u.id)]),
+    );
+    const set = new SandboxSet(host, config);
+    for (const { id, reason } of unreadable) set.#lost.set(id, reason);
+    for (const record of records) {
+      try {
+        const sandbox = await HostedSandbox.open(
+          set.#host,
+          path.join(config.dir, record.id),
+          record,
+          set.#cgroups,
+          false,
+        );
+        set.#sandboxes.set(record.id, sandbox);
+      } catch (err) {
+        // The operator's log gets the detail; callers get words without host paths.
+        if (!(err instanceof DiskGone)) console.error(`sandbox ${record.id} did not reopen:`, err);
+        set.#lost.set(
+          record.id,
+          err instanceof DiskGone ? err.message : "it did not reopen (the host's log says why)",
+        );
+      }
+    }
+    return set;
   }
 
   /** What an operator should be told at start. */
   warnings(): string[] {
+    const lost = [...this.#lost].map(
+      ([id, reason]) =>
+        `sandbox ${id} is lost: ${reason}; its record is kept so callers are told, DELETE /v1/sandboxes/${id} removes it`,
+    );
+    return [...lost, ...this.#diskWarnings()];
+  }
+
+  #diskWarnings(): string[] {
     if (this.config.disk === "none") {
       return [
         "SANDBOX_DISK=none: created sandboxes are plain directories and nothing bounds what their commands write (run the host as root for loop-mounted disks)",
@@ -76,10 +118,17 @@ export class SandboxSet {
   /** The sandbox named `id`, or a 404 saying it is not on this host. */
   find(id: string): HostedSandbox {
     const sandbox = SANDBOX_ID_PATTERN.test(id) ? this.#sandboxes.get(id) : undefined;
+    const lost = this.#lost.get(id);
+    if (!sandbox && lost !== undefined) {
+      throw new SandboxError(
+        "not_found",
+        `sandbox '${id}' was on this host but is lost: ${lost}; delete it and create another`,
+      );
+    }
     if (!sandbox) {
       throw new SandboxError(
         "not_found",
-        `no sandbox '${id}' on this host (never created here, deleted, or lost when the host restarted)`,
+        `no sandbox '${id}' on this host (never created here, or deleted)`,
       );
     }
     return sandbox;
@@ -98,7 +147,7 @@ export class SandboxSet {
     requested: Partial<SandboxLimits> = {},
     policy: NetworkPolicy = { allow: [] },
   ): Promise<HostedSandbox> {
-    if (this.#sandboxes.has(id) || this.#creating.has(id)) {
+    if (this.#sandboxes.has(id) || this.#creating.has(id) || this.#lost.has(id)) {
       throw new SandboxError("conflict", `sandbox '${id}' already exists on this host`);
     }
     if (this.#sandboxes.size + this.#creating.size >= this.config.maxSandboxes) {
@@ -111,15 +160,21 @@ export class SandboxSet {
     if (policy.allow.length > 0 && !this.#host.egress.available) throw noNetwork();
     this.#creating.add(id);
     try {
-      const sandbox = await HostedSandbox.create(
-        this.#host,
-        this.config.disk,
-        path.join(this.config.dir, id),
+      const record = {
         id,
+        createdAt: new Date().toISOString(),
         limits,
-        this.#cgroups,
+        disk: this.config.disk,
         policy,
-      );
+      };
+      const mountPoint = path.join(this.config.dir, id);
+      const sandbox = await HostedSandbox.open(this.#host, mountPoint, record, this.#cgroups, true);
+      try {
+        await writeRecord(this.config.dir, sandbox.record());
+      } catch (err) {
+        await sandbox.remove(this.#host.killGraceMs);
+        throw err;
+      }
       this.#sandboxes.set(id, sandbox);
       return sandbox;
     } finally {
@@ -127,18 +182,30 @@ export class SandboxSet {
     }
   }
 
-  /** Stops the sandbox's commands and removes its workspace, spills and disk. */
+  /** Writes sandbox `id`'s record again (its policy changed). */
+  async saveRecord(id: string): Promise<void> {
+    await writeRecord(this.config.dir, this.find(id).record());
+  }
+
+  /** Stops the sandbox's commands and removes its workspace, spills, disk and record. */
   async remove(id: string): Promise<void> {
+    if (this.#lost.has(id) && !this.#sandboxes.has(id)) {
+      this.#lost.delete(id);
+      await removeUnrecordedSandboxes(this.config.dir, new Set(this.#sandboxes.keys()));
+      await removeRecord(this.config.dir, id);
+      return;
+    }
     const sandbox = this.find(id);
     this.#sandboxes.delete(id);
+    await removeRecord(this.config.dir, id);
     await sandbox.remove(this.#host.killGraceMs);
   }
 
-  /** Removes every sandbox (host shutdown). */
+  /** Stops every sandbox's commands and lets go of its mounts, keeping its files and record (host shutdown). */
   async closeAll(): Promise<void> {
     const all = this.list();
     this.#sandboxes.clear();
-    await Promise.all(all.map((s) => s.remove(this.#host.killGraceMs)));
+    await Promise.all(all.map((s) => s.close(this.#host.killGraceMs)));
     this.#cgroups?.dispose();
   }
 

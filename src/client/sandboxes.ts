@@ -4,13 +4,22 @@
  */
 import type { SandboxView } from "../protocol/index.ts";
 import type { NetworkPolicy } from "../protocol/network-policy.ts";
+import type { PortExposure } from "../protocol/preview.ts";
 import { errorFromResponse, unreachable } from "./errors.ts";
 
-export type { SandboxView };
+export type { PortExposure, SandboxView };
+
+/**
+ * What a create (and a token rotation) answers: the view and the sandbox's token, which
+ * opens that sandbox alone (decision 250); give it to the agent that works there.
+ */
+export type CreatedSandbox = SandboxView & { token: string };
 
 /** What `POST /v1/sandboxes` takes. */
 export interface CreateSandboxRequest {
   name?: string;
+  /** `host` (default) or `container`: a container of its own (docs/sandboxes.md). */
+  backend?: SandboxView["backend"];
   host?: string;
   idleTimeoutSeconds?: number;
   limits?: Partial<SandboxView["limits"]>;
@@ -32,8 +41,18 @@ export class SandboxesClient {
     this.#token = options.token;
   }
 
-  async create(request: CreateSandboxRequest = {}): Promise<SandboxView> {
-    return (await this.#json("POST", "", request, "create sandbox")) as SandboxView;
+  async create(request: CreateSandboxRequest = {}): Promise<CreatedSandbox> {
+    return (await this.#json("POST", "", request, "create sandbox")) as CreatedSandbox;
+  }
+
+  /** A new token for the sandbox; the one before is dead at once (the operator's token only). */
+  async rotateToken(id: string): Promise<CreatedSandbox> {
+    return (await this.#json(
+      "POST",
+      `/${enc(id)}/token`,
+      undefined,
+      `new token for sandbox ${id}`,
+    )) as CreatedSandbox;
   }
 
   async list(): Promise<SandboxView[]> {
@@ -77,6 +96,33 @@ export class SandboxesClient {
   /** Sandbox `id`'s policy, egress totals and last 1,000 connections. */
   async network(id: string): Promise<unknown> {
     return this.#json("GET", `/${enc(id)}/network`, undefined, `network of ${id}`);
+  }
+
+  /**
+   * Exposes `port` of sandbox `id` as a preview URL (decision 182), for `expiresInSeconds`
+   * (default one hour); exposing it again replaces the URL.
+   */
+  async expose(id: string, port: number, expiresInSeconds?: number): Promise<PortExposure> {
+    const body = expiresInSeconds === undefined ? { port } : { port, expiresInSeconds };
+    return (await this.#json(
+      "POST",
+      `/${enc(id)}/ports`,
+      body,
+      `expose ${id}:${port}`,
+    )) as PortExposure;
+  }
+
+  /** The exposed ports of sandbox `id`, with their URLs. */
+  async ports(id: string): Promise<PortExposure[]> {
+    const listed = (await this.#json("GET", `/${enc(id)}/ports`, undefined, `ports of ${id}`)) as {
+      ports: PortExposure[];
+    };
+    return listed.ports;
+  }
+
+  /** Revokes the preview URL of `port`: it answers 410 from now on. */
+  async unexpose(id: string, port: number): Promise<void> {
+    await this.#json("DELETE", `/${enc(id)}/ports/${port}`, undefined, `unexpose ${id}:${port}`);
   }
 
   /** Extracts a tar archive (a stream or bytes) into workspace directory `path`. */

@@ -110,8 +110,12 @@ export async function hostFetch(
   return refusal(code, message);
 }
 
-/** A `SANDBOXES` host by name, a created sandbox's host by its id, or a container sandbox's own container. */
-function hostOf(env: SandboxSettings, hostOrSandbox: string): Outcome<SandboxTarget> {
+/**
+ * A `SANDBOXES` host by name, a created sandbox's host by its id, or a container sandbox's
+ * own container (preview URLs reach it through this too).
+ * @example hostOf(env, "sbx_default_…") // { ok: true, value: { url, token, fetch, … } }
+ */
+export function hostOf(env: SandboxSettings, hostOrSandbox: string): Outcome<SandboxTarget> {
   const placement = placementOf(hostOrSandbox) ?? hostOrSandbox;
   if (placement !== CONTAINER_PLACEMENT) return resolveSandbox(env, placement);
   const sandboxId = hostOrSandbox;

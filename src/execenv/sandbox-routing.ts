@@ -5,6 +5,7 @@
  * as `_`), falling back to `SANDBOX_TOKEN`.
  */
 import { messageOf, type Outcome, ok, refusal, workerConfig } from "../protocol/index.ts";
+import { CREATED_SANDBOX_ID } from "../protocol/sandbox.ts";
 
 /** What routing needs of the container DO namespace: one object per sandbox, reached by `fetch`. */
 export interface SandboxContainerNamespace {
@@ -89,11 +90,7 @@ export function sandboxTokenName(name: string): `SANDBOX_TOKEN_${string}` {
   return `SANDBOX_TOKEN_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
 }
 
-/**
- * A created sandbox's id: `sbx_<host>_<20 hex>`, the host it was placed on named inside
- * so that routing needs no lookup (docs/decisions/140).
- */
-export const CREATED_SANDBOX_ID = /^sbx_([a-z0-9-]{1,32})_[0-9a-f]{20}$/;
+export { CREATED_SANDBOX_ID } from "../protocol/sandbox.ts";
 
 /** The sandbox host a created sandbox lives on, or null when `name` is not one's id. */
 export function placementOf(name: string): string | null {

@@ -29,7 +29,7 @@ export { CALL_ID_META_KEY, callIdentity, sessionCallId } from "./identity.ts";
 export type { InvocationLinks, InvocationPort, SessionStore } from "./port.ts";
 export { PROGRESS_INTERVAL_MS } from "./progress.ts";
 export { allowedHostnames } from "./rebinding.ts";
-export { SERVER_INFO } from "./server.ts";
+export { SERVER_INFO, SESSION_HEADER } from "./server.ts";
 export { MCP_TOOLS, outputBound } from "./tools.ts";
 
 export interface McpEndpointOptions extends ToolwireServerOptions {
@@ -41,7 +41,11 @@ export interface McpEndpointOptions extends ToolwireServerOptions {
   keepAliveMs: number;
 }
 
-function jsonRpcError(status: number, code: number, message: string): Response {
+/**
+ * A JSON-RPC error answer with no request id, as the transport's own refusals are.
+ * @example jsonRpcError(404, -32001, "Session not found: initialize a new session")
+ */
+export function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
 
@@ -68,6 +72,23 @@ async function bodyOf(req: Request): Promise<unknown> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What a request is to the session layer: a 2025-11-25 `initialize` (a session begins),
+ * a request of a 2025-11-25 session (its id in `Mcp-Session-Id`, null when missing), or
+ * a 2026-07-28 request, which has no session.
+ * @example await sessionRequestOf(req) // { kind: "session", sessionId: "ms1.…" }
+ */
+export async function sessionRequestOf(
+  req: Request,
+): Promise<
+  { kind: "initialize" } | { kind: "session"; sessionId: string | null } | { kind: "stateless" }
+> {
+  const body = await bodyOf(req);
+  if (!(await isLegacyRequest(req, body))) return { kind: "stateless" };
+  if (isInitializeRequest(body)) return { kind: "initialize" };
+  return { kind: "session", sessionId: req.headers.get(SESSION_HEADER) };
 }
 
 function callsToolwireTool(body: unknown, tools: ToolwireServerOptions["tools"]): boolean {

@@ -2,9 +2,11 @@
  * `toolwire/pi`: a pi-coding-agent extension that runs pi's seven tools (bash, read,
  * edit, write, grep, find, ls) in a Toolwire sandbox, with bash's steering arguments and
  * the background-job tools jobs, job_output and kill. Load it with `pi -e <this file>`
- * and set `TOOLWIRE_URL`, `TOOLWIRE_TOKEN` and optionally `TOOLWIRE_SANDBOX`. Each of
+ * and set `TOOLWIRE_URL`, `TOOLWIRE_TOKEN`; each pi session gets a sandbox of its own
+ * (`TOOLWIRE_SANDBOX` pins one; `default` is the shared workspace). Each of
  * pi's tools keeps pi's own parameter schema (bash's gains Toolwire's arguments) and
- * built-in renderers; only where it runs changes (docs/pi.md). `/toolwire` names the sandbox and the run view.
+ * built-in renderers; only where it runs changes (docs/pi.md). `/toolwire` names the
+ * sandbox and the run view; `/toolwire delete` deletes the session's sandbox.
  *
  * Depends on the Toolwire client and pi's packages (peer dependencies of this entry).
  */
@@ -22,6 +24,7 @@ import {
 import type { JsonValue } from "../client/index.ts";
 import { OUTPUT_BYTES, OUTPUT_LINES } from "../protocol/index.ts";
 import { type CallLinks, runRemote } from "./remote-call.ts";
+import { SessionSandbox } from "./session-sandbox.ts";
 import { type PiToolwireSettings, settingsFromEnv } from "./settings.ts";
 import { bashParameters, type JsonSchemaObject, STEERING_TOOLS } from "./steering-tools.ts";
 
@@ -74,13 +77,16 @@ function piDefinitions(cwd: string) {
 export function registerToolwireTools(pi: ExtensionAPI, settings: PiToolwireSettings): void {
   let links: CallLinks | null = null;
   let statusContext: ExtensionContext | null = null;
+  const sandbox = new SessionSandbox(pi, settings);
   const showStatus = () => {
-    statusContext?.ui.setStatus("toolwire", statusLine(settings, links));
+    statusContext?.ui.setStatus("toolwire", statusLine(settings, sandbox.current, links));
   };
   const execute =
     (name: string): ToolExecute =>
     async (toolCallId, params, signal, onUpdate, ctx) => {
       statusContext = ctx;
+      const where = await sandbox.id(ctx);
+      showStatus();
       return runRemote(
         settings,
         {
@@ -89,6 +95,7 @@ export function registerToolwireTools(pi: ExtensionAPI, settings: PiToolwireSett
           args: params as JsonValue,
           toolCallId,
           runId: ctx.sessionManager.getSessionId(),
+          sandbox: where,
         },
         signal,
         onUpdate as Parameters<typeof runRemote>[3],
@@ -124,21 +131,47 @@ export function registerToolwireTools(pi: ExtensionAPI, settings: PiToolwireSett
     } as unknown as Parameters<ExtensionAPI["registerTool"]>[0]);
   }
   pi.registerCommand("toolwire", {
-    description: "Show the Toolwire sandbox the tools run in and the run view link",
-    handler: async (_args, ctx) => {
-      ctx.ui.notify(statusLine(settings, links), "info");
+    description:
+      "Show the Toolwire sandbox the tools run in and the run view link; /toolwire delete deletes this session's sandbox",
+    handler: async (args, ctx) => {
+      if (args.trim() === "delete") {
+        try {
+          ctx.ui.notify(await sandbox.remove(), "info");
+        } catch (err) {
+          ctx.ui.notify(
+            `toolwire: could not delete the sandbox: ${(err as Error).message}`,
+            "error",
+          );
+        }
+        links = null;
+        showStatus();
+        return;
+      }
+      try {
+        await sandbox.id(ctx);
+      } catch {
+        // The status line says what is missing; the first tool call says why it failed.
+      }
+      ctx.ui.notify(statusLine(settings, sandbox.current, links), "info");
     },
   });
   pi.on("session_start", (_event, ctx) => {
     statusContext = ctx;
+    links = null;
+    sandbox.open(ctx);
     showStatus();
   });
 }
 
-/** `toolwire: sandbox "default" at <url> · run <link>`, or why calls cannot be made. */
-export function statusLine(settings: PiToolwireSettings, links: CallLinks | null): string {
+/** `toolwire: sandbox "sbx_…" at <url> · run <link>`, or why calls cannot be made. */
+export function statusLine(
+  settings: PiToolwireSettings,
+  sandbox: string | null,
+  links: CallLinks | null,
+): string {
   if (!settings.url) return "toolwire: TOOLWIRE_URL is not set";
-  const where = `toolwire: sandbox "${settings.sandbox}" at ${settings.url}`;
+  const name = sandbox === null ? "of this session (not made yet)" : `"${sandbox}"`;
+  const where = `toolwire: sandbox ${name} at ${settings.url}`;
   const view = links?.runViewUrl ?? links?.viewUrl;
   return view ? `${where} · run ${view}` : `${where} · no call yet`;
 }

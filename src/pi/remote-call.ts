@@ -29,6 +29,8 @@ export interface RemoteCall {
   args: JsonValue;
   toolCallId: string;
   runId: string;
+  /** The sandbox it runs in: the pi session's own, or the one `TOOLWIRE_SANDBOX` names. */
+  sandbox: string;
 }
 
 /** How long creating an invocation may take before the call fails as unreachable. */
@@ -117,7 +119,7 @@ async function create(
         args: call.args,
         toolCallId: call.toolCallId,
         runId: call.runId,
-        sandbox: settings.sandbox,
+        sandbox: call.sandbox,
       }),
       deadline,
     ]);

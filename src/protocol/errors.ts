@@ -21,6 +21,7 @@ export type ErrorCode =
   | "internal"
   | "busy"
   | "sandbox_unreachable"
+  | "no_listener"
   | "not_configured";
 
 const STATUS = {
@@ -38,6 +39,8 @@ const STATUS = {
   upgrade_required: 426,
   internal: 500,
   sandbox_unreachable: 502,
+  // A preview URL's port has nothing listening in its sandbox (docs/sandboxes.md).
+  no_listener: 502,
   // The sandbox host runs as many commands as it may; `Retry-After` says when to come back.
   busy: 503,
   not_configured: 503,

@@ -25,6 +25,7 @@ export {
   type InvocationStatus,
   type InvocationTestControls,
   type InvocationView,
+  NO_INVOCATION,
   type OutputLines,
   type ProducerCall,
   type ProducerEnd,
@@ -39,16 +40,26 @@ export {
 export type { McpSessionApi } from "./mcp-session.ts";
 export { type Outcome, ok, refusal } from "./outcome.ts";
 export type { RunApi, RunNote } from "./run.ts";
-export type {
-  SandboxApi,
-  SandboxBackend,
-  SandboxContainerApi,
-  SandboxCreate,
-  SandboxDirectoryApi,
-  SandboxLimits,
-  SandboxStatus,
-  SandboxView,
+export {
+  CREATED_SANDBOX_ID,
+  NEW_SANDBOX,
+  type SandboxApi,
+  type SandboxBackend,
+  type SandboxContainerApi,
+  type SandboxCreate,
+  type SandboxDirectoryApi,
+  type SandboxLimits,
+  type SandboxStatus,
+  type SandboxView,
 } from "./sandbox.ts";
+export {
+  mintSandboxToken,
+  newTokenNonce,
+  parseSandboxToken,
+  type SandboxTokenParts,
+  sandboxOfToken,
+  signatureHolds,
+} from "./sandbox-token.ts";
 export {
   type EditRequest,
   type EditResult,

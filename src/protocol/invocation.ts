@@ -9,6 +9,7 @@ import type {
   SettledResult,
   ToolOutputState,
 } from "../core/output/index.ts";
+import { type ApiError, apiError } from "./errors.ts";
 import type { Outcome } from "./outcome.ts";
 
 /**
@@ -109,6 +110,15 @@ export type ResultPoll = { status: "settled"; result: SettledResult } | { status
 
 /** Subscription paths of the DO's `fetch`; it answers 404 itself for an unknown invocation. */
 export type SubscriptionPath = "/socket" | "/events";
+
+/**
+ * What an invocation's DO answers when it holds none (never started, or retired after
+ * retention); a call out of a confined caller's scope answers the same (decision 251).
+ */
+export const NO_INVOCATION: ApiError = apiError(
+  "not_found",
+  "No invocation with this id (never created, or deleted after its retention period).",
+);
 
 /**
  * RPC surface of `InvocationDO`. WebSocket and SSE subscriptions go through `fetch` with

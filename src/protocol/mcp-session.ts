@@ -4,7 +4,12 @@
  */
 export interface McpSessionApi {
   isTerminated(): Promise<boolean>;
+  /** Marks it terminated and removes the sandbox it owns, if it owns one. */
   terminate(): Promise<void>;
+  /** Records the sandbox made for this session (`/mcp/sandbox/new`, decision 222). */
+  ownSandbox(sandboxId: string): Promise<void>;
+  /** The sandbox made for this session, or null when it was not opened on `/mcp/sandbox/new`. */
+  sandbox(): Promise<string | null>;
   /** Records that JSON-RPC request `requestId` of this session is invocation `invocationId`. */
   rememberCall(requestId: string | number, invocationId: string): Promise<void>;
   callOf(requestId: string | number): Promise<string | null>;

@@ -15,4 +15,8 @@ export type RunNote =
 export interface RunApi {
   note(note: RunNote): Promise<void>;
   calls(): Promise<RunCall[]>;
+  /** The sandbox this run owns (`"sandbox": "new"`, decision 221), or null before its first call. */
+  sandbox(): Promise<string | null>;
+  /** Makes `id` the run's sandbox unless it has one; answers the one it has (first claim wins). */
+  claimSandbox(id: string): Promise<string>;
 }

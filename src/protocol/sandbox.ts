@@ -6,10 +6,22 @@ import type { NetworkPolicy } from "./network-policy.ts";
 import type { Outcome } from "./outcome.ts";
 
 /**
+ * A created sandbox's id: `sbx_<host>_<20 hex>`, the host it was placed on named inside
+ * so that routing needs no lookup (docs/decisions/140).
+ */
+export const CREATED_SANDBOX_ID = /^sbx_([a-z0-9-]{1,32})_[0-9a-f]{20}$/;
+
+/**
  * Where a sandbox's commands run: `host`, a sandbox host the operator runs (many
  * sandboxes each); `container`, a Cloudflare Containers instance of its own (decision 144).
  */
 export type SandboxBackend = "host" | "container";
+
+/**
+ * The sandbox a call, an MCP session or the CLI names to get one of its own, made for
+ * it: a call's run owns it (decision 221), an MCP session owns it (decision 222).
+ */
+export const NEW_SANDBOX = "new";
 
 /** `active` until it is deleted, idles past its timeout (`expired`) or its host loses it (`lost`). */
 export type SandboxStatus = "active" | "deleted" | "expired" | "lost";
@@ -61,6 +73,8 @@ export interface SandboxCreate {
   network: NetworkPolicy;
   /** Days an ended sandbox's record answers 410 before it is forgotten (then 404). */
   retentionDays: number;
+  /** The nonce its first sandbox token is signed over (decision 250). */
+  tokenNonce: string;
 }
 
 /** The container DO's RPC methods (one container per `container` sandbox, decision 144). */
@@ -82,6 +96,13 @@ export interface SandboxApi {
   setNetwork(policy: NetworkPolicy): Promise<Outcome<SandboxView>>;
   /** Cancels its running calls, then removes it from its host. */
   remove(): Promise<Outcome<SandboxView>>;
+  /**
+   * Whether a sandbox token signed over `nonce` is still good: the sandbox is active and
+   * `nonce` is its current one (decision 250). `not_found`, `gone` or `unauthorized`.
+   */
+  checkToken(nonce: string): Promise<Outcome<null>>;
+  /** Makes `nonce` its current one: every token signed over the one before is dead. */
+  rotateToken(nonce: string): Promise<Outcome<SandboxView>>;
 }
 
 /** The sandbox directory DO's RPC methods: the list behind `GET /v1/sandboxes`. */

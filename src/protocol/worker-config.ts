@@ -27,6 +27,8 @@ export const WORKER_DEFAULTS = {
   sandboxIdleTimeoutSeconds: 600,
   /** `SANDBOXES`: the sandbox name -> URL table (the local host of `npm start`). */
   sandboxes: '{"default":"http://127.0.0.1:8788"}',
+  /** `PUBLIC_URL`: the Worker's own address, for the URLs `expose_port` gives (what `npm start` serves). */
+  publicUrl: "http://127.0.0.1:8787",
 } as const;
 
 /** What the Worker runs with. Durations are milliseconds. */
@@ -49,6 +51,17 @@ export interface WorkerConfig {
   sandboxIdleTimeoutMs: number;
   /** `MCP_ALLOWED_HOSTS`, comma-separated hostnames `/mcp` answers besides loopback. */
   mcpAllowedHosts: string | undefined;
+  /**
+   * `PREVIEW_DOMAIN`: the domain whose wildcard (`*.<domain>`) routes to this Worker, for
+   * the host form of preview URLs (`https://<token>.<domain>/`); unset, the host form is
+   * `<token>.localhost` on the request's own port (local development, decision 182).
+   */
+  previewDomain: string | undefined;
+  /**
+   * `PUBLIC_URL`: the Worker's address as people reach it. The `expose_port` tool runs in
+   * a Durable Object, which never sees a request's address, so its URLs are made on this.
+   */
+  publicUrl: string;
   /** `WEB_FETCH_ALLOW_PRIVATE`: any value but empty, "0" or "false" lets web_fetch reach private addresses. */
   webFetchAllowPrivate: boolean;
   /**
@@ -113,6 +126,8 @@ export function workerConfig(env: object): WorkerConfig {
       WORKER_DEFAULTS.sandboxIdleTimeoutSeconds,
     ),
     mcpAllowedHosts: text("MCP_ALLOWED_HOSTS"),
+    previewDomain: text("PREVIEW_DOMAIN")?.trim().toLowerCase() || undefined,
+    publicUrl: (text("PUBLIC_URL")?.trim() || WORKER_DEFAULTS.publicUrl).replace(/\/+$/, ""),
     webFetchAllowPrivate: flag !== undefined && flag !== "" && flag !== "0" && flag !== "false",
     exampleTools: text("EXAMPLE_TOOLS") === "1",
     testControls: text("TEST_CONTROLS") === "1",

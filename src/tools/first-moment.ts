@@ -82,7 +82,7 @@ export async function firstMoment(job: JobReader, id: string): Promise<FirstMome
       : "";
   const note =
     view.status === "running"
-      ? `[Running in the background as ${id} · ${formatCount(t.totalLines)} lines so far · job_output {"id":"${id}"} gives ${after} (with "wait": up to ${MAX_JOB_WAIT_SECONDS} s for more)${drive} · kill {"id":"${id}"} stops it · jobs lists your jobs]`
+      ? `[Running in the background as ${id} · ${formatCount(t.totalLines)} ${t.totalLines === 1 ? "line" : "lines"} so far · job_output {"id":"${id}"} gives ${after} (with "wait": up to ${MAX_JOB_WAIT_SECONDS} s for more)${drive} · kill {"id":"${id}"} stops it · jobs lists your jobs]`
       : `[${id} ended in its first moment: ${jobStatus(view)}]`;
   return { view, text, shown, note, input };
 }

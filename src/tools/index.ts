@@ -1,11 +1,13 @@
 /**
  * The tools' public face: the registry, with every built-in registered — the sandbox
- * tools (`bash`, `read`, `grep`, `glob`, `find`, `ls`, `write`, `edit`), `web_fetch`, the agent-side `external` tool and
+ * tools (`bash`, `read`, `grep`, `glob`, `find`, `ls`, `write`, `edit`), `web_fetch`, the job
+ * tools, `expose_port` (preview URLs, decision 182), the agent-side `external` tool and
  * the examples. Import tools from here (not from registry.ts) so the built-ins are present.
  */
 import { bashTool } from "./bash.ts";
 import { editTool } from "./edit.ts";
 import { exampleTools } from "./examples.ts";
+import { exposePortTool } from "./expose-port.ts";
 import { findTool } from "./find.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
@@ -33,6 +35,7 @@ for (const tool of [
   jobOutputTool,
   killTool,
   writeStdinTool,
+  exposePortTool,
   externalTool,
   ...exampleTools,
 ]) {
@@ -50,6 +53,7 @@ export function isExampleTool(name: string): boolean {
   return exampleNames.has(name);
 }
 
+export { inScope, type ScopedCall, scopedCall } from "./call-scope.ts";
 export { type FirstMoment, firstMoment, type JobReader } from "./first-moment.ts";
 export { outputLines } from "./job-lines.ts";
 export { isBackgroundCall } from "./jobs.ts";

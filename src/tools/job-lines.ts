@@ -11,7 +11,6 @@ import { utf8ByteLength } from "../core/retention/utf8.ts";
 import type { InputState } from "../execenv/index.ts";
 import {
   INVOCATION_ID_PATTERN,
-  type InvocationApi,
   type InvocationView,
   JOB_OUTPUT_BYTES,
   JOB_OUTPUT_LINES,
@@ -19,6 +18,7 @@ import {
   type OutputLines,
   type ReadRange,
 } from "../protocol/index.ts";
+import { type ScopedCall, scopedCall } from "./call-scope.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 import { inputDetails, inputText, modelLines } from "./terminal-view.ts";
 import type { ToolContext } from "./types.ts";
@@ -29,9 +29,12 @@ export const jobId = z
   .regex(INVOCATION_ID_PATTERN, "must be an invocation id")
   .describe("The invocation id bash answered with");
 
-/** The DO of invocation `id`. */
-export function stubOf(context: ToolContext, id: string): InvocationApi {
-  return context.env.INVOCATIONS.getByName(id) as unknown as InvocationApi;
+/**
+ * The DO of job `id` as the calling tool reaches it: within the caller's own sandbox
+ * only (`scopedCall`, decision 251); a job of another sandbox is "No invocation".
+ */
+export function jobOf(context: ToolContext, id: string): ScopedCall {
+  return scopedCall(context.env, id, context.sandbox);
 }
 
 /** An outcome's value, or an error a caller can act on (a missing job names `jobs`). */
@@ -178,7 +181,7 @@ export interface NewLines {
  */
 export async function readNewLines(
   env: Env,
-  target: InvocationApi,
+  target: ScopedCall,
   id: string,
   reader: string,
   deadline: number,

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { formatSize } from "../core/output/footer.ts";
 import { JOB_OUTPUT_BYTES, JOB_OUTPUT_LINES, MAX_JOB_WAIT_SECONDS } from "../protocol/index.ts";
-import { jobId, readNewLines, stubOf, writeJobRead } from "./job-lines.ts";
+import { jobId, jobOf, readNewLines, writeJobRead } from "./job-lines.ts";
 import { defineTool } from "./registry.ts";
 import { inputStateOf } from "./terminal-view.ts";
 
@@ -32,7 +32,7 @@ export const jobOutputTool = defineTool({
   replaySafe: true,
   async execute({ params, out, signal, context }) {
     const deadline = Date.now() + (params.wait ?? 0) * 1000;
-    const target = stubOf(context, params.id);
+    const target = jobOf(context, params.id);
     const reader = context.toolCallId;
     const read = await readNewLines(context.env, target, params.id, reader, deadline, signal);
     writeJobRead(out, read, await inputStateOf(context.env, read.view));

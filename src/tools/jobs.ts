@@ -20,17 +20,27 @@ export function isBackgroundCall(call: { tool: string; args: unknown }): boolean
   );
 }
 
-/** The jobs index of calls that name no run of their own. */
+/** The jobs index of calls in `default` that name no run of their own. */
 export const JOBS_OF_TOKEN = "jobs:token";
 
 /**
- * The jobs index of a call's caller (decision 172): its run when it names one (a runId
- * other than its own toolCallId), else the API token's own list, which every call made
- * without a runId shares (every MCP call among them).
+ * The jobs index of a call's caller (decisions 172, 251): its run when it names one (a
+ * runId other than its own toolCallId), else the operator's own list, which every call
+ * made without a runId shares (every MCP call among them) — each within its sandbox: a
+ * call in any sandbox but `default` has its sandbox's indexes, so `jobs` in one sandbox
+ * never lists another's.
  * @example jobsIndexName({ toolCallId: "c1", runId: "c1" }) // "jobs:token"
+ * @example jobsIndexName({ toolCallId: "c1", runId: "r", sandbox: "sbx_default_…" }) // "jobs:sandbox:sbx_default_…:run:r"
  */
-export function jobsIndexName(call: { toolCallId: string; runId: string }): string {
-  return call.runId !== call.toolCallId ? `jobs:run:${call.runId}` : JOBS_OF_TOKEN;
+export function jobsIndexName(call: {
+  toolCallId: string;
+  runId: string;
+  sandbox?: string;
+}): string {
+  const ownRun = call.runId !== call.toolCallId;
+  const sandbox = call.sandbox ?? "default";
+  if (sandbox === "default") return ownRun ? `jobs:run:${call.runId}` : JOBS_OF_TOKEN;
+  return ownRun ? `jobs:sandbox:${sandbox}:run:${call.runId}` : `jobs:sandbox:${sandbox}`;
 }
 
 /** Most jobs `jobs` lists, newest first. */
@@ -39,7 +49,7 @@ export const JOBS_LISTED = 50;
 export const jobsTool = defineTool({
   name: "jobs",
   description:
-    "Lists your running and recent background bash calls (newest first, at most 50): id, status, lines so far, and the command. Yours are those of your run (runId), or, for calls without a runId (every MCP call), those of your API token.",
+    "Lists your running and recent background bash calls (newest first, at most 50): id, status, lines so far, and the command. Yours are those of your run (runId), or, for calls without a runId (every MCP call), those made without one in your sandbox.",
   params: z.strictObject({}),
   replaySafe: true,
   async execute({ out, context }) {

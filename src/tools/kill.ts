@@ -1,7 +1,7 @@
 /** `kill { id }`: cancels a call (a background bash call, or any other) and answers with its output, kept. */
 import { z } from "zod";
 import { OUTPUT_BYTES, OUTPUT_LINES } from "../protocol/index.ts";
-import { jobId, jobStatus, outcomeValue, stubOf } from "./job-lines.ts";
+import { jobId, jobOf, jobStatus, outcomeValue } from "./job-lines.ts";
 import { defineTool } from "./registry.ts";
 
 export const killTool = defineTool({
@@ -13,7 +13,7 @@ export const killTool = defineTool({
   output: { maxBytes: OUTPUT_BYTES + 2048 + 1024, maxLines: OUTPUT_LINES + 8 + 4 },
   replaySafe: true,
   async execute({ params, out, context }) {
-    const target = stubOf(context, params.id);
+    const target = jobOf(context, params.id);
     const cancelled = await target.cancel();
     if (!cancelled.ok && cancelled.error.code !== "conflict") outcomeValue(cancelled, params.id);
     const poll = outcomeValue(await target.result(30_000), params.id);

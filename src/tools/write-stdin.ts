@@ -9,7 +9,6 @@ import { z } from "zod";
 import { execIdFor, SandboxHttpError } from "../execenv/index.ts";
 import {
   INVOCATION_ID_PATTERN,
-  type InvocationApi,
   JOB_OUTPUT_BYTES,
   JOB_OUTPUT_LINES,
   MAX_STDIN_BYTES,
@@ -18,7 +17,8 @@ import {
   STDIN_KEY_NAMES,
   STDIN_KEYS,
 } from "../protocol/index.ts";
-import { jobStatus, outcomeValue, readNewLines, sleep, stubOf, writeJobRead } from "./job-lines.ts";
+import type { ScopedCall } from "./call-scope.ts";
+import { jobOf, jobStatus, outcomeValue, readNewLines, sleep, writeJobRead } from "./job-lines.ts";
 import { isBackgroundCall } from "./jobs.ts";
 import { defineTool } from "./registry.ts";
 import { sandboxClientFor } from "./sandbox.ts";
@@ -84,7 +84,7 @@ function bytesOf(p: { text?: string; keys?: string[] }, tty: boolean): string {
 }
 
 /** Waits until the job's DO holds `bytes` of output and, once the command exited, has settled. */
-async function caughtUp(target: InvocationApi, id: string, bytes: number, exited: boolean) {
+async function caughtUp(target: ScopedCall, id: string, bytes: number, exited: boolean) {
   const deadline = Date.now() + CATCH_UP_MS;
   for (;;) {
     const view = outcomeValue(await target.view(), id);
@@ -105,7 +105,7 @@ export const writeStdinTool = defineTool({
   // Input is not idempotent: a re-execution would type it twice.
   replaySafe: false,
   async execute({ params, out, signal, context }) {
-    const target = stubOf(context, params.id);
+    const target = jobOf(context, params.id);
     const view = outcomeValue(await target.view(), params.id);
     if (!isBackgroundCall(view)) {
       throw new Error(

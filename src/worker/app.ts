@@ -7,13 +7,15 @@ import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { apiError, messageOf, workerConfig } from "../protocol/index.ts";
 import { isExampleTool, listTools } from "../tools/index.ts";
-import { agentOnly, authorizeSubscriber, requireApiConfigured, TokenRefused } from "./auth.ts";
+import { anyAgent, authorizeSubscriber, requireApiConfigured, TokenRefused } from "./auth.ts";
 import { errorPage, pageSubject, prefersHtml } from "./error-page.ts";
 import { ApiException, errorResponse } from "./errors.ts";
 import { invocationRoutes } from "./invocation-routes.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
-import { mcpRoute } from "./mcp-route.ts";
+import { mcpRoute, mcpTools } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
+import { previewHostForm, previewPathForm } from "./preview-proxy.ts";
+import { previewRoutes } from "./preview-routes.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
 import { sandboxRoutes } from "./sandbox-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
@@ -25,6 +27,8 @@ export const VIEWER_ASSET = "/viewer.html";
 
 export const app = new Hono<{ Bindings: Env }>();
 
+// Preview URLs' host form first: every path and method of `<token>.<domain>` is the app's.
+app.use("*", previewHostForm);
 app.use(
   methodNotAllowed({
     app,
@@ -46,7 +50,7 @@ app.use("/v1/*", async (c, next) => {
   await next();
 });
 
-app.get("/v1/tools", agentOnly, async (c) => {
+app.get("/v1/tools", anyAgent, async (c) => {
   const { exampleTools } = workerConfig(c.env);
   const offered = listTools().filter((t) => exampleTools || !isExampleTool(t.name));
   const tools = offered.map((t) => ({
@@ -64,13 +68,17 @@ app.route("/v1/invocations", invocationStream);
 app.route("/v1/invocations", invocationRoutes);
 app.route("/v1/stream", streamRoutes);
 app.route("/v1/runs", runRoutes);
+app.route("/v1/sandboxes", previewRoutes);
 app.route("/v1/sandboxes", sandboxRoutes);
+app.route("/p", previewPathForm);
 app.route("/v1/test", testControlRoutes);
 app.get("/run/:runId", runPage);
 
 app.route("/mcp", mcpRoute());
 // MCP in one created sandbox: every call of the session runs there (docs/sandboxes.md).
 app.route("/mcp/sandboxes/:sandbox", mcpRoute());
+// MCP with a sandbox per session, made with it and removed with it (decision 222).
+app.route("/mcp/sandbox/new", mcpRoute(undefined, mcpTools, { ownSandbox: true }));
 
 app.get("/view/:id", async (c) => {
   const id = parseWith(invocationIdParam, c.req.param("id"), "path.id");

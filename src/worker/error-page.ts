@@ -7,8 +7,11 @@
 import type { ApiError } from "../protocol/index.ts";
 import type { TokenProblem } from "./auth.ts";
 
-/** What a page link names: one call's viewer or one run's page. */
-export type PageSubject = { kind: "view"; id: string } | { kind: "run"; runId: string };
+/** What a page link names: one call's viewer, one run's page, or a sandbox's port (a preview URL). */
+export type PageSubject =
+  | { kind: "view"; id: string }
+  | { kind: "run"; runId: string }
+  | { kind: "preview"; port: number | null };
 
 /**
  * The page a path is a link to, or null for an API path.
@@ -87,6 +90,7 @@ function explain(
   error: ApiError,
   problem: TokenProblem | null,
 ): { title: string; advice: string[] } {
+  if (subject.kind === "preview") return explainPreview(subject.port, error);
   const what = subject.kind === "view" ? "call" : "run";
   const name = subject.kind === "view" ? subject.id : subject.runId;
   const shown = `<code>${escapeHtml(name)}</code>`;
@@ -156,6 +160,34 @@ function explain(
       "The server could not answer this link. Try again in a minute; if it keeps failing, tell whoever runs this Toolwire.",
     ],
   };
+}
+
+/** Title and advice for a refused preview URL (decision 182). */
+function explainPreview(port: number | null, error: ApiError): { title: string; advice: string[] } {
+  const askAgain = `Ask your agent to share it again, or run <code>toolwire sandbox expose &lt;sandbox&gt; ${port ?? "&lt;port&gt;"}</code>.`;
+  const said = `<code>${escapeHtml(error.message)}</code>`;
+  switch (error.code) {
+    case "gone":
+      return { title: "This preview link has ended", advice: [said, askAgain] };
+    case "not_found":
+      return {
+        title: "No preview at this address",
+        advice: ["The link was cut short or changed. Copy the whole link again.", askAgain],
+      };
+    case "no_listener":
+      return {
+        title: "Nothing is answering on this port",
+        advice: [
+          `The sandbox is there, but no server listens on port ${port ?? "?"} in it: it has not started yet, or it stopped.`,
+          "Start it again in the sandbox and reload this page.",
+        ],
+      };
+    default:
+      return {
+        title: "This preview cannot be shown right now",
+        advice: [said, "Try again in a minute."],
+      };
+  }
 }
 
 /** `text` quoted for a shell when it is more than letters, digits and `._-`. */

@@ -10,6 +10,7 @@ import {
   forwardedSubscription,
   type InvocationView,
   messageOf,
+  NEW_SANDBOX,
   type StartRequest,
   type SubscriptionPath,
   workerConfig,
@@ -23,9 +24,17 @@ import {
   isExampleTool,
   listTools,
   outputLines,
+  scopedCall,
   ToolArgsError,
 } from "../tools/index.ts";
-import { agentOnly, readerOf, subscribeSecret } from "./auth.ts";
+import {
+  anyAgent,
+  principalOf,
+  readerOf,
+  refuseSandboxToken,
+  sandboxScope,
+  subscribeSecret,
+} from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
 import type { Routes } from "./invocation-context.ts";
@@ -33,7 +42,8 @@ import { invocationLinks } from "./invocation-links.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { noStore } from "./no-store.ts";
 import { parseProducerBody } from "./producer-calls.ts";
-import { runLinks } from "./run-routes.ts";
+import { runIdOf, runLinks } from "./run-routes.ts";
+import { runSandbox } from "./run-sandbox.ts";
 import { sameJson } from "./same-json.ts";
 import { useSandbox } from "./sandbox-routes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
@@ -48,8 +58,18 @@ const withId = createMiddleware<Routes>(async (c, next) => {
   await next();
 });
 
-/** Reads of one invocation: the agent's bearer token, or that invocation's subscribe token. */
+/** Reads of one invocation: a bearer token, or that invocation's subscribe token. */
 const reader = readerOf<Routes>((c) => c.get("id"));
+
+/**
+ * After the auth middleware: a sandbox token reaches the calls of its sandbox only; any
+ * other id is the 404 of one that never existed (`scopedCall`, decision 251).
+ */
+const inScope = createMiddleware<Routes>(async (c, next) => {
+  const sandbox = sandboxScope(principalOf(c));
+  if (sandbox !== null) unwrap(await scopedCall(c.env, c.get("id"), sandbox).view());
+  await next();
+});
 
 function publicView(id: string, view: InvocationView) {
   return { ...view, id, toolCallId: id };
@@ -79,7 +99,7 @@ export function refuseOtherCall(stored: InvocationView, request: StartRequest): 
   }
 }
 
-invocationRoutes.post("/", agentOnly, async (c) => {
+invocationRoutes.post("/", anyAgent, async (c) => {
   const body = parseWith(createInvocationBody, await readJsonBody(c.req.raw), "body");
   const found = getTool(body.tool);
   // The examples run only where EXAMPLE_TOOLS is on; elsewhere they are unknown tools.
@@ -104,7 +124,21 @@ invocationRoutes.post("/", agentOnly, async (c) => {
       err instanceof ToolArgsError ? `${tool.name} ${message}` : `${tool.name} args: ${message}`,
     );
   }
-  const sandbox = body.sandbox ?? DEFAULT_SANDBOX;
+  // A sandbox token's calls run in its sandbox, which they need not name (decision 250);
+  // it makes no sandbox of its own (`new`, decision 221).
+  const confined = sandboxScope(principalOf(c));
+  const ownSandbox = body.sandbox === NEW_SANDBOX;
+  if (confined !== null && ownSandbox) refuseSandboxToken(confined);
+  if (ownSandbox && body.runId === undefined) {
+    raise(
+      "bad_request",
+      'body.sandbox: "new" needs a runId: the run owns the sandbox it makes and its later calls find it again',
+    );
+  }
+  const sandbox = ownSandbox
+    ? await runSandbox(c.env, runIdOf(principalOf(c), body.runId as string))
+    : (body.sandbox ?? confined ?? DEFAULT_SANDBOX);
+  if (confined !== null && sandbox !== confined) refuseSandboxToken(confined);
   unwrap(checkSandboxName(c.env, sandbox));
   subscribeSecret(c.env);
 
@@ -115,12 +149,16 @@ invocationRoutes.post("/", agentOnly, async (c) => {
     args,
     params,
     toolCallId,
-    runId: body.runId ?? toolCallId,
+    runId: body.runId === undefined ? toolCallId : runIdOf(principalOf(c), body.runId),
     turnId: body.turnId ?? toolCallId,
     sandbox,
   };
   const stub = invocationStub(c.env, toolCallId);
   const { created, view } = unwrap(await stub.start(request));
+  if (!created && confined !== null && view.sandbox !== confined) {
+    // Said without a word about the call that holds the id: it is another sandbox's.
+    raise("conflict", `toolCallId "${toolCallId}" is taken; use a new toolCallId`);
+  }
   if (!created) refuseOtherCall(view, request);
   // A background bash call answers after its first moment with what it printed.
   const first = isBackgroundCall(request)
@@ -139,6 +177,7 @@ invocationRoutes.post("/", agentOnly, async (c) => {
     id: toolCallId,
     toolCallId,
     status: first?.view.status ?? view.status,
+    ...(ownSandbox ? { sandbox } : {}),
     ...(first
       ? {
           firstMoment: {
@@ -155,7 +194,7 @@ invocationRoutes.post("/", agentOnly, async (c) => {
   return c.json(response, created ? 201 : 200);
 });
 
-invocationRoutes.get("/:id", withId, reader, async (c) => {
+invocationRoutes.get("/:id", withId, reader, inScope, async (c) => {
   const id = c.get("id");
   const view = unwrap(await invocationStub(c.env, id).view());
   return c.json(publicView(id, view));
@@ -163,16 +202,16 @@ invocationRoutes.get("/:id", withId, reader, async (c) => {
 
 /**
  * Fresh links (a new subscribe token) for a call that exists: what `toolwire link <id>`
- * prints when a viewer link has expired. The API token only: a subscribe token that
+ * prints when a viewer link has expired. A bearer token only: a subscribe token that
  * could mint its successor would never expire.
  */
-invocationRoutes.get("/:id/links", withId, agentOnly, async (c) => {
+invocationRoutes.get("/:id/links", withId, anyAgent, inScope, async (c) => {
   const id = c.get("id");
   unwrap(await invocationStub(c.env, id).view());
   return c.json({ id, ...(await invocationLinks(c.req.raw, c.env, id)) });
 });
 
-invocationRoutes.get("/:id/result", withId, reader, async (c) => {
+invocationRoutes.get("/:id/result", withId, reader, inScope, async (c) => {
   const id = c.get("id");
   const waitSeconds = parseWith(waitQuery, c.req.query("wait"), "query.wait") ?? 0;
   const poll = unwrap(await invocationStub(c.env, id).result(Math.round(waitSeconds * 1000)));
@@ -180,13 +219,13 @@ invocationRoutes.get("/:id/result", withId, reader, async (c) => {
   return c.json({ status: "running" as const }, 202);
 });
 
-invocationRoutes.post("/:id/cancel", withId, agentOnly, async (c) => {
+invocationRoutes.post("/:id/cancel", withId, anyAgent, inScope, async (c) => {
   const id = c.get("id");
   const view = unwrap(await invocationStub(c.env, id).cancel());
   return c.json(publicView(id, view));
 });
 
-invocationRoutes.post("/:id/output", withId, agentOnly, async (c) => {
+invocationRoutes.post("/:id/output", withId, anyAgent, inScope, async (c) => {
   const id = c.get("id");
   const { calls, end, seq } = parseProducerBody(await readJsonBody(c.req.raw));
   const view = unwrap(await invocationStub(c.env, id).produce(calls, end, seq));
@@ -206,7 +245,7 @@ function subscribe(c: Context<Routes>, path: SubscriptionPath) {
   return invocationStub(c.env, c.get("id")).fetch(forwarded);
 }
 
-invocationRoutes.get("/:id/socket", withId, reader, async (c) => {
+invocationRoutes.get("/:id/socket", withId, reader, inScope, async (c) => {
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
     raise(
       "upgrade_required",
@@ -217,6 +256,6 @@ invocationRoutes.get("/:id/socket", withId, reader, async (c) => {
   return subscribe(c, "/socket");
 });
 
-invocationRoutes.get("/:id/events", withId, reader, async (c) => subscribe(c, "/events"));
+invocationRoutes.get("/:id/events", withId, reader, inScope, async (c) => subscribe(c, "/events"));
 
-invocationRoutes.get("/:id/spill", withId, reader, spillRoute);
+invocationRoutes.get("/:id/spill", withId, reader, inScope, spillRoute);

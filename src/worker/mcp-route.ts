@@ -1,8 +1,9 @@
 /**
  * `/mcp`: the MCP adapter (src/mcp) mounted on the Worker. This file is the one place
- * that wires it to the rest: the bearer check, the invocation DOs behind an
- * `InvocationPort` (validated the way `POST /v1/invocations` validates), subscribe-token
- * links for the viewer, and the session-termination objects.
+ * that wires it to the rest: the bearer check (the operator's token, or a sandbox token
+ * for its own sandbox's endpoint), the invocation DOs behind an `InvocationPort`
+ * (validated the way `POST /v1/invocations` validates, and confined to the session's
+ * sandbox), subscribe-token links for the viewer, and the session-termination objects.
  */
 import { Hono } from "hono";
 import { checkSandboxName, DEFAULT_SANDBOX, placementOf } from "../execenv/index.ts";
@@ -16,21 +17,32 @@ import {
 } from "../mcp/index.ts";
 import {
   type InvocationView,
+  NEW_SANDBOX,
   type Outcome,
   type StartRequest,
   type WorkerConfig,
   workerConfig,
 } from "../protocol/index.ts";
-import { type AnyTool, getTool, inputStateOf, outputLines } from "../tools/index.ts";
-import { authorizeAgent, subscribeSecret } from "./auth.ts";
+import { type AnyTool, getTool, inputStateOf, outputLines, scopedCall } from "../tools/index.ts";
+import { authorizeAgent, refuseSandboxToken, sandboxScope, subscribeSecret } from "./auth.ts";
 import { ApiException, raise } from "./errors.ts";
 import { refuseOtherCall } from "./invocation-routes.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
-import { sandboxStub } from "./sandbox-routes.ts";
+import { SANDBOX_HEADER, sessionSandbox } from "./mcp-session-sandbox.ts";
+import { sandboxStub } from "./sandbox-stub.ts";
 import { mintSubscribeToken } from "./subscribe-token.ts";
 
-/** The engine behind `/mcp`: the invocation DOs, checked like the HTTP API checks. */
-export function invocationPort(req: Request, env: Env): InvocationPort {
+/**
+ * The engine behind `/mcp`: the invocation DOs, checked like the HTTP API checks. Every
+ * id it is given is reached through `scopedCall`: a session in one sandbox reaches the
+ * calls of that sandbox only (decision 251), whatever token opened it.
+ */
+export function invocationPort(
+  req: Request,
+  env: Env,
+  sandbox: string = DEFAULT_SANDBOX,
+): InvocationPort {
+  const call = (id: string) => scopedCall(env, id, sandbox);
   return {
     async start(request: StartRequest) {
       const sandbox = checkSandboxName(env, request.sandbox);
@@ -49,11 +61,11 @@ export function invocationPort(req: Request, env: Env): InvocationPort {
       }
       return started;
     },
-    view: (id): Promise<Outcome<InvocationView>> => invocationStub(env, id).view(),
-    progress: (id, waitMs) => invocationStub(env, id).progress(waitMs),
-    result: (id, waitMs) => invocationStub(env, id).result(waitMs),
-    cancel: (id) => invocationStub(env, id).cancel(),
-    commitRead: (id, reader, range) => invocationStub(env, id).commitRead(reader, range),
+    view: (id): Promise<Outcome<InvocationView>> => call(id).view(),
+    progress: (id, waitMs) => call(id).progress(waitMs),
+    result: (id, waitMs) => call(id).result(waitMs),
+    cancel: (id) => call(id).cancel(),
+    commitRead: (id, reader, range) => call(id).commitRead(reader, range),
     outputLines: (view, range) => outputLines(env, view, range),
     inputState: (view) => inputStateOf(env, view),
     async links(id) {
@@ -96,7 +108,7 @@ export function mcpOptions(
 ): McpEndpointOptions {
   const config = workerConfig(env);
   return {
-    port: invocationPort(req, env),
+    port: invocationPort(req, env, sandbox),
     tools,
     sandbox,
     // Session ids are signed with a key derived from SUBSCRIBE_SECRET (domain-separated in the MAC).
@@ -118,14 +130,36 @@ export function mcpTools(): AnyTool[] {
 
 /**
  * The `/mcp` route, given the tools it lists and an optional hook for more (tests).
+ * `ownSandbox`: every session gets a sandbox of its own (`/mcp/sandbox/new`); on `/mcp`
+ * the `Toolwire-Sandbox: new` header asks for the same.
  * @example app.route("/mcp", mcpRoute())
  */
-export function mcpRoute(extend?: McpEndpointOptions["extend"], tools: () => AnyTool[] = mcpTools) {
+export function mcpRoute(
+  extend?: McpEndpointOptions["extend"],
+  tools: () => AnyTool[] = mcpTools,
+  options: { ownSandbox?: boolean } = {},
+) {
   const route = new Hono<{ Bindings: Env }>();
   route.all("/", async (c) => {
-    await authorizeAgent(c.req.raw, c.env);
+    const confined = sandboxScope(await authorizeAgent(c.req.raw, c.env));
+    const serve = (sandbox: string | undefined) =>
+      handleMcpRequest(c.req.raw, {
+        ...mcpOptions(c.req.raw, c.env, tools(), sandbox),
+        extend,
+        requestSignal: c.req.raw.signal,
+        waitUntil: (work) => c.executionCtx.waitUntil(work),
+      });
+    // A session of its own sandbox (decision 222): the operator's token only.
+    const own = options.ownSandbox || c.req.header(SANDBOX_HEADER) === NEW_SANDBOX;
+    if (own) {
+      if (confined !== null) refuseSandboxToken(confined);
+      return sessionSandbox(c.req.raw, c.env, serve);
+    }
     // Mounted at /mcp/sandboxes/:sandbox too: that session's calls run in that sandbox.
-    const sandbox = c.req.param("sandbox" as never) as string | undefined;
+    // A sandbox token's session runs in its sandbox, at either URL, and in no other.
+    const sandbox =
+      (c.req.param("sandbox" as never) as string | undefined) ?? confined ?? undefined;
+    if (confined !== null && sandbox !== confined) refuseSandboxToken(confined);
     if (sandbox !== undefined) {
       if (placementOf(sandbox) === null) {
         raise("bad_request", `path: '${sandbox}' is not a sandbox id (sbx_<host>_<20 hex>)`);
@@ -135,12 +169,7 @@ export function mcpRoute(extend?: McpEndpointOptions["extend"], tools: () => Any
         raise("gone", `sandbox ${sandbox} is ${view.status}: ${view.endReason}; create a new one`);
       }
     }
-    return handleMcpRequest(c.req.raw, {
-      ...mcpOptions(c.req.raw, c.env, tools(), sandbox),
-      extend,
-      requestSignal: c.req.raw.signal,
-      waitUntil: (work) => c.executionCtx.waitUntil(work),
-    });
+    return serve(sandbox);
   });
   return route;
 }

@@ -1,7 +1,9 @@
 /**
  * The run routes (docs/decisions/122): the list of a run's calls, a WebSocket that
- * follows it, links to follow one of its calls, and the run page. Readers present the
- * bearer token or the run token from `runViewUrl` in `?token=`.
+ * follows it, links to follow one of its calls, and the run page. Readers present a
+ * bearer token or the run token from `runViewUrl` in `?token=`. A sandbox token's runs
+ * are its own: the runId it names is kept as `<sandbox>:<runId>` (decision 252), and it
+ * reads no other run.
  *
  * | route | does |
  * | --- | --- |
@@ -14,10 +16,19 @@ import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import type { RunApi } from "../protocol/index.ts";
-import { authorizeAgent, requireApiConfigured, subscribeSecret, TokenRefused } from "./auth.ts";
+import { scopedCall } from "../tools/index.ts";
+import {
+  authorizeAgent,
+  type Principal,
+  refuseSandboxToken,
+  requireApiConfigured,
+  sandboxScope,
+  subscribeSecret,
+  TokenRefused,
+} from "./auth.ts";
 import { raise } from "./errors.ts";
 import { invocationLinks } from "./invocation-links.ts";
-import { invocationStub, unwrap } from "./invocation-stub.ts";
+import { unwrap } from "./invocation-stub.ts";
 import { servePage } from "./pages.ts";
 import { mintRunToken, verifyRunToken } from "./run-token.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
@@ -25,7 +36,11 @@ import { invocationIdParam, parseWith } from "./schemas.ts";
 /** Path of the run page among the static assets (written to public/ by the client build). */
 export const RUN_PAGE_ASSET = "/run.html";
 
-export const runIdParam = z.string().min(1).max(256);
+/** A runId: a body's (at most 256), under a sandbox token's `<sandbox>:` (at most 58 more). */
+export const runIdParam = z
+  .string()
+  .min(1)
+  .max(256 + 58);
 
 const TOKEN_FAILURES = {
   malformed:
@@ -58,12 +73,41 @@ async function authorizeRunToken(
   throw new TokenRefused(check.reason, TOKEN_FAILURES[check.reason]);
 }
 
-/** The bearer token, or a run token for `runId` when no Authorization header is sent. */
-async function authorizeRunReader(req: Request, env: Env, runId: string): Promise<void> {
+/**
+ * The runId a call is created with: a sandbox token's is kept under its sandbox's name,
+ * so that a run of one sandbox can be neither joined nor read from another.
+ * @example runIdOf({ kind: "sandbox", sandbox: "sbx_default_…" }, "session-1") // "sbx_default_…:session-1"
+ */
+export function runIdOf(principal: Principal | null, runId: string): string {
+  const sandbox = sandboxScope(principal);
+  if (sandbox === null || runId.startsWith(`${sandbox}:`)) return runId;
+  return `${sandbox}:${runId}`;
+}
+
+/** A bearer token for `runId`: the operator's, or a sandbox token whose run it is. */
+async function authorizeRunBearer(req: Request, env: Env, runId: string): Promise<Principal> {
+  const principal = await authorizeAgent(req, env);
+  const sandbox = sandboxScope(principal);
+  if (sandbox !== null && !runId.startsWith(`${sandbox}:`)) refuseSandboxToken(sandbox);
+  return principal;
+}
+
+/**
+ * A bearer token (`authorizeRunBearer`), or a run token for `runId` when no
+ * Authorization header is sent (null: scoped to the run already).
+ */
+async function authorizeRunReader(
+  req: Request,
+  env: Env,
+  runId: string,
+): Promise<Principal | null> {
   requireApiConfigured(env);
   const token = new URL(req.url).searchParams.get("token");
-  if (req.headers.has("Authorization") || token === null) return authorizeAgent(req, env);
-  return authorizeRunToken(env, token, runId);
+  if (req.headers.has("Authorization") || token === null) {
+    return authorizeRunBearer(req, env, runId);
+  }
+  await authorizeRunToken(env, token, runId);
+  return null;
 }
 
 function runStub(env: Env, runId: string): RunApi & { fetch(req: Request): Promise<Response> } {
@@ -88,14 +132,14 @@ export async function runLinks(
   };
 }
 
-type RunRoutes = { Bindings: Env; Variables: { runId: string } };
+type RunRoutes = { Bindings: Env; Variables: { runId: string; principal: Principal | null } };
 
 export const runRoutes = new Hono<RunRoutes>();
 
 /** The route's `:runId`, validated, then the bearer token or a run token for that run. */
 const runReader = createMiddleware<RunRoutes>(async (c, next) => {
   const runId = parseWith(runIdParam, c.req.param("runId"), "path.runId");
-  await authorizeRunReader(c.req.raw, c.env, runId);
+  c.set("principal", await authorizeRunReader(c.req.raw, c.env, runId));
   c.set("runId", runId);
   await next();
 });
@@ -117,10 +161,10 @@ runRoutes.get("/:runId/socket", runReader, async (c) => {
   return run.fetch(new Request(new URL("/socket", c.req.url), c.req.raw));
 });
 
-/** A fresh run page link (`toolwire link --run <runId>`); the API token only, like a call's. */
+/** A fresh run page link (`toolwire link --run <runId>`); a bearer token only, like a call's. */
 runRoutes.get("/:runId/links", async (c) => {
   const runId = parseWith(runIdParam, c.req.param("runId"), "path.runId");
-  await authorizeAgent(c.req.raw, c.env);
+  await authorizeRunBearer(c.req.raw, c.env, runId);
   if ((await runStub(c.env, runId).calls()).length === 0)
     raise(
       "not_found",
@@ -132,7 +176,7 @@ runRoutes.get("/:runId/links", async (c) => {
 runRoutes.get("/:runId/calls/:id/links", runReader, async (c) => {
   const runId = c.get("runId");
   const id = parseWith(invocationIdParam, c.req.param("id"), "path.id");
-  const view = unwrap(await invocationStub(c.env, id).view());
+  const view = unwrap(await scopedCall(c.env, id, sandboxScope(c.get("principal"))).view());
   if (view.runId !== runId)
     raise("not_found", `invocation ${id} is not a call of run ${JSON.stringify(runId)}`);
   return c.json({ id, ...(await invocationLinks(c.req.raw, c.env, id)) });

@@ -1,39 +1,32 @@
 /**
  * The `/v1/sandboxes` routes: create, list, read, keep alive and delete created
- * sandboxes, and their files in and out as tar (docs/sandboxes.md). Each sandbox's
- * record is its Sandbox DO; its files stream straight between the caller and its host.
+ * sandboxes, their files in and out as tar, and their tokens (docs/sandboxes.md). Each
+ * sandbox's record is its Sandbox DO; its files stream straight between the caller and
+ * its host. The operator's token reaches every route; a sandbox's own token (decision
+ * 250) reads, keeps alive and moves the files of that sandbox only.
  */
 import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import {
-  CONTAINER_PLACEMENT,
-  CREATED_SANDBOX_ID,
-  checkSandboxName,
-  placementOf,
-} from "../execenv/index.ts";
+import { CREATED_SANDBOX_ID, placementOf } from "../execenv/index.ts";
 import { hostCall, hostFetch } from "../execenv/sandbox-host-api.ts";
-import { type SandboxApi, workerConfig } from "../protocol/index.ts";
+import { newTokenNonce, type SandboxView } from "../protocol/index.ts";
 import { checkNetworkPolicy, type NetworkPolicy } from "../protocol/network-policy.ts";
-import { agentOnly } from "./auth.ts";
+import { anyAgent, operatorOnly, principalOf, refuseSandboxToken, sandboxScope } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
 import { initialPathProblem, ustarOf } from "./initial-files.ts";
 import { unwrap } from "./invocation-stub.ts";
+import { makeSandbox } from "./new-sandbox.ts";
 import { noStore } from "./no-store.ts";
+import { sandboxStub } from "./sandbox-stub.ts";
+import { sandboxTokenFor } from "./sandbox-token.ts";
 import { parseWith } from "./schemas.ts";
 
 /** Default seconds a sandbox may idle (`SANDBOX_IDLE_TIMEOUT_SECONDS`): 10 minutes, as the Sandbox SDK's. */
 
 /** Longest idle timeout a create may ask for: 7 days. */
 export const MAX_SANDBOX_IDLE_SECONDS = 7 * 86_400;
-
-/**
- * The Sandbox DO of `id`.
- * @example await sandboxStub(env, "sbx_default_…").view()
- */
-export function sandboxStub(env: Env, id: string): SandboxApi {
-  return env.SANDBOX_RECORDS.getByName(id) as unknown as SandboxApi;
-}
 
 /**
  * Counts one call against a created sandbox before it starts: a 404 for an unknown id,
@@ -78,18 +71,30 @@ const sandboxIdParam = z
   .string()
   .regex(CREATED_SANDBOX_ID, "must be a sandbox id, sbx_<host>_<20 hex digits>");
 
-export const sandboxRoutes = new Hono<{ Bindings: Env; Variables: { id: string } }>();
-sandboxRoutes.use("*", noStore, agentOnly);
-sandboxRoutes.use("/:id/*", async (c, next) => {
-  c.set("id", parseWith(sandboxIdParam, c.req.param("id"), "path.id"));
-  await next();
-});
-sandboxRoutes.use("/:id", async (c, next) => {
+type SandboxRoutes = { Bindings: Env; Variables: { id: string } };
+
+export const sandboxRoutes = new Hono<SandboxRoutes>();
+sandboxRoutes.use("*", noStore);
+
+/** The route's `:id`, validated (400 naming `path.id`). */
+const withId = createMiddleware<SandboxRoutes>(async (c, next) => {
   c.set("id", parseWith(sandboxIdParam, c.req.param("id"), "path.id"));
   await next();
 });
 
-sandboxRoutes.post("/", async (c) => {
+/** After `anyAgent`: a sandbox token opens its own sandbox's routes; another id is a 403. */
+const own = createMiddleware<SandboxRoutes>(async (c, next) => {
+  const sandbox = sandboxScope(principalOf(c));
+  if (sandbox !== null && c.get("id") !== sandbox) refuseSandboxToken(sandbox);
+  await next();
+});
+
+/** The answer of a create and of a token rotation: the view and the sandbox's new token. */
+async function withToken(env: Env, view: SandboxView, nonce: string) {
+  return { ...view, token: await sandboxTokenFor(env, view.id, nonce) };
+}
+
+sandboxRoutes.post("/", operatorOnly, async (c) => {
   const body = parseWith(createSandboxBody, await readJsonBody(c.req.raw), "body");
   if (body.backend === "container" && body.host !== undefined) {
     raise("bad_request", "body.host: a container sandbox has a container of its own; omit host");
@@ -98,27 +103,17 @@ sandboxRoutes.post("/", async (c) => {
     const problem = initialPathProblem(path);
     if (problem) raise("bad_request", `body.files: ${JSON.stringify(path)} ${problem}`);
   }
-  const placement = body.backend === "container" ? CONTAINER_PLACEMENT : (body.host ?? "default");
-  const hex = [...crypto.getRandomValues(new Uint8Array(10))]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  const id = `sbx_${placement}_${hex}`;
-  // A host name must be in SANDBOXES; a container id needs the container binding.
-  unwrap(checkSandboxName(c.env, placement === CONTAINER_PLACEMENT ? id : placement));
-  const view = unwrap(
-    await sandboxStub(c.env, id).create({
-      id,
-      name: body.name ?? null,
-      placement,
-      idleTimeoutSeconds:
-        body.idleTimeoutSeconds ?? workerConfig(c.env).sandboxIdleTimeoutMs / 1000,
-      limits: body.limits ?? {},
-      network: networkOf(body.network ?? { allow: [] }),
-      retentionDays: workerConfig(c.env).settledRetentionMs / 86_400_000,
-    }),
-  );
+  const { view, tokenNonce } = await makeSandbox(c.env, {
+    name: body.name ?? null,
+    ...(body.backend ? { backend: body.backend } : {}),
+    ...(body.host ? { host: body.host } : {}),
+    ...(body.idleTimeoutSeconds ? { idleTimeoutSeconds: body.idleTimeoutSeconds } : {}),
+    limits: body.limits ?? {},
+    network: networkOf(body.network ?? { allow: [] }),
+  });
+  const id = view.id;
   await putInitialFiles(c.env, id, body.tar, body.files);
-  return c.json(view, 201);
+  return c.json(await withToken(c.env, view, tokenNonce), 201);
 });
 
 /**
@@ -153,18 +148,26 @@ async function putInitialFiles(
   }
 }
 
-sandboxRoutes.get("/", async (c) => {
+sandboxRoutes.get("/", operatorOnly, async (c) => {
   const sandboxes = await c.env.SANDBOX_DIRECTORY.getByName("all").list();
   return c.json({ sandboxes });
 });
 
-sandboxRoutes.get("/:id", async (c) =>
+sandboxRoutes.get("/:id", anyAgent, withId, own, async (c) =>
   c.json(unwrap(await sandboxStub(c.env, c.get("id")).view())),
 );
 
-sandboxRoutes.delete("/:id", async (c) =>
+sandboxRoutes.delete("/:id", operatorOnly, withId, async (c) =>
   c.json(unwrap(await sandboxStub(c.env, c.get("id")).remove())),
 );
+
+/** A new token: the one before is dead at once (decision 250). */
+sandboxRoutes.post("/:id/token", operatorOnly, withId, async (c) => {
+  const nonce = newTokenNonce();
+  await sandboxTokenFor(c.env, c.get("id"), nonce);
+  const view = unwrap(await sandboxStub(c.env, c.get("id")).rotateToken(nonce));
+  return c.json(await withToken(c.env, view, nonce));
+});
 
 /** A network policy from a request, or a 400 naming the bad entry. */
 function networkOf(value: unknown): NetworkPolicy {
@@ -173,24 +176,24 @@ function networkOf(value: unknown): NetworkPolicy {
   return policy;
 }
 
-sandboxRoutes.put("/:id/network", async (c) => {
+sandboxRoutes.put("/:id/network", operatorOnly, withId, async (c) => {
   const policy = networkOf(await readJsonBody(c.req.raw));
   return c.json(unwrap(await sandboxStub(c.env, c.get("id")).setNetwork(policy)));
 });
 
 /** The policy, egress totals and the last 1,000 connections, from the sandbox's host. */
-sandboxRoutes.get("/:id/network", async (c) => {
+sandboxRoutes.get("/:id/network", anyAgent, withId, own, async (c) => {
   const id = c.get("id");
   unwrap(await sandboxStub(c.env, id).use(null));
   return c.json(unwrap(await hostCall<unknown>(c.env, id, "GET", `/v1/sandboxes/${id}/network`)));
 });
 
 /** Counts as use: the idle timeout starts again from now. */
-sandboxRoutes.post("/:id/keepalive", async (c) =>
+sandboxRoutes.post("/:id/keepalive", anyAgent, withId, own, async (c) =>
   c.json(unwrap(await sandboxStub(c.env, c.get("id")).use(null))),
 );
 
-sandboxRoutes.put("/:id/files", async (c) => {
+sandboxRoutes.put("/:id/files", anyAgent, withId, own, async (c) => {
   const id = c.get("id");
   unwrap(await sandboxStub(c.env, id).use(null));
   if (!c.req.raw.body) raise("bad_request", "send a tar archive as the request body");
@@ -204,7 +207,7 @@ sandboxRoutes.put("/:id/files", async (c) => {
   return new Response(res.body, { headers: { "content-type": "application/json" } });
 });
 
-sandboxRoutes.get("/:id/files", async (c) => {
+sandboxRoutes.get("/:id/files", anyAgent, withId, own, async (c) => {
   const id = c.get("id");
   unwrap(await sandboxStub(c.env, id).use(null));
   const res = unwrap(

@@ -15,7 +15,8 @@ import {
   SECURITY_HEADERS,
 } from "../protocol/durable-streams/index.ts";
 import { workerConfig } from "../protocol/index.ts";
-import { authorizeAgent, authorizeReader } from "./auth.ts";
+import { scopedCall } from "../tools/index.ts";
+import { authorizeOperator, authorizeReader, sandboxScope } from "./auth.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
 import { spillSource } from "./spill-source.ts";
@@ -32,13 +33,20 @@ const withSecurityHeaders = createMiddleware<StreamRoutes>(async (c, next) => {
   c.res = res;
 });
 
-/** Reads (`GET`, `HEAD`) take the bearer token or the call's subscribe token; writes the bearer. */
+/**
+ * Reads (`GET`, `HEAD`) take the operator's token, the call's subscribe token, or a
+ * sandbox token for a call of its own sandbox (any other stream is not found for it,
+ * decision 251); writes (`PUT`, `POST`, `DELETE`) take the operator's token alone
+ * (decision 203): a sandbox's agent reaches no stream outside its sandbox.
+ */
 const streamAuth = createMiddleware<StreamRoutes>(async (c, next) => {
   const id = parseWith(invocationIdParam, c.req.param("name") ?? c.req.param("id"), "path.name");
   c.set("id", id);
   const method = c.req.method;
-  if (method === "GET" || method === "HEAD") await authorizeReader(c.req.raw, c.env, id);
-  else await authorizeAgent(c.req.raw, c.env);
+  if (method === "GET" || method === "HEAD") {
+    const sandbox = sandboxScope((await authorizeReader(c.req.raw, c.env, id)).principal);
+    if (sandbox !== null) unwrap(await scopedCall(c.env, id, sandbox).view());
+  } else await authorizeOperator(c.req.raw, c.env);
   await next();
 });
 

@@ -11,7 +11,7 @@
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { apiError, type InvocationTestControls, workerConfig } from "../protocol/index.ts";
-import { agentOnly } from "./auth.ts";
+import { operatorOnly } from "./auth.ts";
 import { errorResponse } from "./errors.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
@@ -30,7 +30,7 @@ const enabled = createMiddleware<Routes>(async (c, next) => {
   await next();
 });
 
-testControlRoutes.use("*", enabled, agentOnly);
+testControlRoutes.use("*", enabled, operatorOnly);
 
 /** The call's stub, once it is known to exist (404 otherwise). */
 async function controlsOf(env: Env, rawId: string): Promise<InvocationTestControls> {

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { removeStaleSandboxes } from "../../sandbox/sandboxes/disk.ts";
+import { removeUnrecordedSandboxes } from "../../sandbox/sandboxes/disk.ts";
 import {
   freePort,
   HOST,
@@ -161,7 +161,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await Promise.all([worker, hosts.default, hosts.spare].map((s) => stopGroup(s.child)));
     if (!missing) removeContainers();
     // A host killed or stopped leaves its sandboxes' loop mounts; unmount before removing.
-    for (const root of Object.values(roots)) await removeStaleSandboxes(`${root}-sandboxes`);
+    for (const root of Object.values(roots))
+      await removeUnrecordedSandboxes(`${root}-sandboxes`, new Set());
     rmSync(hostsDir, { recursive: true, force: true });
     rmSync(state, { recursive: true, force: true });
   };

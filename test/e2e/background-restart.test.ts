@@ -14,6 +14,7 @@ import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-a
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { connectV2 } from "../support/e2e/mcp/clients.ts";
 import { type PiSession, startPiSession } from "../support/e2e/pi/session.ts";
+import { withoutInputLine } from "../support/input-line.ts";
 import { freePort, HOST, startWranglerDev, waitUntilUp } from "../support/processes.ts";
 
 const token = randomBytes(24).toString("base64url");
@@ -100,7 +101,7 @@ describe("a background job and kill -9 of workerd", () => {
     await starter.session.prompt("start the minute-long counter in the background");
     const started = toolResult(starter);
     expect(started).toContain(`Running in the background as ${id}`);
-    const shown = started.slice(0, started.lastIndexOf("[Running"));
+    const shown = withoutInputLine(started.slice(0, started.lastIndexOf("[Running")));
     await new Promise((resolve) => setTimeout(resolve, 15_000));
     await killNine(worker);
     worker = await startWorker(port, inspector);
@@ -129,7 +130,7 @@ describe("a background job and kill -9 of workerd", () => {
     sessions.push(reader);
     await reader.session.prompt("read the counter");
     const text = toolResult(reader);
-    expect(shown + text.slice(0, text.lastIndexOf("[job "))).toBe(lines);
+    expect(shown + withoutInputLine(text.slice(0, text.lastIndexOf("[job ")))).toBe(lines);
     expect(text).toContain("that is all of its output");
     // An MCP client of the restarted Worker sees the job ended with its output kept.
     const mcp = await connectV2(`${api}/mcp`, token);

@@ -166,4 +166,31 @@ describe("toolwire CLI", () => {
     const unknown = await toolwire(["link", "call_doesnotexist"]);
     expect(unknown.code).toBe(2);
   });
+
+  it("run --sandbox new makes a sandbox, runs there and prints its id; a later run names it", async () => {
+    const first = await toolwire([
+      "run",
+      "--sandbox",
+      "new",
+      "bash",
+      "--command",
+      "echo made-here > own.txt && pwd",
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    const id = /Sandbox: (sbx_default_[0-9a-f]{20})\n/.exec(first.stderr)?.[1];
+    expect(id, first.stderr).toBeDefined();
+    expect(first.stdout).toBe("/workspace\n");
+    const again = await toolwire([
+      "run",
+      "--sandbox",
+      id as string,
+      "bash",
+      "--command",
+      "cat own.txt",
+    ]);
+    expect(again.stdout).toBe("made-here\n");
+    const elsewhere = await toolwire(["run", "bash", "--command", "cat own.txt"]);
+    expect(elsewhere.code).not.toBe(0);
+    expect((await toolwire(["sandbox", "rm", id as string])).code).toBe(0);
+  });
 });

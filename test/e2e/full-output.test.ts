@@ -46,7 +46,7 @@ async function openFullOutput(page: Page, state = "indexed"): Promise<void> {
 
 /** The search status without its matching-line count (which arrives a moment later). */
 const match = async (page: Page) =>
-  (await page.locator("#full-match").textContent())?.replace(/ · [\d,]+ matching lines?$/, "");
+  (await page.locator("#full-status").textContent())?.replace(/ · [\d,]+ matching lines?$/, "");
 
 /** The rows the pane shows: [line number, text]. */
 const rows = (page: Page) =>
@@ -95,22 +95,26 @@ describe("viewer: the full output", () => {
     });
   });
 
-  it("the pane reads the file by ranges, counts its lines and shows only the rows on screen", async () => {
+  it("the pane opens at the end the viewer showed, counts its lines and shows only the rows on screen", async () => {
     await openFullOutput(page);
     expect(await page.locator("#full-info").textContent()).toBe("200,000 lines, 1.2 MB");
-    const top = await rows(page);
-    expect(top[0]).toEqual([1, "1"]);
-    expect(top.length).toBeGreaterThan(10);
-    expect(top.length).toBeLessThan(100);
-    // Scrolled to the very end: the last line of the file.
+    // Where the viewer's window was: the file's last lines, numbered once counted.
+    const end = await rows(page);
+    expect(end.at(-1)).toEqual([200_000, "200000"]);
+    expect(end.length).toBeGreaterThan(10);
+    expect(end.length).toBeLessThan(100);
+    expect(await page.locator("#output .line").last().textContent()).toBe("200000");
+    // Scrolled to the very top: the first line of the file.
     await page.locator("#full-scroll").evaluate((s) => {
-      s.scrollTop = s.scrollHeight;
+      s.scrollTop = 0;
     });
-    await expect.poll(async () => (await rows(page)).at(-1)).toEqual([200_000, "200000"]);
-    // A line number jumps there.
+    await expect.poll(async () => (await rows(page))[0]).toEqual([1, "1"]);
+    // A line number jumps there, and the one position status says where the reader is.
     await page.locator("#full-line").fill("150000");
     await page.locator("#full-line").press("Enter");
     await expect.poll(() => page.locator("#full-rows .row.hit").textContent()).toMatch(/150000$/);
+    expect(await page.locator("#full-status").textContent()).toBe("Line 150,000");
+    expect(await page.locator("#full [role=status]").count()).toBe(1);
   });
 
   it("search finds a line outside the 2,000-line window, then the next and previous matches", async () => {
@@ -129,7 +133,7 @@ describe("viewer: the full output", () => {
     await expect.poll(() => match(page)).toBe("Line 99,999");
     // How many lines match, counted in one pass: 99999 and 199999.
     await expect
-      .poll(() => page.locator("#full-match").textContent())
+      .poll(() => page.locator("#full-status").textContent())
       .toBe("Line 99,999 · 2 matching lines");
     expect(await page.locator("#full-rows .row.hit mark").textContent()).toBe("99999");
     await page.locator("#full-next").click();
@@ -144,6 +148,19 @@ describe("viewer: the full output", () => {
     await page.locator("#full-query").fill("no such text");
     await page.locator("#full-query").press("Enter");
     await expect.poll(() => match(page)).toBe('No line contains "no such text".');
+  });
+
+  it("on a phone the line box stays beside its Go button", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const phone = await context.newPage();
+    await phone.goto(created.viewUrl);
+    await phone.waitForFunction(() => document.body.dataset.status === "done");
+    await openFullOutput(phone);
+    const box = await phone.locator("#full-line").boundingBox();
+    const go = await phone.locator("#full-go").boundingBox();
+    expect(box && go && Math.abs(box.y - go.y) < 4 && go.x > box.x).toBe(true);
+    expect((await rows(phone)).at(-1)).toEqual([200_000, "200000"]);
+    await context.close();
   });
 
   it("a 1-byte range from the page is a 206 of one byte; past the end a 416", async () => {

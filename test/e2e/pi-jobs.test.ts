@@ -14,6 +14,7 @@ import {
   STEERING_TOOLS,
 } from "../../src/pi/steering-tools.ts";
 import { type PiSession, startPiSession } from "../support/e2e/pi/session.ts";
+import { withoutInputLine } from "../support/input-line.ts";
 
 const api = new ToolwireClient({ baseUrl: inject("apiUrl"), token: inject("apiToken") });
 const toolwire = { url: inject("apiUrl"), token: inject("apiToken") };
@@ -71,7 +72,9 @@ function readUntilEnd(
 
 /** The output lines a job_output answer gave, without its footer. */
 function jobLines(text: string): string[] {
-  return text.split("\n").filter((line) => line !== "" && !line.startsWith("[job "));
+  return withoutInputLine(text)
+    .split("\n")
+    .filter((line) => line !== "" && !line.startsWith("[job "));
 }
 
 describe("steering through pi", () => {
@@ -119,7 +122,7 @@ describe("steering through pi", () => {
     expect(window).toMatch(/lines 4–98/);
     expect(idle).toContain("before\n");
     expect(idle).not.toContain("finished");
-    expect(idle).toMatch(/idleTimeout/);
+    expect(idle).toMatch(/timed out after 2 s \(idle\)/);
     expect(results[1]?.isError).toBe(true);
     // A command that keeps printing is stopped by the hard limit, its output kept.
     expect(timeout).toContain("tick 1\n");

@@ -95,6 +95,8 @@ beforeAll(() => {
     "-e",
     `TOOLWIRE_TOKEN=${inject("apiToken")}`,
     "-e",
+    "TOOLWIRE_SANDBOX=default",
+    "-e",
     `TOOLWIRE_TEST_FAUX_SCRIPT=${script}`,
     "-e",
     `PI_CODING_AGENT_DIR=${path.join(scratch, "agent")}`,

@@ -111,6 +111,49 @@ describe("npm start", () => {
     }
   });
 
+  it("a sandbox host that dies is started again and says so; the Worker stays, and the next call works (decision 247)", async () => {
+    const started = await npmStart();
+    workspaces.push(started.root);
+    const { npm, urls, workerPort } = started;
+    try {
+      const host = descendants(npm.pid!).find((p) => p.cmd.includes("sandbox/main.ts"));
+      expect(host).toBeDefined();
+      process.kill(host!.pid, "SIGKILL");
+      const deadline = Date.now() + 60_000;
+      while (!/sandbox host is back at/.test(started.output()) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(started.output()).toMatch(
+        /sandbox host exited \(signal SIGKILL\); starting it again .*The Worker keeps running\./,
+      );
+      expect(await Promise.all(urls.map(answers))).toEqual([true, true]);
+      const token = /^API_TOKEN="?([^"\n]+)"?$/m.exec(
+        readFileSync(path.join(ROOT, ".dev.vars"), "utf8"),
+      )?.[1];
+      const res = await fetch(`http://127.0.0.1:${workerPort}/v1/invocations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ tool: "bash", args: { command: "echo after-restart" } }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      expect(res.status).toBe(201);
+      const { id } = (await res.json()) as { id: string };
+      const result = (await (
+        await fetch(`http://127.0.0.1:${workerPort}/v1/invocations/${id}/result?wait=30`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: AbortSignal.timeout(40_000),
+        })
+      ).json()) as { isError: boolean; content: { text: string }[] };
+      expect(result.isError).toBe(false);
+      expect(result.content[0]?.text).toBe("after-restart\n");
+    } finally {
+      // Ctrl-C as a terminal sends it: to scripts/start.ts, which stops both children.
+      const start = descendants(npm.pid!).find((p) => p.cmd.startsWith("node scripts/start.ts"));
+      if (start) process.kill(start.pid, "SIGINT");
+      await new Promise((resolve) => npm.once("exit", resolve));
+    }
+  }, 200_000);
+
   it("its children end when npm itself is killed with -9", async () => {
     const { npm, urls, pids } = await npmStartWithPids();
     process.kill(npm.pid!, "SIGKILL");

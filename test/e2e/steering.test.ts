@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { connectV2, type McpTestClient, type ToolResult } from "../support/e2e/mcp/clients.ts";
 import { toolwire } from "../support/e2e/toolwire-cli.ts";
+import { withoutInputLine } from "../support/input-line.ts";
 
 const mcpUrl = `${inject("apiUrl")}/mcp`;
 const token = inject("apiToken");
@@ -33,7 +34,7 @@ interface JobAnswer {
 
 /** A job_output answer split into its output lines and its footer line. */
 function jobAnswer(result: ToolResult): JobAnswer {
-  const all = text(result).split("\n");
+  const all = withoutInputLine(text(result)).split("\n");
   const footer = all.pop() ?? "";
   return { lines: all, footer };
 }
@@ -197,7 +198,7 @@ describe("background jobs", () => {
       named(id),
     );
     expect(structured(started).exit).toEqual({ status: "running" });
-    const first = text(started).split("\n");
+    const first = withoutInputLine(text(started)).split("\n");
     const note = first.pop()!;
     expect(note).toMatch(new RegExp(`^\\[Running in the background as ${id} · `));
     expect(note).toContain(`job_output {"id":"${id}"} gives the lines after these`);
@@ -262,7 +263,7 @@ describe("background jobs", () => {
       { command: "seq 1 5000; sleep 1.5; seq 5001 5010", background: true },
       named(id),
     );
-    const first = text(started).split("\n");
+    const first = withoutInputLine(text(started)).split("\n");
     const note = first.pop()!;
     // One job_output's worth from line 1 (from the spill: the window holds the last 2,000).
     expect(first).toEqual(Array.from({ length: 2000 }, (_, i) => String(i + 1)));

@@ -1,3 +1,4 @@
+import { NEW_SANDBOX } from "../../protocol/index.ts";
 import {
   type CallEnding,
   callEnding,
@@ -93,7 +94,10 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
     const client = clientFor(connection, proc.env);
     switch (command.kind) {
       case "run":
-        return await run(client, command, proc);
+        return await run(client, command, proc, () => {
+          const token = connection.token ?? proc.env.TOOLWIRE_TOKEN ?? "";
+          return new SandboxesClient({ baseUrl: client.baseUrl, token });
+        });
       case "watch": {
         const { tool, createdAt } = await client.get(command.id);
         const retain = retainOf(await client.tools(), tool);
@@ -166,7 +170,12 @@ function clientFor(
   return new ToolwireClient({ baseUrl, token });
 }
 
-async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess): Promise<number> {
+async function run(
+  client: ToolwireClient,
+  command: RunCommand,
+  proc: CliProcess,
+  sandboxes: () => SandboxesClient,
+): Promise<number> {
   const known = await client.tools();
   const tool = known.find((t) => t.name === command.tool);
   if (!tool) {
@@ -179,12 +188,14 @@ async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess
     );
   }
   const args = toolArgs(command.args, command.argsJson, tool.parameters);
+  const sandbox =
+    command.sandbox === NEW_SANDBOX ? await newSandbox(sandboxes(), proc) : command.sandbox;
   const created = await client.createInvocation({
     tool: command.tool,
     args,
     ...(command.toolCallId ? { toolCallId: command.toolCallId } : {}),
     ...(command.runId ? { runId: command.runId } : {}),
-    ...(command.sandbox ? { sandbox: command.sandbox } : {}),
+    ...(sandbox ? { sandbox } : {}),
   });
   if (command.detach) {
     proc.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
@@ -203,6 +214,16 @@ async function run(client: ToolwireClient, command: RunCommand, proc: CliProcess
     startedAt: Date.now(),
     timedByCall: false,
   });
+}
+
+/**
+ * `run --sandbox new`: a sandbox made for this call (the Worker's defaults), its id
+ * printed to stderr as `Sandbox: sbx_…` so that later calls can name it.
+ */
+async function newSandbox(sandboxes: SandboxesClient, proc: CliProcess): Promise<string> {
+  const made = await sandboxes.create();
+  proc.stderr.write(`Sandbox: ${made.id}\n`);
+  return made.id;
 }
 
 /** Which end of its output a tool keeps (how a live printer reads a window that stops moving). */

@@ -23,7 +23,7 @@ Commands:
   link --run <runId>             print a fresh run page link
   result <id>                    print an invocation's result (waits for it)
   tools                          list the tools the Worker offers
-  sandbox create|list|rm|upload|download   created sandboxes (docs/sandboxes.md)
+  sandbox create|list|rm|upload|download|expose|ports|unexpose   created sandboxes (docs/sandboxes.md)
 
 Run "toolwire <command> --help" for a command's options.
 
@@ -99,6 +99,9 @@ ${EXIT}`,
        toolwire sandbox rm <id>...
        toolwire sandbox upload <id> <dir-or-tar> [--path PATH]
        toolwire sandbox download <id> [PATH] [--out FILE]
+       toolwire sandbox expose <id> <PORT> [--for SECONDS] [--json]
+       toolwire sandbox ports <id> [--json]
+       toolwire sandbox unexpose <id> <PORT>
 
 create prints the new sandbox's id (run a tool in it with run --sandbox <id>); each
 --allow adds an entry (host, host:port or *.domain[:port]) to the hosts its commands may
@@ -106,6 +109,9 @@ reach through its proxy (without one it has no network); list
 shows id, status, name and when it idles out; rm deletes (its running calls end as
 cancelled, output kept); upload packs a directory with tar (or sends a .tar file) into
 PATH of its workspace; download writes PATH as a tar archive to FILE or stdout.
+expose prints a preview URL for a server listening on PORT in the sandbox (anyone with
+the URL can open it, until --for SECONDS, default 3600); ports lists them; unexpose
+revokes one.
 
 ${CONNECTION}
 

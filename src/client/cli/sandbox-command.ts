@@ -1,12 +1,13 @@
 /**
- * `toolwire sandbox create|list|rm|upload|download`: created sandboxes from the
- * command line (docs/sandboxes.md). A directory to upload is packed by the system's
+ * `toolwire sandbox create|list|rm|upload|download|expose|ports|unexpose`: created
+ * sandboxes from the command line (docs/sandboxes.md); `expose` prints a port's preview URL. A directory to upload is packed by the system's
  * `tar`; a download goes to `--out FILE` or stdout.
  */
 import { spawn } from "node:child_process";
 import { createReadStream, createWriteStream, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { durationSeconds } from "../duration.ts";
 import type { SandboxesClient, SandboxView } from "../sandboxes.ts";
 import type { CliProcess } from "./cli-process.ts";
 import { UsageError } from "./usage.ts";
@@ -15,6 +16,8 @@ export type SandboxAction =
   | {
       action: "create";
       name?: string;
+      /** `--backend host|container` (default host). */
+      backend?: "host" | "container";
       idleTimeoutSeconds?: number;
       /** `--allow` entries, in order: the sandbox's network policy (none: no network). */
       allow?: string[];
@@ -23,10 +26,13 @@ export type SandboxAction =
   | { action: "list"; json: boolean }
   | { action: "rm"; ids: string[] }
   | { action: "upload"; id: string; local: string; path: string }
-  | { action: "download"; id: string; path: string; out?: string };
+  | { action: "download"; id: string; path: string; out?: string }
+  | { action: "expose"; id: string; port: number; seconds?: number; json: boolean }
+  | { action: "ports"; id: string; json: boolean }
+  | { action: "unexpose"; id: string; port: number };
 
 const USAGE =
-  "sandbox create [--name N] [--idle SECONDS] [--allow HOST[:PORT]]... [--json] | list [--json] | rm <id>... | upload <id> <dir-or-tar> [--path P] | download <id> [path] [--out FILE]";
+  "sandbox create [--name N] [--backend host|container] [--idle 600|15m|2h] [--allow HOST[:PORT]]... [--json] | list [--json] | rm <id>... | upload <id> <dir-or-tar> [--path P] | download <id> [path] [--out FILE] | expose <id> <port> [--for SECONDS] [--json] | ports <id> [--json] | unexpose <id> <port>";
 
 /**
  * Parses what follows `toolwire sandbox`.
@@ -58,11 +64,14 @@ export function parseSandboxArgs(args: readonly string[]): SandboxAction {
     return typeof v === "string" ? v : undefined;
   };
   const known: Record<string, string[]> = {
-    create: ["name", "idle", "allow", "json"],
+    create: ["name", "backend", "idle", "allow", "json"],
     list: ["json"],
     rm: [],
     upload: ["path"],
     download: ["out"],
+    expose: ["for", "json"],
+    ports: ["json"],
+    unexpose: [],
   };
   if (!action || !(action in known)) throw new UsageError(`Usage: toolwire ${USAGE}`);
   for (const name of options.keys()) {
@@ -74,14 +83,21 @@ export function parseSandboxArgs(args: readonly string[]): SandboxAction {
   switch (action) {
     case "create": {
       const idle = str("idle");
-      const seconds = idle === undefined ? undefined : Number(idle);
-      if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0)) {
-        throw new UsageError(`--idle must be a whole number of seconds, got "${idle}".`);
+      const seconds = idle === undefined ? undefined : durationSeconds(idle);
+      if (seconds === null) {
+        throw new UsageError(
+          `--idle must be a duration: seconds (600) or with a unit (90s, 15m, 2h, 7d), got "${idle}".`,
+        );
+      }
+      const backend = str("backend");
+      if (backend !== undefined && backend !== "host" && backend !== "container") {
+        throw new UsageError(`--backend must be host or container, got "${backend}".`);
       }
       return {
         action,
         json,
         ...(str("name") ? { name: str("name") } : {}),
+        ...(backend ? { backend } : {}),
         ...(seconds ? { idleTimeoutSeconds: seconds } : {}),
         ...(allow.length > 0 ? { allow } : {}),
       };
@@ -95,6 +111,23 @@ export function parseSandboxArgs(args: readonly string[]): SandboxAction {
     case "upload":
       if (positional.length !== 2) throw new UsageError("sandbox upload needs <id> <dir-or-tar>.");
       return { action, id: positional[0]!, local: positional[1]!, path: str("path") ?? "" };
+    case "expose":
+    case "unexpose": {
+      const port = Number(positional[1]);
+      if (positional.length !== 2 || !Number.isInteger(port)) {
+        throw new UsageError(`sandbox ${action} needs <id> <port>.`);
+      }
+      if (action === "unexpose") return { action, id: positional[0]!, port };
+      const span = str("for");
+      const seconds = span === undefined ? undefined : Number(span);
+      if (seconds !== undefined && !(Number.isInteger(seconds) && seconds > 0)) {
+        throw new UsageError(`--for must be a whole number of seconds, got "${span}".`);
+      }
+      return { action, id: positional[0]!, port, json, ...(seconds ? { seconds } : {}) };
+    }
+    case "ports":
+      if (positional.length !== 1) throw new UsageError("sandbox ports needs <id>.");
+      return { action, id: positional[0]!, json };
     default:
       if (positional.length < 1 || positional.length > 2)
         throw new UsageError("sandbox download needs <id> [path].");
@@ -118,6 +151,7 @@ export async function runSandbox(
     case "create": {
       const view = await client.create({
         ...(cmd.name ? { name: cmd.name } : {}),
+        ...(cmd.backend ? { backend: cmd.backend } : {}),
         ...(cmd.idleTimeoutSeconds ? { idleTimeoutSeconds: cmd.idleTimeoutSeconds } : {}),
         ...(cmd.allow ? { network: { allow: cmd.allow } } : {}),
       });
@@ -143,6 +177,21 @@ export async function runSandbox(
       await pipeline(tar, cmd.out ? createWriteStream(cmd.out) : process.stdout);
       return 0;
     }
+    case "expose": {
+      const exposed = await client.expose(cmd.id, cmd.port, cmd.seconds);
+      print(cmd.json ? JSON.stringify(exposed, null, 2) : exposed.url);
+      return 0;
+    }
+    case "ports": {
+      const ports = await client.ports(cmd.id);
+      if (cmd.json) print(JSON.stringify(ports, null, 2));
+      else for (const p of ports) print(`${p.port}\t${p.url}\tuntil ${p.expiresAt}`);
+      return 0;
+    }
+    case "unexpose":
+      await client.unexpose(cmd.id, cmd.port);
+      print(`port ${cmd.port} of ${cmd.id}: its preview URL is revoked`);
+      return 0;
   }
 }
 

@@ -137,6 +137,45 @@ export class SpillReader {
   }
 
   /**
+   * The file's last `count` lines, read back from its end without the line index (so
+   * without their numbers, known once the index is): what a viewer was showing. At most
+   * `count` lines' worth of bytes (each cut at `MAX_LINE_BYTES`) and a chunk are read.
+   * @example (await reader.lastLines(2)).map((l) => l.text) // ["199999", "200000"]
+   */
+  async lastLines(count: number): Promise<Omit<SpillLine, "line">[]> {
+    const size = this.#requireSize();
+    if (count <= 0 || size === 0) return [];
+    const budget = count * this.#maxLineBytes + this.#chunkBytes;
+    const parts: Uint8Array[] = [];
+    let held = 0;
+    let newlines = 0;
+    let k = Math.floor((size - 1) / this.#chunkBytes);
+    // A final "\n" ends the last line; it does not start another.
+    const endsLine = (await this.#chunk(k)).at((size - 1) % this.#chunkBytes) === 0x0a;
+    for (; k >= 0 && newlines <= count && held < budget; k--) {
+      const chunk = await this.#chunk(k);
+      parts.unshift(chunk);
+      held += chunk.length;
+      for (const byte of chunk) if (byte === 0x0a) newlines++;
+    }
+    const bytes = concat(parts, held);
+    const reachedStart = k < 0;
+    const pieces: Uint8Array[] = [];
+    let from = 0;
+    for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) {
+      pieces.push(bytes.subarray(from, at));
+      from = at + 1;
+    }
+    if (!endsLine) pieces.push(bytes.subarray(from));
+    // Without the file's start, the first piece began before what was read.
+    if (!reachedStart) pieces.shift();
+    return pieces.slice(-count).map((piece) => ({
+      text: decoder.decode(piece.subarray(0, this.#maxLineBytes)),
+      cut: piece.length > this.#maxLineBytes,
+    }));
+  }
+
+  /**
    * The number of the first line after `fromLine` (direction "next") or the last line
    * before it ("previous") whose text contains `query`, ignoring case; null if none.
    * @example await reader.search("error", 0, "next") // 4711

@@ -3,8 +3,10 @@
  * from `GET /v1/invocations/:id/spill` by byte ranges (`SpillReader`). Only the rows on
  * screen are in the DOM and only they are read; a sparse line index built in the
  * background gives line numbers; search finds the next or previous line containing the
- * text anywhere in the file; a line number jumps there. A file of gigabytes never enters
- * the page: the reader keeps at most 4 MiB of it.
+ * text anywhere in the file; a line number jumps there. It opens at the file's end, where
+ * the viewer's window was, read back from the end at once and numbered once the index
+ * is complete. A file of gigabytes never enters the page: the reader keeps at most
+ * 4 MiB of it.
  *
  * Scrolling is virtual: a spacer gives the scroll bar the file's height (capped, beyond
  * which a pixel stands for more than one line) and the rows stay in view (sticky).
@@ -28,9 +30,8 @@ export class FullOutputPane {
   readonly #rows = byId("full-rows");
   readonly #spacer = byId("full-spacer");
   readonly #query = byId<HTMLInputElement>("full-query");
-  readonly #match = byId("full-match");
-  /** The go-to-line status, apart from the search's. */
-  readonly #jump = byId("full-jump");
+  /** Where the reader is: the one position status, for searches and jumps alike. */
+  readonly #status = byId("full-status");
   /** The matching-line count of the last query (counted once per query). */
   #counted: { reader: SpillReader; query: string; lines: Promise<number> } | null = null;
   /** The text of the current match, highlighted in its row; null after a jump. */
@@ -42,6 +43,8 @@ export class FullOutputPane {
   #abort: AbortController | null = null;
   /** First line on screen (1-based). */
   #top = 1;
+  /** Showing the file's end, as opened, until the person moves or the index completes. */
+  #atTail = false;
   /** The line of the current match or jump, highlighted. */
   #current: number | null = null;
   #renderSeq = 0;
@@ -70,6 +73,7 @@ export class FullOutputPane {
         this.#ignoreScroll = false;
         return;
       }
+      this.#atTail = false;
       this.#top = this.#lineAtScroll();
       this.#queueRender();
     });
@@ -109,14 +113,22 @@ export class FullOutputPane {
     this.#reader = reader;
     this.#top = 1;
     this.#current = null;
+    this.#atTail = true;
+    this.#status.textContent = "";
     this.#layout();
     await this.#render();
     reader
       .indexAll(() => {
         this.#describe();
         this.#layout();
-        if (reader.index.complete) document.body.dataset.full = "indexed";
       }, abort.signal)
+      .then(async () => {
+        if (abort.signal.aborted || !reader.index.complete) return;
+        // Still at the end as opened: the same rows, now with their numbers.
+        if (this.#atTail)
+          await this.goTo(Math.max(1, reader.index.lines - this.#visibleRows() + 1), false);
+        document.body.dataset.full = "indexed";
+      })
       .catch((error: unknown) => this.#unavailable(error));
   }
 
@@ -157,8 +169,11 @@ export class FullOutputPane {
     const reader = this.#reader;
     const query = this.#query.value;
     if (!reader || query === "") return;
-    const from = this.#current ?? (direction === "next" ? this.#top - 1 : this.#top);
-    this.#match.textContent = "Searching…";
+    // From the end as opened, "next" goes round to the top and "previous" looks back.
+    const from =
+      this.#current ??
+      (this.#atTail ? Number.MAX_SAFE_INTEGER : direction === "next" ? this.#top - 1 : this.#top);
+    this.#status.textContent = "Searching…";
     let line: number | null;
     let wrapped = false;
     try {
@@ -174,17 +189,17 @@ export class FullOutputPane {
       return;
     }
     if (line === null) {
-      this.#match.textContent = `No line contains "${query}".`;
-      this.#match.dataset.found = "none";
+      this.#status.textContent = `No line contains "${query}".`;
+      this.#status.dataset.found = "none";
       return;
     }
     const round = wrapped ? (direction === "next" ? " (from the top)" : " (from the end)") : "";
     this.#highlight = query;
     await this.goTo(line);
     // Said once the line is on screen, so the status never names a line not yet shown.
-    this.#match.textContent = `Line ${formatCount(line)}${round}`;
-    this.#match.dataset.found = String(line);
-    void this.#count(reader, query, this.#match.textContent);
+    this.#status.textContent = `Line ${formatCount(line)}${round}`;
+    this.#status.dataset.found = String(line);
+    void this.#count(reader, query, this.#status.textContent);
   }
 
   /** Adds how many lines match to the search status, once counted (once per query). */
@@ -194,16 +209,17 @@ export class FullOutputPane {
     }
     const lines = await this.#counted.lines.catch(() => null);
     // Another search or jump may have moved on meanwhile: leave its status alone.
-    if (lines === null || this.#match.textContent !== shown) return;
-    this.#match.textContent = `${shown} · ${formatCount(lines)} matching ${lines === 1 ? "line" : "lines"}`;
+    if (lines === null || this.#status.textContent !== shown) return;
+    this.#status.textContent = `${shown} · ${formatCount(lines)} matching ${lines === 1 ? "line" : "lines"}`;
   }
 
-  /** Shows line `line` near the top of the pane and highlights it. */
-  async goTo(line: number): Promise<void> {
+  /** Shows line `line` near the top of the pane and (unless told not to) highlights it. */
+  async goTo(line: number, highlight = true): Promise<void> {
     const reader = this.#reader;
     if (!reader) return;
-    this.#current = line;
-    this.#top = Math.max(1, line - 3);
+    this.#atTail = false;
+    this.#current = highlight ? line : null;
+    this.#top = highlight ? Math.max(1, line - 3) : line;
     this.#scrollToTop();
     await this.#render();
   }
@@ -211,17 +227,17 @@ export class FullOutputPane {
   async #goToTypedLine(): Promise<void> {
     const wanted = Number(this.#lineInput.value);
     if (!Number.isInteger(wanted) || wanted < 1) {
-      this.#jump.textContent = "Type a line number (1 or more).";
+      this.#status.textContent = "Type a line number (1 or more).";
       return;
     }
     const reader = this.#reader;
     if (!reader) return;
     const known = reader.index.lines;
     if (reader.index.complete && wanted > known) {
-      this.#jump.textContent = `The output has ${formatCount(known)} lines.`;
+      this.#status.textContent = `The output has ${formatCount(known)} lines.`;
       return;
     }
-    this.#jump.textContent = `At line ${formatCount(wanted)}`;
+    this.#status.textContent = `Line ${formatCount(wanted)}`;
     this.#highlight = null;
     await this.goTo(wanted);
   }
@@ -255,7 +271,11 @@ export class FullOutputPane {
   #scrollToTop(): void {
     const range = this.#scrollRange();
     const lastTop = Math.max(1, this.#totalLines() - this.#visibleRows() + 1);
-    const target = lastTop <= 1 ? 0 : Math.round(((this.#top - 1) / (lastTop - 1)) * range);
+    const target = this.#atTail
+      ? range
+      : lastTop <= 1
+        ? 0
+        : Math.round(((this.#top - 1) / (lastTop - 1)) * range);
     if (Math.abs(this.#scroller.scrollTop - target) >= 1) {
       this.#ignoreScroll = true;
       this.#scroller.scrollTop = target;
@@ -277,9 +297,11 @@ export class FullOutputPane {
     const reader = this.#reader;
     if (!reader) return;
     const seq = ++this.#renderSeq;
-    let lines: Awaited<ReturnType<SpillReader["lines"]>>;
+    let lines: { line: number | null; text: string; cut: boolean }[];
     try {
-      lines = await reader.lines(this.#top, this.#visibleRows());
+      lines = this.#atTail
+        ? (await reader.lastLines(this.#visibleRows())).map((l) => ({ ...l, line: null }))
+        : await reader.lines(this.#top, this.#visibleRows());
     } catch (error) {
       this.#unavailable(error);
       return;
@@ -291,9 +313,13 @@ export class FullOutputPane {
     this.#rows.style.setProperty("--gutter", `${width}ch`);
     this.#rows.replaceChildren(
       ...lines.map((line) => {
-        const row = el("div", line.line === this.#current ? "row hit" : "row");
-        row.dataset.line = String(line.line);
-        row.append(el("span", "ln", String(line.line).padStart(width)));
+        const row = el(
+          "div",
+          line.line !== null && line.line === this.#current ? "row hit" : "row",
+        );
+        // Rows read back from the end have no number until the index is complete.
+        if (line.line !== null) row.dataset.line = String(line.line);
+        row.append(el("span", "ln", (line.line === null ? "" : String(line.line)).padStart(width)));
         const text = el("span", "tx");
         const shown =
           line.text.length > MAX_ROW_CHARS ? line.text.slice(0, MAX_ROW_CHARS) : line.text;

@@ -24,6 +24,7 @@ let server: Server;
 let url = "";
 let uploaded: Buffer = Buffer.alloc(0);
 const seen: string[] = [];
+const sentBodies: unknown[] = [];
 const scratch = mkdtempSync(path.join(tmpdir(), "tw-cli-sbx-"));
 
 async function body(req: IncomingMessage): Promise<Buffer> {
@@ -42,6 +43,7 @@ beforeAll(async () => {
   server = createServer(async (req, res) => {
     seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
     const data = await body(req);
+    if (req.method === "POST" && data.length > 0) sentBodies.push(JSON.parse(data.toString()));
     res.setHeader("content-type", "application/json");
     if (req.url?.includes("sbx_gone")) {
       res.statusCode = 410;
@@ -143,5 +145,35 @@ describe("toolwire sandbox", () => {
       parseSandboxArgs(["create", "--allow", "registry.npmjs.org", "--allow", "*.github.com:22"]),
     ).toEqual({ action: "create", json: false, allow: ["registry.npmjs.org", "*.github.com:22"] });
     expect(parseSandboxArgs(["create"])).toEqual({ action: "create", json: false });
+  });
+
+  it("create --backend host|container and --idle as a duration (seconds, s, m, h, d)", () => {
+    expect(parseSandboxArgs(["create", "--backend", "container", "--idle", "15m"])).toEqual({
+      action: "create",
+      json: false,
+      backend: "container",
+      idleTimeoutSeconds: 900,
+    });
+    expect(parseSandboxArgs(["create", "--idle", "1"])).toMatchObject({ idleTimeoutSeconds: 1 });
+    expect(parseSandboxArgs(["create", "--idle", "90s"])).toMatchObject({ idleTimeoutSeconds: 90 });
+    expect(parseSandboxArgs(["create", "--idle", "2h"])).toMatchObject({
+      idleTimeoutSeconds: 7200,
+    });
+    expect(parseSandboxArgs(["create", "--idle", "7d"])).toMatchObject({
+      idleTimeoutSeconds: 604_800,
+    });
+    expect(() => parseSandboxArgs(["create", "--idle", "0"])).toThrow(/--idle must be a duration/);
+    expect(() => parseSandboxArgs(["create", "--idle", "1.5m"])).toThrow(/--idle/);
+    expect(() => parseSandboxArgs(["create", "--backend", "vm"])).toThrow(
+      /--backend must be host or container, got "vm"/,
+    );
+  });
+
+  it("create --backend sends the backend", async () => {
+    const c = proc();
+    seen.length = 0;
+    expect(await runCli(["sandbox", "create", "--backend", "container"], c.p)).toBe(EXIT.ok);
+    expect(c.out.join("")).toBe(`${ID}\n`);
+    expect(sentBodies.at(-1)).toEqual({ backend: "container" });
   });
 });

@@ -143,6 +143,56 @@ describe("SpillReader", () => {
     );
   });
 
+  it("reads the last lines back from the end, like the reference, whatever the chunking", {
+    timeout: 30_000,
+  }, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fileText.filter((text) => text !== ""),
+        fc.integer({ min: 1, max: 17 }),
+        fc.integer({ min: 1, max: 45 }),
+        async (text, chunkBytes, count) => {
+          const reader = new SpillReader("http://spill.test/", {
+            fetch: rangeFetch(encoder.encode(text)),
+            chunkBytes,
+          });
+          await reader.open();
+          const got = await reader.lastLines(count);
+          expect(got.map((l) => l.text)).toEqual(reference(text).lines.slice(-count));
+          expect(got.every((l) => !l.cut)).toBe(true);
+        },
+      ),
+      { seed: 122, numRuns: 1500 },
+    );
+  });
+
+  it("the last lines of a large file cost a few chunks, and a long last line is cut", async () => {
+    const bytes = encoder.encode(`${"line\n".repeat(200_000)}${"z".repeat(40)}`);
+    const requests: string[] = [];
+    const reader = new SpillReader("http://spill.test/", {
+      fetch: rangeFetch(bytes, requests),
+      chunkBytes: 1024,
+      maxLineBytes: 16,
+    });
+    await reader.open();
+    const opened = requests.length;
+    expect(await reader.lastLines(3)).toEqual([
+      { text: "line", cut: false },
+      { text: "line", cut: false },
+      { text: "z".repeat(16), cut: true },
+    ]);
+    expect(requests.length - opened).toBe(1);
+    // A line longer than what is read back for it: it is left out, never shown cut at its start.
+    const long = encoder.encode(`a\n${"b".repeat(5000)}\nc\n`);
+    const reader2 = new SpillReader("http://spill.test/", {
+      fetch: rangeFetch(long),
+      chunkBytes: 1024,
+      maxLineBytes: 16,
+    });
+    await reader2.open();
+    expect(await reader2.lastLines(2)).toEqual([{ text: "c", cut: false }]);
+  });
+
   it("a line of exactly the display cap is whole; one byte more is cut and says so", async () => {
     const text = `${"a".repeat(16)}\n${"b".repeat(17)}\nc\n`;
     const reader = new SpillReader("http://spill.test/", {

@@ -26,6 +26,8 @@ export interface NpmStart {
   urls: string[];
   /** Its SANDBOX_ROOT, a temp folder of its own: the caller removes it. */
   root: string;
+  /** What it printed so far (stdout and stderr). */
+  output(): string;
 }
 
 /**
@@ -62,5 +64,5 @@ export async function npmStart(): Promise<NpmStart> {
       throw new Error(`npm start did not come up:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  return { npm, workerPort, urls, root };
+  return { npm, workerPort, urls, root, output: () => output };
 }

@@ -131,8 +131,9 @@ describe("recovery after eviction", () => {
     expect(recovered.startsWith(textOf(before.state))).toBe(true);
     const count = recovered.split("\n").length - 1;
     expect(recovered).toBe(Array.from({ length: count }, (_, i) => `${i + 1} line\n`).join(""));
+    // The instance the subscriber woke holds a running call and no run: its resume is
+    // due at once, not at the next heartbeat, so the call settles with no alarm run here.
     const after = await connectSocket(name);
-    expect(await runDurableObjectAlarm(stubFor(name))).toBe(true);
     await after.untilEnded();
     const poll = value(await stubFor(name).result(0));
     if (poll.status !== "settled") throw new Error("not settled");
@@ -231,6 +232,48 @@ describe("memo invariant", () => {
     const name = "memo-before-first";
     await startHaltingAt(name, 1, "before");
     expect(await durableMemos(name)).toEqual({ memos: [], checkpoint: "" });
+    expect(await crashAndReplay(name)).toBe(SIX_STEPS);
+  });
+});
+
+/** Sets the (new) instance's memo hook to halt at memo `step:<at>`, `when` it is written. */
+async function haltAgainAt(name: string, at: number, when: "before" | "after"): Promise<void> {
+  await runInDurableObject(stubFor(name), (instance: InvocationDO) => {
+    instance.memoHook = (memo, moment) =>
+      memo === `step:${at}` && moment === when ? "halt" : undefined;
+  });
+}
+
+describe("a call that every restart cuts off (decision 245)", () => {
+  it("runs again once from a checkpoint; cut off there again, it settles with an error instead of a third run", async () => {
+    const name = "replay-loop";
+    await startHaltingAt(name, 3, "before");
+    await crash(name);
+    await haltAgainAt(name, 3, "before");
+    expect(await runDurableObjectAlarm(stubFor(name))).toBe(true);
+    expect(value(await stubFor(name).result(0)).status).toBe("running");
+    await crash(name);
+    const sub = await connectSocket(name);
+    expect(await runDurableObjectAlarm(stubFor(name))).toBe(true);
+    await sub.untilEnded();
+    const poll = value(await stubFor(name).result(0));
+    if (poll.status !== "settled") throw new Error("not settled");
+    expect(poll.result.isError).toBe(true);
+    expect(textOf(poll.result)).toMatch(
+      /^step 1 done\nstep 2 done\n(step 3 done\n)?[\s\S]*steps was cut off by a restart twice at the same point and is not run a third time/,
+    );
+    expect(occurrences(textOf(poll.result), "step 4 done")).toBe(0);
+  });
+
+  it("a call that checkpointed between restarts runs again each time, to the end", async () => {
+    const name = "replay-progress";
+    await startHaltingAt(name, 2, "after");
+    await crash(name);
+    await haltAgainAt(name, 4, "after");
+    expect(await runDurableObjectAlarm(stubFor(name))).toBe(true);
+    expect(await durableMemos(name)).toMatchObject({
+      memos: ["step:1", "step:2", "step:3", "step:4"],
+    });
     expect(await crashAndReplay(name)).toBe(SIX_STEPS);
   });
 });

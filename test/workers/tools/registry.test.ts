@@ -35,7 +35,7 @@ describe("GET /v1/tools", () => {
     });
     const message = await expectError(res, 400, "bad_request");
     expect(message).toMatch(
-      /known: bash, read, grep, glob, find, ls, write, edit, web_fetch, jobs, job_output, kill, write_stdin, external/,
+      /known: bash, read, grep, glob, find, ls, write, edit, web_fetch, jobs, job_output, kill, write_stdin, expose_port, external/,
     );
     expect(message).not.toMatch(/\b(emit|steps|report)\b/);
   });

@@ -193,7 +193,9 @@ describe("the way in: the bridge's host-only socket", () => {
       return got;
     };
     let page = "";
-    for (let i = 0; i < 200 && !page.includes("page of A"); i++) {
+    // Python's start is slow on a loaded machine: wait for it up to 60 s.
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && !page.includes("page of A")) {
       page = await get(a.id).catch(() => "");
       if (!page) await new Promise((r) => setTimeout(r, 100));
     }
@@ -209,7 +211,7 @@ describe("the way in: the bridge's host-only socket", () => {
     expect(direct).not.toContain("page of A");
     await a.client.kill(serverCall);
     await serving;
-  }, 40_000);
+  }, 90_000);
 });
 
 describe("without SANDBOX_EGRESS_ALLOW_PRIVATE", () => {

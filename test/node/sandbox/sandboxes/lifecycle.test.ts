@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execId, fold } from "../harness.ts";
@@ -74,7 +74,7 @@ describe("a sandbox's life on its host", () => {
     await host.request("DELETE", `/v1/sandboxes/${b.id}`);
   });
 
-  it("delete stops its running command, unmounts and removes its files; then every route is a 404", async () => {
+  it("delete stops its running command, unmounts and removes its files and record; then every route is a 404", async () => {
     const sbx = await host.create();
     await sbx.run("echo data > kept-until-delete");
     const running = fold(sbx.client.exec({ execId: execId(), command: "echo started; sleep 60" }));
@@ -86,6 +86,7 @@ describe("a sandbox's life on its host", () => {
     expect(ended.text).toContain("started");
     expect(existsSync(path.join(host.dir, sbx.id))).toBe(false);
     expect(existsSync(path.join(host.dir, `${sbx.id}.img`))).toBe(false);
+    expect(existsSync(path.join(host.dir, `${sbx.id}.json`))).toBe(false);
     expect(mounts()).not.toContain(sbx.id);
     expect((await host.request("GET", `/sandboxes/${sbx.id}/healthz`)).status).toBe(404);
     const again = await sbx.run("true").catch((err: { status?: number }) => err);
@@ -93,12 +94,13 @@ describe("a sandbox's life on its host", () => {
     expect((await host.request("DELETE", `/v1/sandboxes/${sbx.id}`)).status).toBe(404);
   });
 
-  it("a host that starts again removes what the last one left (mounts and files)", async () => {
+  it("a host that starts again removes what the last one left without a record (a create cut off)", async () => {
     const other = await startSandboxTestHost();
     const sbx = await other.create();
-    // Simulate a crash: the set is dropped without removing anything, then a new host opens the dir.
+    // Simulate a crash mid-create: the disk is made and mounted, the record not written yet.
     const { SandboxSet } = await import("../../../../sandbox/sandboxes/sandbox-set.ts");
     expect(mounts()).toContain(sbx.id);
+    rmSync(path.join(other.dir, `${sbx.id}.json`));
     await SandboxSet.open({ isolation: "none" } as never, {
       dir: other.dir,
       disk: "loop",
@@ -108,5 +110,5 @@ describe("a sandbox's life on its host", () => {
     expect(mounts()).not.toContain(sbx.id);
     expect(existsSync(path.join(other.dir, sbx.id))).toBe(false);
     await other.close();
-  });
+  }, 30_000);
 });

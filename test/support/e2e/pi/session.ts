@@ -26,20 +26,35 @@ export interface PiSession {
   dispose(): void;
 }
 
-/**
- * Starts a session whose model answers with `responses`, in order; with `local`, pi's
- * built-in tools run in the session's directory instead (the benchmark's baseline).
- */
+/** How a test session differs from the plain one. */
+export interface PiSessionOptions {
+  /** pi's built-in tools run in the session's directory instead (the benchmark's baseline). */
+  local?: boolean;
+  /** `TOOLWIRE_SANDBOX`; default `default` (the shared workspace); null: unset, a sandbox per session. */
+  sandbox?: string | null;
+  /** A session file to resume (`SessionManager.open`), or a folder to keep a new one in. */
+  resume?: string;
+  sessionDir?: string;
+  /** A provider name of its own, for sessions that run at once. */
+  provider?: string;
+}
+
+/** Starts a session whose model answers with `responses`, in order. */
 export async function startPiSession(
   toolwire: { url: string; token: string },
   responses: FauxResponseStep[],
-  options: { local?: boolean } = {},
+  options: PiSessionOptions = {},
 ): Promise<PiSession> {
   process.env.TOOLWIRE_URL = toolwire.url;
   process.env.TOOLWIRE_TOKEN = toolwire.token;
+  const sandbox = options.sandbox === undefined ? "default" : options.sandbox;
+  if (sandbox === null) delete process.env.TOOLWIRE_SANDBOX;
+  else process.env.TOOLWIRE_SANDBOX = sandbox;
   const cwd = mkdtempSync(path.join(tmpdir(), "toolwire-pi-cwd-"));
   const agentDir = mkdtempSync(path.join(tmpdir(), "toolwire-pi-agent-"));
-  const faux = registerFauxProvider();
+  const faux = registerFauxProvider(
+    options.provider ? { api: options.provider, provider: options.provider } : {},
+  );
   faux.setResponses(responses);
   const model = faux.getModel();
   const authStorage = AuthStorage.inMemory();
@@ -62,7 +77,11 @@ export async function startPiSession(
     model,
     authStorage,
     modelRegistry: ModelRegistry.inMemory(authStorage),
-    sessionManager: SessionManager.inMemory(cwd),
+    sessionManager: options.resume
+      ? SessionManager.open(options.resume)
+      : options.sessionDir
+        ? SessionManager.create(cwd, options.sessionDir)
+        : SessionManager.inMemory(cwd),
     settingsManager,
     resourceLoader,
   });

@@ -4,9 +4,10 @@
 // workspace: "default" in this process, and "mortal" as a child process (a test's
 // command kills it to cut a stream mid-run).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { TestProject } from "vitest/node";
 import { DEFAULT_SANDBOX_CONFIG, startSandboxHost } from "../../../../sandbox/index.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../../../..");
@@ -22,7 +23,12 @@ async function untilHealthy(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`the mortal sandbox host at ${url} did not come up`);
 }
 
-export default async function setup(): Promise<() => Promise<void>> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The preview tests' app, written into their sandboxes (the Workers runtime has no files).
+  project.provide(
+    "previewApp",
+    readFileSync(path.join(ROOT, "test/support/preview-app.py"), "utf8"),
+  );
   const token = process.env.TOOLWIRE_DO_SANDBOX_TOKEN ?? "";
   const root = mkdtempSync(path.join(tmpdir(), "toolwire-do-sandbox-"));
   const host = await startSandboxHost({
