@@ -84,9 +84,8 @@ streamRoutes.on(["GET", "HEAD", "PUT", "POST", "DELETE"], "/:name", streamAuth, 
  * @example invocationRoutes.on(["GET", "HEAD"], "/:id/stream", invocationStream)
  */
 export const invocationStream = new Hono<StreamRoutes>();
-invocationStream.use("/:id/stream", withSecurityHeaders);
-invocationStream.options("/:id/stream", preflight);
-invocationStream.on(["GET", "HEAD"], "/:id/stream", streamAuth, async (c) => {
+invocationStream.options("/:id/stream", withSecurityHeaders, preflight);
+invocationStream.on(["GET", "HEAD"], "/:id/stream", withSecurityHeaders, streamAuth, async (c) => {
   const id = c.get("id");
   const view = unwrap(await invocationStub(c.env, id).view());
   if (view.tool !== "bash") return forward(c);
