@@ -48,6 +48,8 @@ interface Env {
   SANDBOX_STREAM_WINDOW_SECONDS?: string;
   /** Seconds of silence on an SSE stream before the DO sends a `: keep-alive` comment (default 25). */
   SSE_KEEPALIVE_SECONDS?: string;
+  /** Seconds a Durable Streams long-poll waits for bytes before answering 204 (default 20). */
+  STREAM_LONG_POLL_SECONDS?: string;
   /** Bearer token agents present. Unset means the API refuses every call (503). */
   API_TOKEN?: string;
   /** HMAC-SHA256 key for subscribe tokens. */

@@ -10,6 +10,8 @@ import { groupOf } from "./process-group.ts";
 export interface Stack {
   apiUrl: string;
   apiToken: string;
+  /** The sandbox host's workspace root; its spill files are in the `.spill` sibling. */
+  sandboxRoot: string;
   /** The process group of its `wrangler dev` (workerd is in it). */
   pgid: number;
   stop(): Promise<void>;
@@ -27,5 +29,5 @@ export async function startStack(root = path.resolve(import.meta.dirname, ".."))
     await stop();
     throw new Error("cannot find the wrangler dev process group");
   }
-  return { apiUrl, apiToken: provided.apiToken!, pgid, stop };
+  return { apiUrl, apiToken: provided.apiToken!, sandboxRoot: provided.sandboxRoot!, pgid, stop };
 }

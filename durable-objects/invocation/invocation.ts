@@ -29,12 +29,17 @@ import { NO_INVOCATION, notFound } from "./outcome.ts";
 import type { StorageStats } from "./output/store.ts";
 import { StoredInvocation } from "./output/stored-invocation.ts";
 import { ReadCursors } from "./read-cursors.ts";
+import { type ForkAnswer, forkPrefix } from "./stream/stream-fork.ts";
+import { StreamLog } from "./stream/stream-log.ts";
+import { answerStream } from "./stream/stream-route.ts";
 
 export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   readonly #stored: StoredInvocation;
   readonly #subscribers: Subscribers;
   readonly #life: InvocationLifecycle;
   readonly #cursors: ReadCursors;
+  /** The call's Durable Stream: a stream's bytes, or an external call's appends (stream/). */
+  readonly #stream: StreamLog;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -42,10 +47,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     // event is delivered, so nothing can observe a half-loaded object.
     this.#stored = new StoredInvocation(ctx.storage);
     this.#cursors = new ReadCursors(ctx.storage.sql);
+    this.#stream = new StreamLog(ctx.storage.sql);
     this.#subscribers = new Subscribers(ctx, encoder, {
       sseKeepAliveMs: workerConfig(env).sseKeepAliveMs,
     });
-    const parts = { stored: this.#stored, subscribers: this.#subscribers };
+    const parts = { stored: this.#stored, subscribers: this.#subscribers, stream: this.#stream };
     this.#life = new InvocationLifecycle(ctx, env, parts, {
       memoMoment: (name, moment) => this.memoMoment(name, moment),
       beforeFlush: () => this.beforeFlush(),
@@ -109,6 +115,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     return this.#cursors.commit(reader, range);
   }
 
+  /** What a fork of this object's stream at `offset` inherits (stream/stream-fork.ts). */
+  async forkSource(offset: string | null): Promise<ForkAnswer> {
+    return forkPrefix(this.#stream, offset);
+  }
+
   // ── the runtime's events ─────────────────────────────────────────────────────
 
   /** Heartbeat, resume after a crash, idle deadline or retirement (alarm-schedule.ts). */
@@ -117,10 +128,25 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   }
 
   /**
-   * `/socket` or `/events` (subscription.ts); the Worker checked the subscribe token. With
-   * no invocation here it answers 404 in the API's error shape itself.
+   * `/socket` or `/events` (subscription.ts), or `/stream` (stream/stream-route.ts); the
+   * Worker checked the credential. With no invocation here it answers 404 in the API's
+   * error shape itself.
    */
   override async fetch(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname === "/stream") {
+      return answerStream(
+        request,
+        this.#stream,
+        {
+          record: () => this.#stored.record,
+          result: () => this.#stored.result(),
+          settled: (ms) => this.#life.reads.result(ms),
+          fork: (name, offset) =>
+            (this.env.INVOCATIONS.getByName(name) as unknown as InvocationDO).forkSource(offset),
+        },
+        workerConfig(this.env).streamLongPollMs,
+      );
+    }
     const record = this.#stored.record;
     if (!record) return errorResponse(NO_INVOCATION);
     const ended = record.status === "settled" ? { isError: record.isError } : null;

@@ -23,6 +23,7 @@ import { ProducerPath } from "./producer-path.ts";
 import { replayAllowed, replayRefused } from "./replay-guard.ts";
 import { type Ending, settlementOf } from "./settle-table.ts";
 import { resultOf } from "./settled-result.ts";
+import type { StreamLog } from "./stream/stream-log.ts";
 import {
   type Execution,
   executionOf,
@@ -53,6 +54,8 @@ export class InvocationLifecycle {
   readonly #stored: StoredInvocation;
   readonly #subscribers: Subscribers;
   readonly #alarms: AlarmSchedule;
+  /** The call's Durable Stream: an external call's writes appended, readers woken at the settle. */
+  readonly #stream: StreamLog;
   /** The producer API of the `external` tool (producer-path.ts). */
   readonly producer: ProducerPath;
   readonly #runs = new ToolRuns();
@@ -66,7 +69,7 @@ export class InvocationLifecycle {
   constructor(
     ctx: DurableObjectState,
     env: Env,
-    parts: { stored: StoredInvocation; subscribers: Subscribers },
+    parts: { stored: StoredInvocation; subscribers: Subscribers; stream: StreamLog },
     seams: LifecycleSeams,
   ) {
     this.#ctx = ctx;
@@ -74,10 +77,12 @@ export class InvocationLifecycle {
     this.#seams = seams;
     this.#stored = parts.stored;
     this.#subscribers = parts.subscribers;
+    this.#stream = parts.stream;
     this.#alarms = new AlarmSchedule(ctx.storage, env);
     this.producer = new ProducerPath(ctx.storage, {
       record: () => this.#stored.record,
       liveSink: () => this.#output.live(getTool(this.#stored.required().tool)?.output),
+      appendStream: (text) => this.#stream.append([new TextEncoder().encode(text)]),
       flushNow: () => this.#output.durable?.flushNow(),
       settle: (ending) => this.#settle(ending),
       extendIdle: () => this.#alarms.extendIdle(),
@@ -230,6 +235,7 @@ export class InvocationLifecycle {
     this.#stored.settle(result, marks);
     this.#subscribers.end(startEventOf(record), isError, this.#stored.log.lastSeq);
     this.reads.settled();
+    this.#stream.wake();
     await noteSettled(this.#env, record, final, marks);
     await this.#alarms.retireAt(marks.deleteAt);
   }

@@ -24,6 +24,8 @@ export interface ProducedInvocation {
   record(): InvocationRecord | undefined;
   /** The sink, created from the durable state when none is attached. */
   liveSink(): ToolOutputSink;
+  /** Appends a `write` call's text to the call's Durable Stream (stream/stream-log.ts). */
+  appendStream(text: string): void;
   /** Publishes pending output now (a batch row and the subscribers' update). */
   flushNow(): void;
   settle(ending: Ending): Promise<void>;
@@ -69,6 +71,9 @@ export class ProducerPath {
     const problem = checkCalls(calls, sink.snapshot());
     if (problem) return { ok: false, error: problem };
     for (const call of calls) applyCall(sink, call);
+    // The stream is every byte written, never cut by the view's window (decision 200).
+    const written = calls.map((call) => ("write" in call ? call.write : "")).join("");
+    if (written !== "") invocation.appendStream(written);
     const finish = () => (end ? invocation.settle(endingOf(end)) : invocation.extendIdle());
     if (seq === undefined || digest === null) {
       await finish();

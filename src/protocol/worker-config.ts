@@ -21,6 +21,8 @@ export const WORKER_DEFAULTS = {
   sseKeepAliveSeconds: 25,
   /** `MCP_KEEPALIVE_SECONDS`: `/mcp` stream silence before a `: keepalive` comment. */
   mcpKeepAliveSeconds: 15,
+  /** `STREAM_LONG_POLL_SECONDS`: how long a Durable Streams long-poll waits before its 204 (decision 201). */
+  streamLongPollSeconds: 20,
   /** `SANDBOX_IDLE_TIMEOUT_SECONDS`: idle time that ends a created sandbox (docs/sandboxes.md). */
   sandboxIdleTimeoutSeconds: 600,
   /** `SANDBOXES`: the sandbox name -> URL table (the local host of `npm start`). */
@@ -45,6 +47,7 @@ export interface WorkerConfig {
   sandboxStreamStretchMs: number;
   sseKeepAliveMs: number;
   mcpKeepAliveMs: number;
+  streamLongPollMs: number;
   sandboxIdleTimeoutMs: number;
   /** `MCP_ALLOWED_HOSTS`, comma-separated hostnames `/mcp` answers besides loopback. */
   mcpAllowedHosts: string | undefined;
@@ -117,6 +120,7 @@ export function workerConfig(env: object): WorkerConfig {
     ),
     sseKeepAliveMs: seconds("SSE_KEEPALIVE_SECONDS", WORKER_DEFAULTS.sseKeepAliveSeconds),
     mcpKeepAliveMs: seconds("MCP_KEEPALIVE_SECONDS", WORKER_DEFAULTS.mcpKeepAliveSeconds),
+    streamLongPollMs: seconds("STREAM_LONG_POLL_SECONDS", WORKER_DEFAULTS.streamLongPollSeconds),
     sandboxIdleTimeoutMs: seconds(
       "SANDBOX_IDLE_TIMEOUT_SECONDS",
       WORKER_DEFAULTS.sandboxIdleTimeoutSeconds,

@@ -19,6 +19,7 @@ import { previewRoutes } from "./preview-routes.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
 import { sandboxRoutes } from "./sandbox-routes.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
+import { invocationStream, streamRoutes } from "./stream-routes.ts";
 import { testControlRoutes } from "./test-control-routes.ts";
 
 /** Path of the viewer page among the static assets (written to public/ by the client). */
@@ -63,7 +64,9 @@ app.get("/v1/tools", anyAgent, async (c) => {
   return c.json({ tools });
 });
 
+app.route("/v1/invocations", invocationStream);
 app.route("/v1/invocations", invocationRoutes);
+app.route("/v1/stream", streamRoutes);
 app.route("/v1/runs", runRoutes);
 app.route("/v1/sandboxes", previewRoutes);
 app.route("/v1/sandboxes", sandboxRoutes);

@@ -1,6 +1,8 @@
 /**
- * `GET /v1/invocations/:id/spill`: the complete output of a bash invocation whose view
- * was cut, streamed from its sandbox host's spill file (`GET /v1/exec/:execId/spill`).
+ * `GET /v1/invocations/:id/spill`: the complete output of a call. A bash call's is
+ * streamed from its sandbox host's spill file (`GET /v1/exec/:execId/spill`), or, once
+ * the host removed the file because the output fit, taken from the settled text; any
+ * other call's is its Durable Stream's bytes (decision 200).
  *
  * The Worker passes the body through as a stream: it never holds the file, whatever its
  * size. `Range` is forwarded, so 206 and 416 are the host's answers about the file's
@@ -8,10 +10,12 @@
  */
 import type { Context } from "hono";
 import { execIdFor, fetchIdempotent, resolveSandbox } from "../execenv/index.ts";
-import { errorBodyMessage, type InvocationView, messageOf } from "../protocol/index.ts";
+import { HEADER } from "../protocol/durable-streams/index.ts";
+import { errorBodyMessage, messageOf } from "../protocol/index.ts";
 import { raise } from "./errors.ts";
 import type { Routes } from "./invocation-context.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
+import { keptBytes } from "./spill-source.ts";
 
 /** Headers the host answers with that describe the bytes; everything else is dropped. */
 const PASSED_HEADERS = ["content-length", "content-range", "accept-ranges"] as const;
@@ -23,8 +27,11 @@ const PASSED_HEADERS = ["content-length", "content-range", "accept-ranges"] as c
 export async function spillRoute(c: Context<Routes>): Promise<Response> {
   const id = c.get("id");
   const view = unwrap(await invocationStub(c.env, id).view());
-  const spillPath = view.state.truncation.spillPath;
-  if (spillPath === undefined) raise("not_found", noSpill(id, view));
+  const spillPath = view.state.truncation.spillPath ?? "the output";
+  if (view.tool !== "bash") return outputAnswer(c, await streamBytes(c.env, c.req.url, id), id);
+  if (view.state.truncation.spillPath === undefined && view.status === "settled") {
+    return outputAnswer(c, keptBytes(view), id);
+  }
   const target = unwrap(resolveSandbox(c.env, view.sandbox));
   const execId = await execIdFor(id);
   const forwarded = new Headers({ Authorization: `Bearer ${target.token}` });
@@ -62,15 +69,7 @@ export async function spillRoute(c: Context<Routes>): Promise<Response> {
       `sandbox "${view.sandbox}" refused ${spillPath} (${host.status}: ${message})`,
     );
   }
-  const headers = new Headers({
-    "Content-Type": "text/plain; charset=utf-8",
-    "Content-Disposition": `${c.req.query("download") === "1" ? "attachment" : "inline"}; filename="${execId}.log"`,
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-    // Opened as a page, the bytes can run nothing and reach nothing.
-    "Content-Security-Policy": "default-src 'none'; sandbox",
-    "Referrer-Policy": "no-referrer",
-  });
+  const headers = outputHeaders(c, execId);
   for (const name of PASSED_HEADERS) {
     const value = host.headers.get(name);
     if (value !== null) headers.set(name, value);
@@ -78,16 +77,46 @@ export async function spillRoute(c: Context<Routes>): Promise<Response> {
   return new Response(host.body, { status: host.status, headers });
 }
 
-function noSpill(id: string, view: InvocationView): string {
-  if (view.tool !== "bash") {
-    return `invocation ${id} runs ${view.tool}, which writes no spill file; its output is all there is`;
-  }
-  const t = view.state.truncation;
-  return `invocation ${id} has no spill file: its output (${count(t.totalLines, "line")}, ${count(t.totalBytes, "byte")}) fits in its window${view.status === "running" ? " so far" : ""}, so GET /v1/invocations/${id} holds all of it`;
+function outputHeaders(c: Context<Routes>, name: string): Headers {
+  return new Headers({
+    "Content-Type": "text/plain; charset=utf-8",
+    "Content-Disposition": `${c.req.query("download") === "1" ? "attachment" : "inline"}; filename="${name}.log"`,
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    // Opened as a page, the bytes can run nothing and reach nothing.
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+    "Referrer-Policy": "no-referrer",
+  });
 }
 
-function count(n: number, unit: string): string {
-  return `${n} ${unit}${n === 1 ? "" : "s"}`;
+/** A whole output the Worker holds (a small call's): 200, `Range` not applied. */
+function outputAnswer(c: Context<Routes>, bytes: Uint8Array<ArrayBuffer>, id: string): Response {
+  const headers = outputHeaders(c, id);
+  headers.set("Content-Length", String(bytes.byteLength));
+  return new Response(bytes, { status: 200, headers });
+}
+
+/** Every byte of a non-bash call's Durable Stream so far, read from its object in chunks. */
+async function streamBytes(env: Env, url: string, id: string): Promise<Uint8Array<ArrayBuffer>> {
+  const chunks: Uint8Array[] = [];
+  let offset = "-1";
+  for (;;) {
+    const at = new URL(url);
+    at.pathname = "/stream";
+    at.search = `?offset=${offset}`;
+    const res = await invocationStub(env, id).fetch(new Request(at));
+    if (res.status !== 200) raise("not_found", `invocation ${id} has no output to read`);
+    chunks.push(new Uint8Array(await res.arrayBuffer()));
+    offset = res.headers.get(HEADER.nextOffset) ?? offset;
+    if (res.headers.get(HEADER.upToDate) === "true") break;
+  }
+  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
 
 async function hostMessage(res: Response): Promise<string> {

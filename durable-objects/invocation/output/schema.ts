@@ -14,6 +14,9 @@
  * - `producer_seq`, `producer_answer`: the last accepted producer `seq` and its answer.
  * - `read_cursors`: which output lines each `job_output` call (by its toolCallId) was
  *   given; the next read starts after the highest (read-cursors.ts).
+ * - `stream_meta`, `stream_data`, `stream_producers`: the call's Durable Stream
+ *   (../stream/stream-log.ts): its settings, its bytes by first offset, and each
+ *   producer's epoch and last seq.
  */
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE invocation (
@@ -57,6 +60,24 @@ export const MIGRATIONS: readonly string[] = [
      reader TEXT PRIMARY KEY,
      from_line INTEGER NOT NULL,
      to_line INTEGER NOT NULL
+   );`,
+  // 4: the Durable Stream (../stream/stream-log.ts, decision 200).
+  `CREATE TABLE stream_meta (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     content_type TEXT NOT NULL,
+     ttl_seconds INTEGER,
+     expires_at INTEGER,
+     closed INTEGER NOT NULL DEFAULT 0,
+     tail INTEGER NOT NULL DEFAULT 0,
+     writer_seq TEXT,
+     generation TEXT NOT NULL,
+     touched_at INTEGER NOT NULL
+   );
+   CREATE TABLE stream_data (start INTEGER PRIMARY KEY, data BLOB NOT NULL);
+   CREATE TABLE stream_producers (
+     producer_id TEXT PRIMARY KEY,
+     epoch INTEGER NOT NULL,
+     seq INTEGER NOT NULL
    );`,
 ];
 

@@ -152,6 +152,18 @@ afterAll(async () => {
     await (await send(API_TOKEN, "DELETE", `/v1/sandboxes/${id}`)).body?.cancel();
 }, 120_000);
 
+/** A stream the operator made with `PUT /v1/stream/:name`: no sandbox's call. */
+async function madeStream(): Promise<string> {
+  const name = fresh("s");
+  const res = await send(API_TOKEN, "PUT", `/v1/stream/${name}`, {
+    body: "made\n",
+    headers: { "content-type": "text/plain" },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  await res.body?.cancel();
+  return name;
+}
+
 /** Who makes a matrix request: A's token, or whoever may (the operator, or B's own links). */
 type Who = "a" | "rightful";
 
@@ -515,6 +527,81 @@ const ROUTES: RouteCase[] = [
       status: 200,
     },
   },
+  // Durable Streams (decisions 200, 203): a sandbox token reads its own calls' streams;
+  // any other stream, a made one among them, is not found for it; it writes none.
+  ...(["GET", "HEAD"] as const).map(
+    (method): RouteCase => ({
+      route: `${method} /v1/invocations/:id/stream`,
+      foreign: {
+        request: (who) => send(bearer(who), method, `/v1/invocations/${w.callB.id}/stream`),
+        refused: 404,
+      },
+      own: {
+        request: () => send(w.a.token, method, `/v1/invocations/${w.callA.id}/stream`),
+        status: 200,
+      },
+    }),
+  ),
+  ...(["GET", "HEAD"] as const).map(
+    (method): RouteCase => ({
+      route: `${method} /v1/stream/:name`,
+      foreign: {
+        request: async (who) => {
+          const name = await madeStream();
+          return send(bearer(who), method, `/v1/stream/${name}`);
+        },
+        refused: 404,
+      },
+      own: {
+        request: () => send(w.a.token, method, `/v1/stream/${w.callA.id}`),
+        status: 200,
+      },
+    }),
+  ),
+  {
+    route: "PUT /v1/stream/:name",
+    foreign: {
+      request: (who) =>
+        send(bearer(who), "PUT", `/v1/stream/${fresh("s")}`, {
+          headers: { "content-type": "text/plain" },
+        }),
+      refused: 403,
+    },
+    own: "a sandbox token makes no stream: writes take the operator's token (decision 203)",
+  },
+  {
+    route: "POST /v1/stream/:name",
+    foreign: {
+      request: async (who) => {
+        const name = await madeStream();
+        return send(bearer(who), "POST", `/v1/stream/${name}`, {
+          body: "appended\n",
+          headers: { "content-type": "text/plain" },
+        });
+      },
+      refused: 403,
+    },
+    own: "a sandbox token appends to no stream, its own calls' included (decision 203)",
+  },
+  {
+    route: "DELETE /v1/stream/:name",
+    foreign: {
+      request: async (who) => send(bearer(who), "DELETE", `/v1/stream/${await madeStream()}`),
+      refused: 403,
+    },
+    own: "a sandbox token deletes no stream (decision 203)",
+  },
+  ...["/v1/stream/:name", "/v1/invocations/:id/stream"].map(
+    (route): RouteCase => ({
+      route: `OPTIONS ${route}`,
+      foreign: "a CORS preflight names nothing and answers no data",
+      own: {
+        request: () =>
+          send(null, "OPTIONS", route.replace(":name", w.callA.id).replace(":id", w.callA.id)),
+        status: 204,
+      },
+    }),
+  ),
   {
     route: "GET /run/:runId",
     foreign: {

@@ -68,22 +68,30 @@ describe("GET /v1/invocations/:id/spill", () => {
     expect(await expectError(past, 416, "range_not_satisfiable")).toMatch(/past the end/);
   });
 
-  it("404 with a clear message when there is no spill", async () => {
+  it("every settled call answers its complete output: a small bash call's, an external call's", async () => {
     const small = await settled("echo fits");
-    expect(await expectError(await spill(small.id), 404, "not_found")).toMatch(
-      /has no spill file: its output \(1 line, 5 bytes\) fits in its window/,
-    );
+    const res = await spill(small.id);
+    expect(res.status).toBe(200);
+    // The command's bytes, without the footer the view may carry.
+    expect(await res.text()).toBe("fits\n");
+    await expectError(await spill("never-created-1"), 404, "not_found");
     // A spill the sandbox removed is test/e2e/full-output.test.ts's (it removes the file
     // from the host's spill folder, which no command can write).
-    await expectError(await spill("never-created-1"), 404, "not_found");
     const external = await create({
       tool: "external",
       args: { name: "agent-side" },
       toolCallId: freshId("spill-external"),
     });
-    expect(await expectError(await spill(external.id), 404, "not_found")).toMatch(
-      /runs external, which writes no spill file/,
-    );
+    const written = await call(`/v1/invocations/${external.id}/output`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        calls: [{ write: "from " }, { write: "the agent\n" }],
+        end: { isError: false },
+      }),
+    });
+    expect(written.status).toBe(200);
+    expect(await (await spill(external.id)).text()).toBe("from the agent\n");
   });
 
   it("refuses a missing credential, another invocation's token and a write token alike", async () => {
