@@ -96,7 +96,7 @@ async function call(client: SandboxClient, command: string, lines: number): Prom
     for await (const u of client.exec({ execId, command })) {
       if (u.kind === "exit") exit = u;
       else if (u.kind === "replace") totalLines = u.output.totalLines;
-      else if (u.kind !== "metadata" || u.metadata) totalLines = u.metadata.totalLines;
+      else if (u.kind !== "queue") totalLines = u.metadata.totalLines;
     }
   } catch (err) {
     if (err instanceof SandboxHttpError && err.status === 503) return "busy";

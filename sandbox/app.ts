@@ -36,6 +36,8 @@ function bodyLimitFor(config: SandboxConfig): number {
 export interface SandboxApp {
   app: Hono;
   registry: ExecRegistry;
+  /** Its commands running and waiting their turn (exec-gate.ts). */
+  gate: ExecGate;
   workspace: Workspace;
   spills: SpillFolder;
   jail: Jail;
@@ -67,7 +69,7 @@ export function createSandboxApp(
     memory: config.isolation === "bwrap" ? Cgroups.find("memory") : null,
   });
   const registry = new ExecRegistry(config.keepFinishedMs);
-  const gate = new ExecGate(config.maxRunningExecs, config.execQueueMs);
+  const gate = new ExecGate(config.maxRunningExecs, config.maxQueuedExecs);
   const maxBodyBytes = bodyLimitFor(config);
   const app = new Hono();
 
@@ -82,7 +84,7 @@ export function createSandboxApp(
     c.json(errorBody(new SandboxError("not_found", `no route ${c.req.method} ${c.req.path}`)), 404),
   );
 
-  app.route("/", healthRoute());
+  app.route("/", healthRoute(gate));
   app.use("/v1/*", bearerAuth(config.token));
   app.use(
     "/v1/*",
@@ -98,5 +100,5 @@ export function createSandboxApp(
   app.route("/", spillRoutes(spills));
   app.route("/", fileRoutes({ config, workspace, spills, jail }));
 
-  return { app, registry, workspace, spills, jail };
+  return { app, registry, gate, workspace, spills, jail };
 }

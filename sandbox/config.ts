@@ -41,9 +41,10 @@ export interface SandboxConfig {
   limits: CommandLimits;
   /** Output past this many bytes stops the command (its spill file holds everything up to there). */
   maxSpillBytes: number;
-  /** Commands running at once; past it a new exec waits `execQueueMs`, then gets a 503 `busy` (decision 162). */
+  /** Commands running at once in one sandbox's app; past it a new exec waits its turn (decisions 162, 248). */
   maxRunningExecs: number;
-  execQueueMs: number;
+  /** Execs waiting their turn past which the Worker refuses new calls with a 429 (decision 248). */
+  maxQueuedExecs: number;
   /** Created sandboxes (sandbox/sandboxes/config.ts); unset: their defaults beside `root`. */
   sandboxes?: SandboxesConfig;
   /** Largest file `write` and `edit` write (and `edit` reads), in bytes. */
@@ -70,7 +71,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
   limits: DEFAULT_COMMAND_LIMITS,
   maxSpillBytes: DEFAULT_MAX_SPILL_BYTES,
   maxRunningExecs: 32,
-  execQueueMs: 10_000,
+  maxQueuedExecs: 256,
   maxWriteBytes: DEFAULT_MAX_WRITE_BYTES,
 } as const;
 
@@ -79,7 +80,7 @@ export const DEFAULT_SANDBOX_CONFIG = {
  * (`auto` | `ripgrep` | `walker`), `SANDBOX_ISOLATION` (`bwrap` | `none`),
  * `SANDBOX_NETWORK` (`off` | `on`), `SANDBOX_JAIL_PROC` (`new` | `host` | `auto`) and the limits `SANDBOX_MAX_PROCESSES`,
  * `SANDBOX_MAX_FILE_BYTES`, `SANDBOX_MAX_MEMORY_BYTES`, `SANDBOX_MAX_COMMAND_MEMORY_BYTES`,
- * `SANDBOX_MAX_SPILL_BYTES`, `SANDBOX_MAX_RUNNING_EXECS` (32), `SANDBOX_EXEC_QUEUE_MS` (10000)
+ * `SANDBOX_MAX_SPILL_BYTES`, `SANDBOX_MAX_RUNNING_EXECS` (32), `SANDBOX_MAX_QUEUED_EXECS` (256)
  * and `SANDBOX_MAX_WRITE_BYTES`; the egress settings (network/egress-settings.ts).
  * Throws a clear error on bad values.
  * @example const config = configFromEnv(process.env);
@@ -133,7 +134,11 @@ export function configFromEnv(env: Record<string, string | undefined>): SandboxC
       "SANDBOX_MAX_RUNNING_EXECS",
       DEFAULT_SANDBOX_CONFIG.maxRunningExecs,
     ),
-    execQueueMs: positiveInt(env, "SANDBOX_EXEC_QUEUE_MS", DEFAULT_SANDBOX_CONFIG.execQueueMs),
+    maxQueuedExecs: positiveInt(
+      env,
+      "SANDBOX_MAX_QUEUED_EXECS",
+      DEFAULT_SANDBOX_CONFIG.maxQueuedExecs,
+    ),
     maxWriteBytes: positiveInt(env, "SANDBOX_MAX_WRITE_BYTES", DEFAULT_MAX_WRITE_BYTES),
     sandboxes: sandboxesConfigFromEnv(env, root, limits),
   };

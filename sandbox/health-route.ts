@@ -1,12 +1,21 @@
-/** `GET /healthz`: open (no token), so a load balancer or the Worker can tell the host is up. */
+/**
+ * `GET /healthz`: open (no token), so a load balancer or the Worker can tell the host is
+ * up; it says how busy the commands are, which the Worker admits calls by (decision 248).
+ */
 import { Hono } from "hono";
+import type { ExecLoad } from "../src/protocol/index.ts";
+
+/** What `/healthz` reports the load of. */
+export interface LoadSource {
+  load(): ExecLoad;
+}
 
 /**
  * The health route, mounted before the host's auth.
- * @example app.route("/", healthRoute());
+ * @example app.route("/", healthRoute(gate));
  */
-export function healthRoute(): Hono {
+export function healthRoute(execs: LoadSource): Hono {
   const app = new Hono();
-  app.get("/healthz", (c) => c.json({ ok: true }));
+  app.get("/healthz", (c) => c.json({ ok: true, execs: execs.load() }));
   return app;
 }

@@ -1,5 +1,5 @@
 import type { ToolOutput } from "../../src/core/output/index.ts";
-import { probeSandbox } from "../../src/execenv/index.ts";
+import { admitCommand, probeSandbox } from "../../src/execenv/index.ts";
 import {
   type InvocationView,
   type Outcome,
@@ -115,6 +115,12 @@ export class InvocationLifecycle {
       );
       if (this.#stored.record) return ok({ created: false, view: this.reads.current() });
       if (!probe.ok) return probe;
+      // A command waits its turn in its sandbox; past the line's bound it is refused now,
+      // never accepted and failed later (decision 248).
+      if (def.stretch) {
+        const room = admitCommand(req.sandbox, probe.value);
+        if (!room.ok) return room;
+      }
     }
     const record = this.#stored.create(req);
     const sink = this.#output.attach(policyOf(def, params), null);

@@ -27,8 +27,11 @@ export class ExecRegistry {
     return n;
   }
 
-  /** Creates, registers and starts a run; the caller checked that the id is free. */
-  start(options: ExecRunOptions): ExecRun {
+  /**
+   * Creates and registers a run, not started yet (it may wait its turn, exec-gate.ts):
+   * reattach, input and kill find it at once. The caller checked that the id is free.
+   */
+  register(options: ExecRunOptions): ExecRun {
     const run = new ExecRun(options);
     this.#runs.set(run.execId, run);
     const unsubscribe = run.subscribe(() => {
@@ -39,8 +42,12 @@ export class ExecRegistry {
       }, this.#keepMs);
       timer.unref();
     });
-    run.start();
     return run;
+  }
+
+  /** Drops a run that was refused before it started (a full line, exec-gate.ts). */
+  forget(execId: string): void {
+    this.#runs.delete(execId);
   }
 
   /**

@@ -93,6 +93,9 @@ export class ExecRun {
   /** Which limit stopped the command, if one did. */
   #stoppedBy: ExitUpdate["stoppedBy"] = undefined;
   readonly #listeners = new Set<() => void>();
+  /** Execs before this one in its sandbox's line (exec-gate.ts); null once it runs, or if it never waited. */
+  #ahead: number | null = null;
+  #started = false;
 
   constructor(options: ExecRunOptions) {
     this.execId = options.execId;
@@ -115,6 +118,12 @@ export class ExecRun {
    * the copier thread from the pipe into the spill file (copier-thread.ts).
    */
   start(): void {
+    if (this.#started || this.#exitUpdate) return;
+    this.#started = true;
+    if (this.#ahead !== null) {
+      this.#ahead = null;
+      this.#notify();
+    }
     const { jail, command, cwd, env } = this.#options;
     let jailed: JailedCommand;
     let spillFd: number;
@@ -340,9 +349,34 @@ export class ExecRun {
     return state;
   }
 
-  /** Terminates the process group (SIGTERM, then SIGKILL after the grace). */
+  /** Terminates the process group (SIGTERM, then SIGKILL after the grace); a waiting exec never runs. */
   kill(): void {
+    if (!this.#started) {
+      this.#endUnstarted("killed on request while it waited its turn; it never ran");
+      return;
+    }
     this.#terminate("killed on request; the process group was terminated");
+  }
+
+  /** Waits its turn with `ahead` execs before it (exec-gate.ts). */
+  wait(ahead: number): void {
+    if (this.#started || this.#exitUpdate || this.#ahead === ahead) return;
+    this.#ahead = ahead;
+    this.#notify();
+  }
+
+  /** Execs before this one in line; null when it runs, ended or never waited. */
+  get queuedAhead(): number | null {
+    return this.#ahead;
+  }
+
+  /** Ends an exec whose command never started: nothing was spawned, opened or spilled. */
+  #endUnstarted(reason: string): void {
+    if (this.#exitUpdate) return;
+    this.#ahead = null;
+    this.#exitUpdate = { kind: "exit", exitCode: null, signal: "SIGTERM", error: reason };
+    this.#notify();
+    this.#listeners.clear();
   }
 
   /** Current text of the view. */

@@ -10,7 +10,7 @@ import type { Jail } from "../jail/jail.ts";
 import { execRequestSchema, execTooLong, parseBody } from "../requests.ts";
 import type { SpillFolder } from "../spill-folder.ts";
 import type { Workspace } from "../workspace.ts";
-import type { ExecGate } from "./exec-gate.ts";
+import type { ExecGate, ExecTicket } from "./exec-gate.ts";
 import { type ExecRegistry, findRun } from "./exec-registry.ts";
 import { execUpdateStream } from "./update-stream.ts";
 
@@ -43,12 +43,9 @@ export function execRoutes(parts: ExecRouteParts): Hono {
     if (registry.get(req.execId)) throw execExists(req.execId);
     const cwd = await workspace.resolve(req.cwd);
     await assertDirectory(cwd, req.cwd);
-    const release = await gate.enter();
-    if (registry.get(req.execId)) {
-      release();
-      throw execExists(req.execId);
-    }
-    const run = registry.start({
+    // The checks above awaited: another request may have taken the id meanwhile.
+    if (registry.get(req.execId)) throw execExists(req.execId);
+    const run = registry.register({
       execId: req.execId,
       command: req.command,
       cwd,
@@ -63,14 +60,29 @@ export function execRoutes(parts: ExecRouteParts): Hono {
       tty: req.tty,
       stdin: req.stdin,
     });
-    if (run.exit) release();
-    else {
+    let ticket: ExecTicket;
+    try {
+      ticket = gate.enter((ahead) => run.wait(ahead));
+    } catch (err) {
+      registry.forget(run.execId);
+      throw err;
+    }
+    // Its turn may come after the answer began: the stream shows it queued, then running.
+    // A kill while it waits ends it unstarted and gives up its place (exec-run.ts).
+    const stopWaiting = run.subscribe(() => {
+      if (run.exit) ticket.cancel();
+    });
+    void ticket.admitted.then((release) => {
+      stopWaiting();
+      if (run.exit) return release();
+      run.start();
+      if (run.exit) return release();
       const stop = run.subscribe(() => {
         if (!run.exit) return;
         stop();
         release();
       });
-    }
+    });
     return ndjson(execUpdateStream(run, pacing));
   });
 

@@ -20,6 +20,8 @@ export interface PublishedView {
 export interface StreamedRun extends PublishedView {
   /** Set once the run is over. */
   readonly exit: ExitUpdate | null;
+  /** Execs before it in its sandbox's line while it waits its turn; null once it runs. */
+  readonly queuedAhead: number | null;
   /** Calls `listener` after every change and at the exit; returns the unsubscribe. */
   subscribe(listener: () => void): () => void;
 }
@@ -28,6 +30,7 @@ export interface StreamedRun extends PublishedView {
 export interface Sent {
   position: ViewPosition;
   metadata: string;
+  ahead: number | null;
 }
 
 const encoder = new TextEncoder();
@@ -62,9 +65,13 @@ export function execUpdateStream(
         stalled = true;
         return null;
       }
-      const update = nextUpdate(run, sent);
-      sent = { position: run.viewPosition, metadata: JSON.stringify(run.metadata) };
-      return update ? encodeLine(update) : null;
+      const lines = [nextUpdate(run, sent), queueUpdate(run, sent)].filter((u) => u !== null);
+      sent = {
+        position: run.viewPosition,
+        metadata: JSON.stringify(run.metadata),
+        ahead: run.queuedAhead,
+      };
+      return lines.length === 0 ? null : encoder.encode(lines.map(lineOf).join(""));
     },
     measure: (line) => line.byteLength,
     publish: (line) => emit(line),
@@ -168,6 +175,20 @@ export function nextUpdate(run: PublishedView, sent: Sent | null): ShellUpdate |
   return null;
 }
 
+/**
+ * Where the run stands in its sandbox's line, when that changed since `sent`: a run that
+ * waits says so after its base, and says `ahead: null` when its turn comes (decision 248).
+ */
+export function queueUpdate(run: StreamedRun, sent: Sent | null): ShellUpdate | null {
+  const ahead = run.queuedAhead;
+  if (sent ? sent.ahead === ahead : ahead === null) return null;
+  return { kind: "queue", ahead };
+}
+
+function lineOf(update: ShellUpdate): string {
+  return `${JSON.stringify(update)}\n`;
+}
+
 function encodeLine(update: ShellUpdate): Uint8Array {
-  return encoder.encode(`${JSON.stringify(update)}\n`);
+  return encoder.encode(lineOf(update));
 }

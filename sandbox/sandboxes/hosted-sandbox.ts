@@ -5,7 +5,6 @@ import type { SandboxLimits } from "../../src/protocol/index.ts";
 import type { NetworkPolicy } from "../../src/protocol/network-policy.ts";
 import { createSandboxApp, type SandboxApp } from "../app.ts";
 import type { SandboxConfig } from "../config.ts";
-import { SandboxError } from "../errors.ts";
 import type { Cgroups } from "../jail/cgroups.ts";
 import type { EgressTotals } from "../network/connection-log.ts";
 import { proxyEnv, SandboxNetwork } from "../network/sandbox-network.ts";
@@ -42,8 +41,6 @@ export class HostedSandbox {
   readonly #cgroups: Cgroups | null;
   /** Its network namespace, bridge and egress proxy; null where the host cannot make them. */
   readonly network: SandboxNetwork | null;
-  /** Execs admitted whose request has not reached the registry yet. */
-  #admitting = 0;
 
   private constructor(
     record: Pick<SandboxRecord, "id" | "limits" | "createdAt">,
@@ -102,6 +99,8 @@ export class HostedSandbox {
         {
           ...config,
           root: path.join(mountPoint, "workspace"),
+          // Its commands run `maxExecs` at once; the rest wait their turn (decision 248).
+          maxRunningExecs: limits.maxExecs,
           // Its spills on its own disk, beside its workspace, outside the jail's reach.
           spillDir: path.join(mountPoint, "spill"),
           limits: {
@@ -126,25 +125,9 @@ export class HostedSandbox {
     }
   }
 
+  /** Its commands running now (not those waiting their turn). */
   runningExecs(): number {
-    return this.parts.registry.runningCount() + this.#admitting;
-  }
-
-  /**
-   * Admits one more exec, or throws 429 when `maxExecs` are running; the returned
-   * function ends the admission once the exec is in the registry (or was refused).
-   */
-  admitExec(): () => void {
-    if (this.runningExecs() >= this.limits.maxExecs) {
-      throw new SandboxError(
-        "too_many_requests",
-        `sandbox ${this.id} already runs ${this.limits.maxExecs} commands (its maxExecs); wait for one to end or cancel one`,
-      );
-    }
-    this.#admitting++;
-    return () => {
-      this.#admitting--;
-    };
+    return this.parts.gate.running;
   }
 
   async info(): Promise<SandboxInfo> {

@@ -68,10 +68,9 @@ export function sandboxRoutes(set: SandboxSet, token: string): Hono {
     return c.json({ id, status: "deleted" });
   });
 
-  app.get("/sandboxes/:id/healthz", (c) => {
-    set.find(c.req.param("id"));
-    return c.json({ ok: true });
-  });
+  app.get("/sandboxes/:id/healthz", (c) =>
+    c.json({ ok: true, execs: set.find(c.req.param("id")).parts.gate.load() }),
+  );
   app.put("/sandboxes/:id/v1/files", async (c) => {
     const sandbox = set.find(c.req.param("id"));
     try {
@@ -90,11 +89,6 @@ export function sandboxRoutes(set: SandboxSet, token: string): Hono {
     return new Response(body, {
       headers: { "content-type": "application/x-tar", "cache-control": "no-store" },
     });
-  });
-  app.post("/sandboxes/:id/v1/exec", (c) => {
-    const sandbox = set.find(c.req.param("id"));
-    const admitted = sandbox.admitExec();
-    return forward(c, sandbox).finally(admitted);
   });
   app.all("/sandboxes/:id/v1/*", (c) => forward(c, set.find(c.req.param("id"))));
   return app;

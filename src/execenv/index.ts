@@ -8,6 +8,7 @@ export { execIdFor } from "./exec-id.ts";
 export { MAX_NDJSON_LINE_BYTES, readNdjson } from "./ndjson.ts";
 export { type KillResult, SandboxClient } from "./sandbox-client.ts";
 export {
+  admitCommand,
   CONTAINER_PLACEMENT,
   CREATED_SANDBOX_ID,
   checkSandboxName,

@@ -1,3 +1,4 @@
+import { SHELL_UPDATE_KINDS } from "../protocol/index.ts";
 import { SandboxHttpError, SandboxStreamError, SandboxUnreachableError } from "./errors.ts";
 import { readNdjson } from "./ndjson.ts";
 import { fetchIdempotent } from "./transient-retry.ts";
@@ -28,8 +29,6 @@ export interface KillResult {
   execId: string;
   status: "killing" | "exited";
 }
-
-const UPDATE_KINDS = new Set(["replace", "append", "slide", "metadata", "exit"]);
 
 /**
  * Talks to one sandbox host over HTTP. Runs in Workers, Node and browsers (fetch only).
@@ -260,7 +259,7 @@ async function httpError(res: Response): Promise<SandboxHttpError> {
 
 function asShellUpdate(value: unknown): ShellUpdate {
   const kind = (value as { kind?: unknown } | null)?.kind;
-  if (typeof kind !== "string" || !UPDATE_KINDS.has(kind)) {
+  if (typeof kind !== "string" || !SHELL_UPDATE_KINDS.has(kind)) {
     throw new SandboxStreamError(
       `unexpected line in exec stream: ${JSON.stringify(value).slice(0, 80)}`,
     );

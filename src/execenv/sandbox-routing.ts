@@ -4,7 +4,15 @@
  * of sandbox `NAME` is the secret `SANDBOX_TOKEN_<NAME>` (upper-cased, other characters
  * as `_`), falling back to `SANDBOX_TOKEN`.
  */
-import { messageOf, type Outcome, ok, refusal, workerConfig } from "../protocol/index.ts";
+import {
+  type ExecLoad,
+  messageOf,
+  type Outcome,
+  ok,
+  QUEUE_RETRY_AFTER_SEC,
+  refusal,
+  workerConfig,
+} from "../protocol/index.ts";
 import { CREATED_SANDBOX_ID } from "../protocol/sandbox.ts";
 
 /** What routing needs of the container DO namespace: one object per sandbox, reached by `fetch`. */
@@ -174,7 +182,8 @@ export const SANDBOX_PROBE_TIMEOUT_MS = 5000;
 
 /**
  * Whether sandbox `name` answers `GET /healthz`, checked before a sandbox tool call is
- * created so that an unreachable host is a 502 that leaves nothing behind.
+ * created so that an unreachable host is a 502 that leaves nothing behind. Its value is
+ * how busy the sandbox's commands are (null from a host that does not say).
  * @example
  * const probe = await probeSandbox(env, "default");
  * if (!probe.ok) return probe; // 502 sandbox_unreachable, with the URL and what to do
@@ -182,7 +191,7 @@ export const SANDBOX_PROBE_TIMEOUT_MS = 5000;
 export async function probeSandbox(
   env: Pick<SandboxSettings, "SANDBOXES" | "SANDBOX_CONTAINERS">,
   name: string,
-): Promise<Outcome<null>> {
+): Promise<Outcome<ExecLoad | null>> {
   const url = checkSandboxName(env, name);
   if (!url.ok) return url;
   const reach: typeof fetch =
@@ -196,8 +205,8 @@ export async function probeSandbox(
   const timer = setTimeout(() => abort.abort(), SANDBOX_PROBE_TIMEOUT_MS);
   try {
     const res = await reach(`${url.value}/healthz`, { signal: abort.signal });
+    if (res.ok) return ok(execLoadOf(await res.json().catch(() => null)));
     await res.body?.cancel();
-    if (res.ok) return ok(null);
     reason = `GET /healthz answered ${res.status}`;
   } catch (err) {
     reason = abort.signal.aborted
@@ -210,4 +219,26 @@ export async function probeSandbox(
     "sandbox_unreachable",
     `sandbox "${name}" at ${url.value} is unreachable (${reason}); check that the sandbox host is running and SANDBOXES points at it. Nothing was started: retry with the same toolCallId once it is up.`,
   );
+}
+
+/**
+ * Whether a call that runs a command may be created in a sandbox this busy: refused with
+ * a 429 and `Retry-After` while `maxQueued` commands wait their turn, so that a call once
+ * accepted waits its turn and never fails for want of a slot (decision 248).
+ * @example const room = admitCommand("default", probe.value); if (!room.ok) return room;
+ */
+export function admitCommand(name: string, load: ExecLoad | null): Outcome<null> {
+  if (!load || load.queued < load.maxQueued) return ok(null);
+  return refusal(
+    "too_many_requests",
+    `sandbox "${name}" runs its limit of ${load.maxRunning} commands at once and ${load.queued} more wait their turn, the most it queues; nothing was started: retry with the same toolCallId in ${QUEUE_RETRY_AFTER_SEC} s`,
+    QUEUE_RETRY_AFTER_SEC,
+  );
+}
+
+function execLoadOf(body: unknown): ExecLoad | null {
+  const execs = (body as { execs?: Partial<ExecLoad> } | null)?.execs;
+  const counts = [execs?.running, execs?.queued, execs?.maxRunning, execs?.maxQueued];
+  if (!execs || !counts.every((n) => typeof n === "number" && Number.isInteger(n))) return null;
+  return execs as ExecLoad;
 }

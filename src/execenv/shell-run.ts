@@ -23,6 +23,8 @@ export interface ShellRunOptions {
    * leaving the exec running (rejoin it with `reattach`). Unset: read to the exit.
    */
   windowMs?: number;
+  /** The exec waits its turn with `ahead` commands before it; null: it runs (decision 248). */
+  onQueue?: (ahead: number | null) => void;
 }
 
 export interface ShellRunResult {
@@ -97,6 +99,12 @@ export async function runShell(
             state.exit = update;
             return state;
           }
+          if (update.kind === "queue") {
+            options.onQueue?.(update.ahead);
+            continue;
+          }
+          // A base (a rejoin's first update) is followed by a queue line only if it still waits.
+          if (update.kind === "replace") options.onQueue?.(null);
           applyShellUpdate(update, out, state);
         }
       } catch (err) {
@@ -136,7 +144,7 @@ export async function runShell(
 }
 
 function applyShellUpdate(
-  update: Exclude<ShellUpdate, ExitUpdate>,
+  update: Exclude<ShellUpdate, ExitUpdate | { kind: "queue" }>,
   out: ToolOutput,
   state: ShellRunResult,
 ): void {

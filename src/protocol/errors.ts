@@ -55,14 +55,18 @@ export interface ApiError {
   message: string;
   /** HTTP status the Worker answers with. */
   status: ErrorStatus;
+  /** Seconds to wait before retrying, answered as `Retry-After` (a full queue, decision 248). */
+  retryAfterSec?: number;
 }
 
 /**
  * The error for `code`, with the status its code implies.
  * @example apiError("conflict", "Already ended.") // { code: "conflict", message, status: 409 }
  */
-export function apiError(code: ErrorCode, message: string): ApiError {
-  return { code, message, status: STATUS[code] };
+export function apiError(code: ErrorCode, message: string, retryAfterSec?: number): ApiError {
+  const error: ApiError = { code, message, status: STATUS[code] };
+  if (retryAfterSec !== undefined) error.retryAfterSec = retryAfterSec;
+  return error;
 }
 
 /**
@@ -74,9 +78,11 @@ export function errorResponse(
   error: ApiError,
   extraHeaders: Record<string, string> = {},
 ): Response {
+  const retry: Record<string, string> =
+    error.retryAfterSec === undefined ? {} : { "Retry-After": String(error.retryAfterSec) };
   return Response.json(
     { error: { code: error.code, message: error.message } },
-    { status: error.status, headers: { "Cache-Control": "no-store", ...extraHeaders } },
+    { status: error.status, headers: { "Cache-Control": "no-store", ...retry, ...extraHeaders } },
   );
 }
 

@@ -39,6 +39,7 @@ export {
 } from "./invocation.ts";
 export type { McpSessionApi } from "./mcp-session.ts";
 export { type Outcome, ok, refusal } from "./outcome.ts";
+export { markQueued, QUEUED_DETAIL, queuedAheadOf, queuedWords } from "./queued-detail.ts";
 export type { RunApi, RunNote } from "./run.ts";
 export {
   CREATED_SANDBOX_ID,
@@ -65,6 +66,7 @@ export {
   type EditResult,
   EXEC_ID_PATTERN,
   type ExecLimits,
+  type ExecLoad,
   type ExecRequest,
   type ExitUpdate,
   type FindRequest,
@@ -83,10 +85,12 @@ export {
   type LsResult,
   MAX_COMMAND_BYTES,
   MAX_READ_LINE_CHARS,
+  QUEUE_RETRY_AFTER_SEC,
   type ReadRequest,
   type ReadResult,
   type ResizeRequest,
   type SearchEngine,
+  SHELL_UPDATE_KINDS,
   type ShellUpdate,
   type TerminalScreen,
   type TerminalSize,

@@ -12,9 +12,10 @@ export function ok<T>(value: T): Outcome<T> {
 }
 
 /**
- * An outcome that refuses, with the error a user can act on.
+ * An outcome that refuses, with the error a user can act on (and, for a refusal that
+ * passes, the seconds to wait before retrying: `Retry-After`).
  * @example refusal("bad_request", 'Unknown tool "x".')
  */
-export function refusal<T>(code: ErrorCode, message: string): Outcome<T> {
-  return { ok: false, error: apiError(code, message) };
+export function refusal<T>(code: ErrorCode, message: string, retryAfterSec?: number): Outcome<T> {
+  return { ok: false, error: apiError(code, message, retryAfterSec) };
 }

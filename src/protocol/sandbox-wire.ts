@@ -91,9 +91,26 @@ export interface InputState {
   exited: boolean;
 }
 
+/** Seconds a caller refused for a full line of commands is told to wait (`Retry-After`). */
+export const QUEUE_RETRY_AFTER_SEC = 5;
+
+/**
+ * How busy one sandbox's commands are (`GET /healthz`'s `execs`): the Worker refuses a
+ * call that would run a command with a 429 while `queued` has reached `maxQueued`
+ * (decision 248).
+ */
+export interface ExecLoad {
+  running: number;
+  queued: number;
+  maxRunning: number;
+  maxQueued: number;
+}
+
 /** One NDJSON line of the exec stream. `drop` counts UTF-16 code units. */
 export type ShellUpdate =
   | { kind: "replace"; output: { text: string } & ShellOutputMetadata }
+  /** The exec waits its turn with `ahead` before it; null: it waits no more (it runs, or ended unstarted). */
+  | { kind: "queue"; ahead: number | null }
   | { kind: "append"; text: string; metadata: ShellOutputMetadata }
   | { kind: "slide"; drop: number; text: string; metadata: ShellOutputMetadata }
   | { kind: "metadata"; metadata: ShellOutputMetadata }
@@ -105,6 +122,18 @@ export type ShellUpdate =
       /** The limit that stopped the command: the wall clock, or its silence. */
       stoppedBy?: "timeout" | "idleTimeout";
     };
+
+/** Every kind of exec stream line, so a reader can refuse what it does not know. */
+export const SHELL_UPDATE_KINDS: ReadonlySet<string> = new Set(
+  Object.keys({
+    replace: true,
+    queue: true,
+    append: true,
+    slide: true,
+    metadata: true,
+    exit: true,
+  } satisfies Record<ShellUpdate["kind"], true>),
+);
 
 /** The last update of an exec: how the process ended. */
 export type ExitUpdate = Extract<ShellUpdate, { kind: "exit" }>;

@@ -32,6 +32,7 @@ import {
   MAX_COMMAND_BYTES,
   MAX_WINDOW_BYTES,
   MAX_WINDOW_LINES,
+  markQueued,
   OUTPUT_BYTES,
   OUTPUT_LINES,
   TTY_DEFAULT_SIZE,
@@ -199,9 +200,11 @@ export async function runBash(
       reattach: options.reattach,
       reconnectBudgetMs: options.rejoinBudgetMs,
       windowMs: options.stretchMs,
+      onQueue: (ahead) => markQueued(out.details, ahead),
     },
   );
   if (result.parked) return "parked";
+  markQueued(out.details, null);
   // How the process ended, for adapters that report it as data (MCP's structuredContent).
   const details = out.details;
   if (typeof details === "object" && details !== null && !Array.isArray(details)) {

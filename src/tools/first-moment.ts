@@ -10,6 +10,8 @@ import {
   MAX_JOB_WAIT_SECONDS,
   type Outcome,
   type OutputLines,
+  queuedAheadOf,
+  queuedWords,
   type ReadRange,
   type ResultPoll,
 } from "../protocol/index.ts";
@@ -80,9 +82,12 @@ export async function firstMoment(job: JobReader, id: string): Promise<FirstMome
     isTtyCall(view) || input?.inputOpen
       ? ` · write_stdin {"id":"${id}","text":"…"} types into it`
       : "";
+  const ahead = queuedAheadOf(view.state.details);
+  // A command waiting its turn in its sandbox says so (decision 248).
+  const how = ahead === null ? "Running" : `Waiting its turn (${queuedWords(ahead)})`;
   const note =
     view.status === "running"
-      ? `[Running in the background as ${id} · ${formatCount(t.totalLines)} ${t.totalLines === 1 ? "line" : "lines"} so far · job_output {"id":"${id}"} gives ${after} (with "wait": up to ${MAX_JOB_WAIT_SECONDS} s for more)${drive} · kill {"id":"${id}"} stops it · jobs lists your jobs]`
+      ? `[${how} in the background as ${id} · ${formatCount(t.totalLines)} ${t.totalLines === 1 ? "line" : "lines"} so far · job_output {"id":"${id}"} gives ${after} (with "wait": up to ${MAX_JOB_WAIT_SECONDS} s for more)${drive} · kill {"id":"${id}"} stops it · jobs lists your jobs]`
       : `[${id} ended in its first moment: ${jobStatus(view)}]`;
   return { view, text, shown, note, input };
 }

@@ -16,6 +16,8 @@ import {
   JOB_OUTPUT_LINES,
   type Outcome,
   type OutputLines,
+  queuedAheadOf,
+  queuedWords,
   type ReadRange,
 } from "../protocol/index.ts";
 import { type ScopedCall, scopedCall } from "./call-scope.ts";
@@ -152,7 +154,10 @@ export function sameRange(a: ReadRange, b: ReadRange): boolean {
 
 /** How a call stands, in words: running, or how it ended. */
 export function jobStatus(view: InvocationView): string {
-  if (view.status === "running") return "running";
+  if (view.status === "running") {
+    const ahead = queuedAheadOf(view.state.details);
+    return ahead === null ? "running" : queuedWords(ahead);
+  }
   if (view.cancelled) return "killed";
   const details = view.state.details as Record<string, unknown> | null;
   const by = details && typeof details === "object" ? details.stoppedBy : undefined;

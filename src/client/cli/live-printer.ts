@@ -1,4 +1,5 @@
 import type { ToolOutputState } from "../../core/output/types.ts";
+import { queuedAheadOf, queuedWords } from "../../protocol/index.ts";
 import { type CallEnding, wholeOutputCommand, withoutModelFooter } from "../call-story.ts";
 import { formatElapsed } from "../elapsed.ts";
 import { OutputFollower } from "../output-follower.ts";
@@ -47,6 +48,8 @@ export class LivePrinter {
   readonly #filter: TerminalFilter | null;
   /** The reconnect attempt whose reason was last printed. */
   #explainedAttempt = 0;
+  /** Commands ahead of this one in its sandbox's line, while it waits its turn (decision 248). */
+  #queued: number | null = null;
 
   /** `retain`: the tool's output policy, when known (see `OutputFollower`). */
   constructor(term: Terminal, startedAt: number, retain?: "head" | "tail") {
@@ -76,6 +79,7 @@ export class LivePrinter {
         bytes: sub.state.truncation.totalBytes,
         lines: sub.state.truncation.totalLines,
       };
+      this.#showQueue(sub.end ? null : queuedAheadOf(sub.state.details));
     }
     if (sub.status !== this.#lastStatus) {
       if (!this.#progress && sub.status === "reconnecting")
@@ -87,6 +91,16 @@ export class LivePrinter {
     }
     this.#explainRetries(sub);
     this.#drawProgress();
+  }
+
+  /** Says when the call starts waiting its turn and when its turn comes; the progress line keeps the place. */
+  #showQueue(ahead: number | null): void {
+    const was = this.#queued;
+    this.#queued = ahead;
+    if (this.#progress || (was === null) === (ahead === null)) return;
+    this.#notice(
+      ahead === null ? "its turn came: running" : `${queuedWords(ahead)} in its sandbox`,
+    );
   }
 
   /**
@@ -160,6 +174,7 @@ export class LivePrinter {
       `${formatCount(this.#totals.lines)} ${this.#totals.lines === 1 ? "line" : "lines"}`,
       formatElapsed(Date.now() - this.#startedAt),
     ];
+    if (this.#queued !== null) parts.push(queuedWords(this.#queued));
     if (this.#lastStatus === "reconnecting") parts.push("reconnecting…");
     if (this.#lastStatus === "connecting") parts.push("connecting…");
     const width = Math.max(20, (this.#term.stderr.columns || 80) - 1);

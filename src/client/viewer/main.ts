@@ -6,6 +6,7 @@
  */
 import type { JsonValue } from "../../core/chord/types.ts";
 import type { ToolOutputState, Usage } from "../../core/output/types.ts";
+import { queuedAheadOf, queuedWords } from "../../protocol/index.ts";
 import { callEnding, limitSeconds, stoppedByOf, withoutModelFooter } from "../call-story.ts";
 import { formatElapsed } from "../elapsed.ts";
 import { ToolwireClient } from "../http-client.ts";
@@ -154,8 +155,11 @@ function renderHeader(s: Subscription): void {
         args: s.start?.args,
       })
     : null;
-  // The words every face uses for how it ended ("timed out after 1 s (timeout)").
-  page.ending.textContent = ending && ending.kind !== "done" ? ending.words : "";
+  // The words every face uses for how it ended ("timed out after 1 s (timeout)"), or
+  // for where it waits ("queued (2 commands ahead)").
+  const ahead = status === "queued" ? queuedAheadOf(s.state?.details) : null;
+  page.ending.textContent =
+    ahead !== null ? queuedWords(ahead) : ending && ending.kind !== "done" ? ending.words : "";
   page.ending.hidden = page.ending.textContent === "";
   document.title = `${s.start?.toolName ?? "invocation"} · ${ending?.words ?? status} — Toolwire`;
 }
@@ -190,7 +194,9 @@ function shownStatus(s: Subscription): string {
   if (unknownCall || (s.status === "failed" && s.error?.code === "not_found")) return "unknown";
   if (s.status === "failed" && s.error?.code === "unauthorized") return "expired";
   if (s.status === "failed") return "disconnected";
-  return s.start ? "running" : "connecting";
+  if (!s.start) return "connecting";
+  // A command that waits its turn in its sandbox (decision 248).
+  return queuedAheadOf(s.state?.details) === null ? "running" : "queued";
 }
 
 function renderConnection(s: Subscription): void {

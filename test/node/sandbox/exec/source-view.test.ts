@@ -25,7 +25,11 @@ class Replica {
   catchUp(view: SourceView): void {
     const published = { text: view.text, viewPosition: view.position, metadata: view.truncation() };
     const update = nextUpdate(published, this.sent);
-    this.sent = { position: published.viewPosition, metadata: JSON.stringify(published.metadata) };
+    this.sent = {
+      position: published.viewPosition,
+      metadata: JSON.stringify(published.metadata),
+      ahead: null,
+    };
     if (update) applyUpdate(this.folded, update);
   }
 

@@ -8,6 +8,7 @@ import { applyUpdate, type Folded } from "../harness.ts";
 /** A run driven by the test: text goes into a real SourceView. */
 class ScriptedRun implements StreamedRun {
   exit: ExitUpdate | null = null;
+  queuedAhead: number | null = null;
   private readonly view = new SourceView({ retain: "tail", maxBytes: 1000, maxLines: 20 });
   private readonly listeners = new Set<() => void>();
 

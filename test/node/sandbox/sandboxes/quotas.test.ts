@@ -80,24 +80,34 @@ describe("disk quota (workspace and spills on one 32 MiB file system)", () => {
 });
 
 describe("concurrent execs per sandbox", () => {
-  it("maxExecs commands run at once; one more is a 429; after one ends there is room again", {
+  it("maxExecs commands run at once; one more waits its turn, then runs; another sandbox is not held up", {
     timeout: 30_000,
   }, async () => {
     const sbx = await host.create({ maxExecs: 2 });
+    const execs = async () =>
+      (
+        (await (await host.request("GET", `/sandboxes/${sbx.id}/healthz`)).json()) as {
+          execs: { running: number; queued: number; maxRunning: number };
+        }
+      ).execs;
     const ids = [execId(), execId()];
     const running = ids.map((id) => fold(sbx.client.exec({ execId: id, command: "sleep 30" })));
-    await new Promise((r) => setTimeout(r, 300));
-    const third = await fold(sbx.client.exec({ execId: execId(), command: "true" })).catch(
-      (err: { status?: number; message: string }) => err,
-    );
-    expect((third as { status?: number }).status).toBe(429);
-    expect((third as Error).message).toContain("maxExecs");
+    while ((await execs()).running < 2) await new Promise((r) => setTimeout(r, 50));
+    const third = fold(sbx.client.exec({ execId: execId(), command: "echo third" }));
+    while ((await execs()).queued < 1) await new Promise((r) => setTimeout(r, 50));
+    expect(await execs()).toMatchObject({ running: 2, queued: 1, maxRunning: 2 });
+    expect((await info(sbx.id)).runningExecs).toBe(2);
     // Another sandbox is not affected.
     const other = await host.create({ maxExecs: 2 });
     expect((await other.run("echo other")).exit?.exitCode).toBe(0);
     await sbx.client.kill(ids[0]!);
     await running[0];
-    expect((await sbx.run("echo again")).text).toContain("again");
+    const ran = await third;
+    expect(ran.text).toBe("third\n");
+    expect(ran.updates.filter((u) => u.kind === "queue")).toEqual([
+      { kind: "queue", ahead: 0 },
+      { kind: "queue", ahead: null },
+    ]);
     await sbx.client.kill(ids[1]!);
     await running[1];
   });
