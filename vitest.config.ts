@@ -25,11 +25,13 @@ async function freePorts(count: number): Promise<number[]> {
 
 // The DO tests that need a real sandbox host (bash reattaching after a crash) run in
 // their own project, bound to hosts that test/workers/durable-objects/sandbox's global setup starts:
-// "default" (in process), "mortal" (a child process a test kills) and "down" (port 1 on
-// loopback, where nothing listens: binding it needs root).
-const [sandboxPort, mortalPort] = await freePorts(2);
+// "default" (in process), "mortal" (a child process a test kills), "crowded" (in process,
+// 2 commands at once and 2 in line: the queue's test) and "down" (port 1 on loopback,
+// where nothing listens: binding it needs root).
+const [sandboxPort, mortalPort, crowdedPort] = await freePorts(3);
 process.env.TOOLWIRE_DO_SANDBOX_PORT ??= String(sandboxPort);
 process.env.TOOLWIRE_DO_MORTAL_PORT ??= String(mortalPort);
+process.env.TOOLWIRE_DO_CROWDED_PORT ??= String(crowdedPort);
 process.env.TOOLWIRE_DO_SANDBOX_TOKEN ??= "do-test-sandbox-token-0123456789";
 
 export default defineConfig({
@@ -80,6 +82,7 @@ export default defineConfig({
                 SANDBOXES: JSON.stringify({
                   default: `http://127.0.0.1:${process.env.TOOLWIRE_DO_SANDBOX_PORT}`,
                   mortal: `http://127.0.0.1:${process.env.TOOLWIRE_DO_MORTAL_PORT}`,
+                  crowded: `http://127.0.0.1:${process.env.TOOLWIRE_DO_CROWDED_PORT}`,
                   down: "http://127.0.0.1:1",
                 }),
                 SANDBOX_TOKEN: process.env.TOOLWIRE_DO_SANDBOX_TOKEN,

@@ -39,7 +39,13 @@ export {
 } from "./invocation.ts";
 export type { McpSessionApi } from "./mcp-session.ts";
 export { type Outcome, ok, refusal } from "./outcome.ts";
-export { markQueued, QUEUED_DETAIL, queuedAheadOf, queuedWords } from "./queued-detail.ts";
+export {
+  aheadWords,
+  markQueued,
+  QUEUED_DETAIL,
+  queuedAheadOf,
+  queuedWords,
+} from "./queued-detail.ts";
 export type { RunApi, RunNote } from "./run.ts";
 export {
   CREATED_SANDBOX_ID,

@@ -18,12 +18,20 @@ export function queuedAheadOf(details: unknown): number | null {
 }
 
 /**
+ * Where a waiting call stands in its sandbox's line.
+ * @example aheadWords(1) // "1 command ahead"
+ */
+export function aheadWords(ahead: number): string {
+  if (ahead === 0) return "next in line";
+  return `${ahead} ${ahead === 1 ? "command" : "commands"} ahead`;
+}
+
+/**
  * What people and the model read for a waiting call.
  * @example queuedWords(2) // "queued (2 commands ahead)"
  */
 export function queuedWords(ahead: number): string {
-  if (ahead === 0) return "queued (next in line)";
-  return `queued (${ahead} ${ahead === 1 ? "command" : "commands"} ahead)`;
+  return `queued (${aheadWords(ahead)})`;
 }
 
 /**

@@ -6,12 +6,12 @@ import { formatCount } from "../core/output/footer.ts";
 import { plainTerminalText } from "../core/output/index.ts";
 import type { InputState } from "../execenv/index.ts";
 import {
+  aheadWords,
   type InvocationView,
   MAX_JOB_WAIT_SECONDS,
   type Outcome,
   type OutputLines,
   queuedAheadOf,
-  queuedWords,
   type ReadRange,
   type ResultPoll,
 } from "../protocol/index.ts";
@@ -84,10 +84,13 @@ export async function firstMoment(job: JobReader, id: string): Promise<FirstMome
       : "";
   const ahead = queuedAheadOf(view.state.details);
   // A command waiting its turn in its sandbox says so (decision 248).
-  const how = ahead === null ? "Running" : `Waiting its turn (${queuedWords(ahead)})`;
+  const how =
+    ahead === null
+      ? `Running in the background as ${id}`
+      : `Queued in the background as ${id} (${aheadWords(ahead)}; it runs when a command before it ends)`;
   const note =
     view.status === "running"
-      ? `[${how} in the background as ${id} · ${formatCount(t.totalLines)} ${t.totalLines === 1 ? "line" : "lines"} so far · job_output {"id":"${id}"} gives ${after} (with "wait": up to ${MAX_JOB_WAIT_SECONDS} s for more)${drive} · kill {"id":"${id}"} stops it · jobs lists your jobs]`
+      ? `[${how} · ${formatCount(t.totalLines)} ${t.totalLines === 1 ? "line" : "lines"} so far · job_output {"id":"${id}"} gives ${after} (with "wait": up to ${MAX_JOB_WAIT_SECONDS} s for more)${drive} · kill {"id":"${id}"} stops it · jobs lists your jobs]`
       : `[${id} ended in its first moment: ${jobStatus(view)}]`;
   return { view, text, shown, note, input };
 }

@@ -14,12 +14,13 @@ export interface CliRun {
 
 /**
  * Runs `toolwire <args>` with the e2e stack's URL and token (`env` adds or overrides);
- * `onStdout` sees the output so far each time more arrives.
+ * `onStdout` (and `onStderr`) see that stream so far each time more arrives.
  */
 export function toolwire(
   args: string[],
   env: Record<string, string> = {},
   onStdout?: (text: string, child: ChildProcess) => void,
+  onStderr?: (text: string) => void,
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(TOOLWIRE_BIN, args, {
@@ -39,6 +40,7 @@ export function toolwire(
     });
     child.stderr.on("data", (c: Buffer) => {
       stderr += c.toString();
+      onStderr?.(stderr);
     });
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));

@@ -1,8 +1,8 @@
 /// <reference types="node" />
 // Real sandbox hosts for the DO tests of the "workers-sandbox" project, on the ports and
 // token vitest.config.ts bound into that project's Worker env, each with a temp
-// workspace: "default" in this process, and "mortal" as a child process (a test's
-// command kills it to cut a stream mid-run).
+// workspace: "default" and "crowded" (2 commands at once, 2 more in line) in this process,
+// and "mortal" as a child process (a test's command kills it to cut a stream mid-run).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,6 +41,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // them (root, as CI runs; network.test.ts needs it). Private addresses stay off.
     egress: { ...DEFAULT_SANDBOX_CONFIG.egress, available: process.getuid?.() === 0 },
   });
+  const crowdedRoot = mkdtempSync(path.join(tmpdir(), "toolwire-do-crowded-"));
+  const crowded = await startSandboxHost({
+    ...DEFAULT_SANDBOX_CONFIG,
+    token,
+    port: Number(process.env.TOOLWIRE_DO_CROWDED_PORT),
+    root: crowdedRoot,
+    rgPath: null,
+    maxRunningExecs: 2,
+    maxQueuedExecs: 2,
+  });
   const mortalRoot = mkdtempSync(path.join(tmpdir(), "toolwire-do-mortal-"));
   const mortalPort = process.env.TOOLWIRE_DO_MORTAL_PORT ?? "";
   const mortal = spawn(process.execPath, [path.join(ROOT, "sandbox/main.ts")], {
@@ -60,8 +70,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await untilHealthy(`http://127.0.0.1:${mortalPort}`, mortal);
   return async () => {
     if (mortal.exitCode === null && mortal.signalCode === null) mortal.kill("SIGKILL");
-    await host.close();
-    for (const dir of [root, mortalRoot]) {
+    await Promise.all([host.close(), crowded.close()]);
+    for (const dir of [root, mortalRoot, crowdedRoot]) {
       rmSync(dir, { recursive: true, force: true });
       rmSync(`${dir}.spill`, { recursive: true, force: true });
 
