@@ -55,6 +55,8 @@ export function createSandboxApp(
   cgroups: () => Cgroups | null = () => Cgroups.find("pids"),
   /** The network namespace its commands run in (a created sandbox's own); default: one per command. */
   namespace: JailNamespace | null = null,
+  /** False for a created sandbox's app: the host's own jail has proved bubblewrap works (decision 227). */
+  probeJail = true,
 ): SandboxApp {
   const workspace = new Workspace(config.root);
   const spills = new SpillFolder(config.spillDir ?? `${workspace.root}.spill`, workspace.root);
@@ -64,6 +66,7 @@ export function createSandboxApp(
     network: config.network,
     proc: config.jailProc,
     namespace,
+    probe: probeJail,
     limits: config.limits,
     cgroups: config.isolation === "bwrap" ? cgroups() : null,
     memory: config.isolation === "bwrap" ? Cgroups.find("memory") : null,

@@ -14,7 +14,7 @@ export type SandboxErrorCode = ErrorCode;
 export class SandboxError extends Error {
   readonly status: ErrorStatus;
   readonly code: SandboxErrorCode;
-  /** Seconds for a `Retry-After` header (a 503 `busy`). */
+  /** Seconds for a `Retry-After` header (a 503 `busy`, a 429 of a full host). */
   readonly retryAfterSec: number | undefined;
 
   constructor(code: SandboxErrorCode, message: string, retryAfterSec?: number) {

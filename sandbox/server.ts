@@ -34,8 +34,9 @@ export async function startSandboxHost(config: SandboxConfig): Promise<SandboxHo
   let sandboxes: SandboxSet;
   try {
     parts = createSandboxApp(config);
+    // Created sandboxes' jails take the /proc this jail settled on, and skip its probe.
     sandboxes = await SandboxSet.open(
-      config,
+      { ...config, jailProc: parts.jail.proc },
       config.sandboxes ?? sandboxesConfigFromEnv({}, parts.workspace.root, config.limits),
     );
   } catch (err) {

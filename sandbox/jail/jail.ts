@@ -55,6 +55,12 @@ export interface JailOptions {
   proc?: JailProc;
   /** A sandbox's own network namespace (decision 180): commands enter it and get its proxy in their environment. */
   namespace?: JailNamespace | null;
+  /**
+   * False when a jail of this host with the same bubblewrap and a resolved `proc` has
+   * already run (a created sandbox's, decision 227): the probe then costs a create a
+   * blocking bubblewrap run and proves nothing new. Default true.
+   */
+  probe?: boolean;
 }
 
 /** A network namespace commands run in: the argv prefix that enters it, and the variables it adds. */
@@ -139,6 +145,7 @@ export class Jail {
     const proc = options.proc ?? "new";
     this.#proc = proc === "host" ? "host" : "new";
     if (options.isolation !== "bwrap") return;
+    if (options.probe === false && proc !== "auto") return;
     try {
       this.#probe();
     } catch (err) {

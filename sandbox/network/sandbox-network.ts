@@ -1,16 +1,15 @@
-import { mkdir, rm } from "node:fs/promises";
 import * as net from "node:net";
-import path from "node:path";
 import {
   type EgressGuard,
   EgressPolicy,
   type NetworkPolicy,
 } from "../../src/protocol/network-policy.ts";
-import { BRIDGE_PROXY_PORT, type Bridge, startBridge } from "./bridge.ts";
+import { BRIDGE_PROXY_PORT } from "./bridge.ts";
 import { ConnectionLog, type ConnectionRecord, type EgressTotals } from "./connection-log.ts";
 import { EgressProxy } from "./egress-proxy.ts";
 import type { EgressSettings } from "./egress-settings.ts";
-import { NetworkNamespace } from "./netns.ts";
+import type { NetworkNamespace } from "./netns.ts";
+import { discardNetwork, prepareNetwork, type ReadyNetwork } from "./ready-network.ts";
 
 /** What the jail's commands find in their environment: the proxy, and what bypasses it. */
 export function proxyEnv(): Record<string, string> {
@@ -33,9 +32,6 @@ export interface NetworkView {
   connections: ConnectionRecord[];
 }
 
-/** Longest Unix socket path Linux takes (sun_path, with its NUL). */
-const MAX_SOCKET_PATH = 107;
-
 /**
  * One sandbox's network (decisions 180, 181): its namespace (loopback only), the bridge
  * inside it, the egress proxy on a host-only socket, its policy and its connection log.
@@ -46,32 +42,27 @@ export class SandboxNetwork {
   readonly namespace: NetworkNamespace;
   readonly log: ConnectionLog;
   readonly #proxy: EgressProxy;
-  readonly #bridge: Bridge;
-  readonly #inSocket: string;
+  readonly #ready: ReadyNetwork;
   /** Shared with the proxy, which reads it for each new connection. */
   readonly #current: { policy: EgressPolicy };
   readonly #guard: EgressGuard;
 
   private constructor(
-    parts: {
-      namespace: NetworkNamespace;
-      log: ConnectionLog;
-      proxy: EgressProxy;
-      bridge: Bridge;
-      inSocket: string;
-    },
+    ready: ReadyNetwork,
+    log: ConnectionLog,
+    proxy: EgressProxy,
     current: { policy: EgressPolicy },
     guard: EgressGuard,
   ) {
-    this.namespace = parts.namespace;
-    this.log = parts.log;
-    this.#proxy = parts.proxy;
-    this.#bridge = parts.bridge;
-    this.#inSocket = parts.inSocket;
+    this.namespace = ready.namespace;
+    this.log = log;
+    this.#proxy = proxy;
+    this.#ready = ready;
     this.#current = current;
     this.#guard = guard;
   }
 
+  /** Makes a network of its own in `dir` (its slow part included) and attaches it. */
   static async open(
     dir: string,
     sandboxId: string,
@@ -79,37 +70,45 @@ export class SandboxNetwork {
     egressBytes: number,
     settings: EgressSettings,
   ): Promise<SandboxNetwork> {
+    return SandboxNetwork.attach(
+      await prepareNetwork(dir),
+      sandboxId,
+      policy,
+      egressBytes,
+      settings,
+    );
+  }
+
+  /**
+   * Gives sandbox `sandboxId` the namespace and bridge of `ready` (made ahead or just
+   * now), with its egress proxy and policy; on failure `ready` is discarded.
+   */
+  static async attach(
+    ready: ReadyNetwork,
+    sandboxId: string,
+    policy: NetworkPolicy,
+    egressBytes: number,
+    settings: EgressSettings,
+  ): Promise<SandboxNetwork> {
     const guard = { allowPrivate: settings.allowPrivate, reservedPorts: settings.reservedPorts };
-    const current = { policy: new EgressPolicy(policy, guard) };
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const egressSocket = path.join(dir, "egress.sock");
-    const inSocket = path.join(dir, "in.sock");
-    if (Buffer.byteLength(inSocket) > MAX_SOCKET_PATH) {
-      throw new Error(
-        `the sandbox's socket path is past Linux's ${MAX_SOCKET_PATH} bytes; set a shorter SANDBOXES_DIR`,
-      );
-    }
-    // Sockets a host killed before it could close them would refuse to listen again.
-    await Promise.all([rm(egressSocket, { force: true }), rm(inSocket, { force: true })]);
-    const namespace = await NetworkNamespace.create(path.join(dir, "ns"));
     let proxy: EgressProxy | null = null;
     try {
+      const current = { policy: new EgressPolicy(policy, guard) };
       const log = new ConnectionLog();
       proxy = await EgressProxy.listen({
         sandboxId,
-        socketPath: egressSocket,
+        socketPath: ready.egressSocket,
         policy: () => current.policy,
         log,
         egressBytes,
         maxConnections: settings.maxConnections,
         lookup: settings.lookup,
       });
-      const bridge = await startBridge(namespace.enter(), inSocket);
-      proxy.accept(bridge.proxyListener);
-      return new SandboxNetwork({ namespace, log, proxy, bridge, inSocket }, current, guard);
+      proxy.accept(ready.bridge.proxyListener);
+      return new SandboxNetwork(ready, log, proxy, current, guard);
     } catch (err) {
       await proxy?.close();
-      await namespace.remove();
+      await discardNetwork(ready);
       throw err;
     }
   }
@@ -133,7 +132,7 @@ export class SandboxNetwork {
    */
   connectInto(port: number): Promise<net.Socket> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect(this.#inSocket);
+      const socket = net.connect(this.#ready.inSocket);
       let line = "";
       socket.once("error", reject);
       socket.write(`${port}\n`);
@@ -159,8 +158,7 @@ export class SandboxNetwork {
   }
 
   async close(): Promise<void> {
-    this.#bridge.stop();
     await this.#proxy.close();
-    await this.namespace.remove();
+    await discardNetwork(this.#ready);
   }
 }

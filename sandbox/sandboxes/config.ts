@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { SandboxLimits } from "../../src/protocol/index.ts";
-import { positiveInt } from "../env-number.ts";
+import { positiveInt, wholeNumber } from "../env-number.ts";
 import { DEFAULT_COMMAND_LIMITS } from "../jail/limits.ts";
 
 /** How a sandbox's disk is bounded: its own loop-mounted ext4 image, or a plain directory (no quota). */
@@ -11,8 +11,13 @@ export interface SandboxesConfig {
   /** Where each sandbox's directory (and disk image) is made; never inside the default workspace. */
   dir: string;
   disk: DiskMode;
-  /** Sandboxes this host holds at once; one more is a 429. */
+  /** Sandboxes this host holds at once; one more is a 429 with Retry-After. */
   maxSandboxes: number;
+  /**
+   * Disk images (of `limits.diskBytes`) and networks kept made ahead for new sandboxes
+   * (`SANDBOX_POOL_SIZE`, decision 225); absent or 0: each create makes its own.
+   */
+  poolSize?: number;
   /** Both each sandbox's defaults and the most a create may ask for (it may only lower them). */
   limits: SandboxLimits;
 }
@@ -29,6 +34,9 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   egressBytes: 2048 * MiB,
 };
 
+/** Sandboxes' parts made ahead by default: about 4 × 7.5 MiB of bridges and 4 sparse images (decision 225). */
+export const DEFAULT_POOL_SIZE = 4;
+
 /** The smallest disk a sandbox may have: ext4 needs room for its own metadata. */
 export const MIN_DISK_BYTES = 8 * MiB;
 
@@ -36,7 +44,7 @@ export const MIN_DISK_BYTES = 8 * MiB;
  * The sandboxes' settings for a host whose default workspace is `root`, from
  * `SANDBOXES_DIR` (default `<root>-sandboxes`), `SANDBOX_DISK` (`loop` | `none`; default
  * `loop` when the host runs as root, which mounting needs), `SANDBOX_MAX_SANDBOXES`,
- * `SANDBOX_DISK_BYTES`, `SANDBOX_MAX_EXECS`, `SANDBOX_EGRESS_BYTES`. Processes, memory and file size per sandbox
+ * `SANDBOX_DISK_BYTES`, `SANDBOX_MAX_EXECS`, `SANDBOX_EGRESS_BYTES`, `SANDBOX_POOL_SIZE`. Processes, memory and file size per sandbox
  * follow the host's command limits.
  * @example const sandboxes = sandboxesConfigFromEnv(process.env, "/srv/workspace", limits);
  */
@@ -67,6 +75,7 @@ export function sandboxesConfigFromEnv(
     dir,
     disk,
     maxSandboxes: positiveInt(env, "SANDBOX_MAX_SANDBOXES", 64),
+    poolSize: wholeNumber(env, "SANDBOX_POOL_SIZE", DEFAULT_POOL_SIZE),
     limits: {
       diskBytes,
       maxExecs: positiveInt(env, "SANDBOX_MAX_EXECS", DEFAULT_SANDBOX_LIMITS.maxExecs),

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, rm, truncate, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, truncate, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { mountNosuid, type NosuidMount } from "../nosuid-mount.ts";
 import type { DiskMode } from "./config.ts";
@@ -28,11 +28,17 @@ export class SandboxDisk {
   }
 
   /**
-   * Makes and mounts the file system; throws (after removing what it made) if the image
-   * cannot be made or mounted.
+   * Makes and mounts the file system, from `formatted` (an image of `bytes` that
+   * `formatImage` made and nothing has mounted, which it moves into place) or from
+   * nothing; throws (after removing what it made) if the image cannot be made or mounted.
    * @example const disk = await SandboxDisk.create("/srv/sandboxes/sbx_1", "loop", 1 << 30);
    */
-  static async create(mountPoint: string, mode: DiskMode, bytes: number): Promise<SandboxDisk> {
+  static async create(
+    mountPoint: string,
+    mode: DiskMode,
+    bytes: number,
+    formatted: string | null = null,
+  ): Promise<SandboxDisk> {
     const disk = new SandboxDisk(mountPoint, mode);
     await mkdir(mountPoint, { recursive: true });
     if (mode === "none") {
@@ -40,27 +46,10 @@ export class SandboxDisk {
       return disk;
     }
     try {
-      await writeFile(disk.#image, "", { flag: "wx" });
-      await truncate(disk.#image, bytes);
-      // No journal: a host process that dies leaves the mount and its cache to the kernel,
-      // and the next host reopens it (decision 246); only a machine crash may lose the last
-      // writes. lazy_itable_init keeps mkfs
-      // at ~20 ms. 5% of the blocks are reserved for the host: spills share the quota, and
-      // when a command fills the disk the host must still be able to write the output that
-      // says so (decision 141). The reserve belongs to an id no process of the host runs
-      // as (the mount's resuid/resgid), so only CAP_SYS_RESOURCE, which the host has and
-      // no jailed command does, can write into it.
-      await run("mkfs.ext4", [
-        "-q",
-        "-F",
-        "-m",
-        String(RESERVED_PERCENT),
-        "-O",
-        "^has_journal",
-        "-E",
-        "lazy_itable_init=1,root_owner=0:0",
-        disk.#image,
-      ]);
+      // A pooled image is one formatted ahead for no one yet (disk-pool.ts): moving it in
+      // is the whole of its cost.
+      if (formatted) await rename(formatted, disk.#image);
+      else await formatImage(disk.#image, bytes);
       const reserve = `resuid=${RESERVE_OWNER},resgid=${RESERVE_OWNER}`;
       await run("mount", ["-o", `loop,nosuid,nodev,${reserve}`, disk.#image, mountPoint]);
       disk.#mounted = true;
@@ -121,6 +110,34 @@ export class SandboxDisk {
     await rm(this.mountPoint, { recursive: true, force: true });
     await rm(this.#image, { force: true });
   }
+}
+
+/**
+ * Makes `file` (which must not exist) an empty ext4 file system of exactly `bytes`,
+ * sparse on the host, as every sandbox disk is made.
+ * @example await formatImage("/srv/sandboxes/.pool/disks/3f0c.img", 1 << 30);
+ */
+export async function formatImage(file: string, bytes: number): Promise<void> {
+  await writeFile(file, "", { flag: "wx" });
+  await truncate(file, bytes);
+  // No journal: a host process that dies leaves the mount and its cache to the kernel,
+  // and the next host reopens it (decision 246); only a machine crash may lose the last
+  // writes. lazy_itable_init keeps mkfs at ~20 ms. 5% of the blocks are reserved for the
+  // host: spills share the quota, and when a command fills the disk the host must still
+  // be able to write the output that says so (decision 141). The reserve belongs to an
+  // id no process of the host runs as (the mount's resuid/resgid), so only
+  // CAP_SYS_RESOURCE, which the host has and no jailed command does, can write into it.
+  await run("mkfs.ext4", [
+    "-q",
+    "-F",
+    "-m",
+    String(RESERVED_PERCENT),
+    "-O",
+    "^has_journal",
+    "-E",
+    "lazy_itable_init=1,root_owner=0:0",
+    file,
+  ]);
 }
 
 /** The reason a sandbox's disk cannot be reopened: the sandbox is lost. */

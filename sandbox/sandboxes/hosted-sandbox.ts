@@ -7,8 +7,10 @@ import { createSandboxApp, type SandboxApp } from "../app.ts";
 import type { SandboxConfig } from "../config.ts";
 import type { Cgroups } from "../jail/cgroups.ts";
 import type { EgressTotals } from "../network/connection-log.ts";
+import { discardNetwork } from "../network/ready-network.ts";
 import { proxyEnv, SandboxNetwork } from "../network/sandbox-network.ts";
 import { SandboxDisk } from "./disk.ts";
+import type { MadeAhead } from "./ready-parts.ts";
 import type { SandboxRecord } from "./sandbox-record.ts";
 
 /** What `GET /v1/sandboxes/:id` answers. */
@@ -64,7 +66,8 @@ export class HostedSandbox {
    * Makes the disk, the workspace and spill folders, the jail and the cgroup of a new
    * sandbox (`fresh`), or reopens those of `record` that a host that stopped left
    * (decision 246): its files are kept, its processes were gone with that host, and its
-   * network namespace is made anew with the recorded policy.
+   * network namespace is made anew with the recorded policy. A new sandbox takes the
+   * parts in `ahead` (made before it was asked for, decision 225) and makes the rest.
    * @example const sbx = await HostedSandbox.open(config, "/srv/sbx/sbx_default_…", record, cgroups, true);
    */
   static async open(
@@ -73,26 +76,39 @@ export class HostedSandbox {
     record: SandboxRecord,
     parent: Cgroups | null,
     fresh: boolean,
+    ahead: MadeAhead = { image: null, network: null },
   ): Promise<HostedSandbox> {
     const { id, limits, policy } = record;
-    const disk = fresh
-      ? await SandboxDisk.create(mountPoint, record.disk, limits.diskBytes)
-      : await SandboxDisk.reopen(mountPoint, record.disk);
+    // The made-ahead network until a SandboxNetwork holds it: discarded if the open fails first.
+    let spareNetwork = ahead.network;
+    let disk: SandboxDisk;
+    try {
+      disk = fresh
+        ? await SandboxDisk.create(mountPoint, record.disk, limits.diskBytes, ahead.image)
+        : await SandboxDisk.reopen(mountPoint, record.disk);
+    } catch (err) {
+      if (spareNetwork) await discardNetwork(spareNetwork);
+      throw err;
+    }
     let cgroups: Cgroups | null = null;
     let network: SandboxNetwork | null = null;
     try {
       await mkdir(path.join(mountPoint, "workspace"), { recursive: !fresh });
       await mkdir(path.join(mountPoint, "spill"), { recursive: !fresh });
       // Beside the workspace, where no jail looks: the namespace file and both sockets.
-      network = config.egress.available
-        ? await SandboxNetwork.open(
-            path.join(mountPoint, "net"),
-            id,
-            policy,
-            limits.egressBytes,
-            config.egress,
-          )
-        : null;
+      const made = spareNetwork;
+      spareNetwork = null;
+      network = !config.egress.available
+        ? null
+        : made
+          ? await SandboxNetwork.attach(made, id, policy, limits.egressBytes, config.egress)
+          : await SandboxNetwork.open(
+              path.join(mountPoint, "net"),
+              id,
+              policy,
+              limits.egressBytes,
+              config.egress,
+            );
       cgroups =
         parent?.child(id, limits.maxProcesses + JAIL_PROCESSES_PER_EXEC * limits.maxExecs) ?? null;
       const parts = createSandboxApp(
@@ -115,9 +131,12 @@ export class HostedSandbox {
         },
         () => cgroups,
         network && { enter: network.namespace.enter(), env: proxyEnv() },
+        // The host's own jail has proved bubblewrap (decision 227).
+        false,
       );
       return new HostedSandbox(record, disk, parts, cgroups, network);
     } catch (err) {
+      if (spareNetwork) await discardNetwork(spareNetwork);
       await network?.close();
       cgroups?.dispose();
       await (fresh ? disk.remove() : disk.release());

@@ -41,6 +41,7 @@ export function sandboxRoutes(set: SandboxSet, token: string): Hono {
   const app = new Hono();
   app.onError((err, c) => {
     const known = err instanceof SandboxError ? err : internalError(err, c.req.path);
+    if (known.retryAfterSec !== undefined) c.header("Retry-After", String(known.retryAfterSec));
     return c.json(errorBody(known), known.status);
   });
   app.use("/v1/sandboxes", bearerAuth(token));

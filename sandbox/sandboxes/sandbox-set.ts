@@ -9,6 +9,7 @@ import { Cgroups } from "../jail/cgroups.ts";
 import type { SandboxesConfig } from "./config.ts";
 import { DiskGone, removeUnrecordedSandboxes } from "./disk.ts";
 import { HostedSandbox } from "./hosted-sandbox.ts";
+import { ReadyParts } from "./ready-parts.ts";
 import { readRecords, removeRecord, writeRecord } from "./sandbox-record.ts";
 
 /**
@@ -31,6 +32,8 @@ export class SandboxSet {
   readonly #creating = new Set<string>();
   /** Sandboxes recorded here that could not be reopened, with why (until deleted). */
   readonly #lost = new Map<string, string>();
+  /** Disks and networks made ahead for the next creates (decision 225). */
+  #ready: ReadyParts | null = null;
 
   private constructor(host: SandboxConfig, config: SandboxesConfig) {
     this.#host = host;
@@ -73,7 +76,20 @@ export class SandboxSet {
         );
       }
     }
+    const poolSize = config.poolSize ?? 0;
+    set.#ready = await ReadyParts.open(
+      config.dir,
+      poolSize,
+      config.limits.diskBytes,
+      config.disk === "loop",
+      poolSize > 0 && host.egress.available,
+    );
     return set;
+  }
+
+  /** What is made ahead now; `filled()` resolves once it is all there (tests, benchmarks). */
+  get ready(): Pick<ReadyParts, "counts" | "filled"> | null {
+    return this.#ready;
   }
 
   /** What an operator should be told at start. */
@@ -154,6 +170,7 @@ export class SandboxSet {
       throw new SandboxError(
         "too_many_requests",
         `this host holds ${this.config.maxSandboxes} sandboxes (SANDBOX_MAX_SANDBOXES); delete one or place the sandbox on another host`,
+        FULL_HOST_RETRY_AFTER_SEC,
       );
     }
     const limits = this.#limitsFor(requested);
@@ -168,7 +185,18 @@ export class SandboxSet {
         policy,
       };
       const mountPoint = path.join(this.config.dir, id);
-      const sandbox = await HostedSandbox.open(this.#host, mountPoint, record, this.#cgroups, true);
+      const ahead = {
+        image: record.disk === "loop" ? (this.#ready?.takeImage(limits.diskBytes) ?? null) : null,
+        network: this.#host.egress.available ? (this.#ready?.takeNetwork() ?? null) : null,
+      };
+      const sandbox = await HostedSandbox.open(
+        this.#host,
+        mountPoint,
+        record,
+        this.#cgroups,
+        true,
+        ahead,
+      );
       try {
         await writeRecord(this.config.dir, sandbox.record());
       } catch (err) {
@@ -205,7 +233,7 @@ export class SandboxSet {
   async closeAll(): Promise<void> {
     const all = this.list();
     this.#sandboxes.clear();
-    await Promise.all(all.map((s) => s.close(this.#host.killGraceMs)));
+    await Promise.all([...all.map((s) => s.close(this.#host.killGraceMs)), this.#ready?.close()]);
     this.#cgroups?.dispose();
   }
 
@@ -225,6 +253,12 @@ export class SandboxSet {
     return limits;
   }
 }
+
+/**
+ * `Retry-After` of a create refused by a full host: sandboxes leave by delete or idle
+ * timeout, neither of which the host can foresee, so a short wait and a retry.
+ */
+export const FULL_HOST_RETRY_AFTER_SEC = 10;
 
 /** The refusal of a policy on a host that cannot give sandboxes a network of their own. */
 export function noNetwork(): SandboxError {

@@ -107,7 +107,9 @@ export async function hostFetch(
   if (res.status === 401) {
     message = `sandbox host "${host}" refused the Worker's SANDBOX_TOKEN (${message}); set the token the host was started with`;
   }
-  return refusal(code, message);
+  // The host's own word on when to come back (a full host, a full line) reaches the caller.
+  const retryAfter = Number(res.headers.get("retry-after") ?? Number.NaN);
+  return refusal(code, message, Number.isSafeInteger(retryAfter) ? retryAfter : undefined);
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DEFAULT_SANDBOX_CONFIG } from "../../../../sandbox/index.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "../../../../sandbox/sandboxes/config.ts";
 import { SandboxClient } from "../../../../src/execenv/index.ts";
 import type { SandboxLimits } from "../../../../src/protocol/index.ts";
@@ -29,18 +30,23 @@ export function sandboxId(): string {
 
 /**
  * A real host (jail, loop-mounted disks when root) with 64 MiB sandboxes by default,
- * so quota tests fill them quickly.
+ * so quota tests fill them quickly. `poolSize` disks (and, with `network`, networks)
+ * are made ahead; by default none: each create makes its own. `network`: each sandbox
+ * gets its own network namespace and egress proxy (needs root).
  */
 export async function startSandboxTestHost(
   limits: Partial<SandboxLimits> = {},
   maxSandboxes = 16,
+  { poolSize = 0, network = false }: { poolSize?: number; network?: boolean } = {},
 ): Promise<SandboxTestHost> {
   const dir = mkdtempSync(path.join(tmpdir(), "toolwire-sandboxes-"));
   const host = await startTestHost({
+    egress: { ...DEFAULT_SANDBOX_CONFIG.egress, available: network },
     sandboxes: {
       dir,
       disk: process.getuid?.() === 0 ? "loop" : "none",
       maxSandboxes,
+      poolSize,
       limits: { ...DEFAULT_SANDBOX_LIMITS, diskBytes: 64 * 1024 * 1024, ...limits },
     },
   });

@@ -1,0 +1,101 @@
+/**
+ * Up to `size` things made ahead of need (a sandbox's formatted disk image, its network
+ * namespace with its bridge; decision 225), so a create takes one instead of waiting for
+ * it to be made. `take` answers at once, with one or with null (the caller then makes
+ * its own); every take starts a refill in the background. The pool makes one at a time,
+ * so refilling never takes more than one of the host's cores from the creates it serves.
+ * A pool never gets anything back: what it hands out is new, never used before.
+ */
+export class ReadyPool<T> {
+  readonly size: number;
+  readonly #make: () => Promise<T>;
+  readonly #discard: (item: T) => Promise<void>;
+  readonly #ready: T[] = [];
+  /** The refill loop while it runs. */
+  #filling: Promise<void> | null = null;
+  #closed = false;
+  /** After a failed make the pool waits this long before it tries again. */
+  readonly #retryMs: number;
+  #retry: NodeJS.Timeout | null = null;
+  /** Why the last make failed (for /healthz and the log), or null. */
+  lastError: string | null = null;
+
+  /**
+   * @example const images = new ReadyPool(4, () => formatImage(next()), (f) => rm(f));
+   */
+  constructor(
+    size: number,
+    make: () => Promise<T>,
+    discard: (item: T) => Promise<void>,
+    retryMs = 5_000,
+  ) {
+    if (!Number.isSafeInteger(size) || size < 0) {
+      throw new Error(`a pool's size must be a whole number from 0, got ${size}`);
+    }
+    this.size = size;
+    this.#make = make;
+    this.#discard = discard;
+    this.#retryMs = retryMs;
+  }
+
+  /** How many are ready now. */
+  get ready(): number {
+    return this.#ready.length;
+  }
+
+  /** Starts filling (in the background). */
+  start(): void {
+    this.#fill();
+  }
+
+  /** One that is ready, or null when none is; either way the pool refills behind it. */
+  take(): T | null {
+    const item = this.#ready.shift() ?? null;
+    this.#fill();
+    return item;
+  }
+
+  /** Resolves once the pool holds `size` (or is closed, or a make failed). */
+  async filled(): Promise<void> {
+    while (this.#filling) await this.#filling;
+  }
+
+  /** Stops refilling and discards everything still ready. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#retry) clearTimeout(this.#retry);
+    await this.#filling;
+    const left = this.#ready.splice(0);
+    await Promise.all(left.map((item) => this.#discard(item).catch(() => {})));
+  }
+
+  #fill(): void {
+    if (this.#filling || this.#retry || this.#closed || this.#ready.length >= this.size) return;
+    this.#filling = this.#loop().finally(() => {
+      this.#filling = null;
+    });
+  }
+
+  async #loop(): Promise<void> {
+    while (!this.#closed && this.#ready.length < this.size) {
+      let item: T;
+      try {
+        item = await this.#make();
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        if (why !== this.lastError) console.error(`sandbox host: could not make ahead: ${why}`);
+        this.lastError = why;
+        // Creates still work without the pool (they make their own); try again later.
+        this.#retry = setTimeout(() => {
+          this.#retry = null;
+          this.#fill();
+        }, this.#retryMs);
+        this.#retry.unref();
+        return;
+      }
+      this.lastError = null;
+      if (this.#closed) await this.#discard(item).catch(() => {});
+      else this.#ready.push(item);
+    }
+  }
+}
