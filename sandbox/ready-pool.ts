@@ -1,9 +1,10 @@
 /**
- * Up to `size` things made ahead of need (a sandbox's formatted disk image, its network
- * namespace with its bridge; decision 225), so a create takes one instead of waiting for
- * it to be made. `take` answers at once, with one or with null (the caller then makes
- * its own); every take starts a refill in the background. The pool makes one at a time,
- * so refilling never takes more than one of the host's cores from the creates it serves.
+ * Up to `size` things made ahead of need (a sandbox's disk, its network namespace with
+ * its bridge; decision 225), so a create takes one instead of waiting for it to be made.
+ * `take` answers at once, with one or with null (the caller then makes its own); a
+ * refill starts `refillDelayMs` after a take, so the work that took one (a sandbox's
+ * first command) is not slowed by it. The pool makes one at a time, so refilling never
+ * takes more than one of the host's cores from the creates it serves.
  * A pool never gets anything back: what it hands out is new, never used before.
  */
 export class ReadyPool<T> {
@@ -16,18 +17,20 @@ export class ReadyPool<T> {
   #closed = false;
   /** After a failed make the pool waits this long before it tries again. */
   readonly #retryMs: number;
+  readonly #refillDelayMs: number;
+  /** A refill waiting for its delay (after a take) or its retry (after a failed make). */
   #retry: NodeJS.Timeout | null = null;
   /** Why the last make failed (for /healthz and the log), or null. */
   lastError: string | null = null;
 
   /**
-   * @example const images = new ReadyPool(4, () => formatImage(next()), (f) => rm(f));
+   * @example const disks = new ReadyPool(4, () => prepareDisk(next(), 1 << 30), discardDisk);
    */
   constructor(
     size: number,
     make: () => Promise<T>,
     discard: (item: T) => Promise<void>,
-    retryMs = 5_000,
+    { retryMs = 5_000, refillDelayMs = 0 }: { retryMs?: number; refillDelayMs?: number } = {},
   ) {
     if (!Number.isSafeInteger(size) || size < 0) {
       throw new Error(`a pool's size must be a whole number from 0, got ${size}`);
@@ -36,6 +39,7 @@ export class ReadyPool<T> {
     this.#make = make;
     this.#discard = discard;
     this.#retryMs = retryMs;
+    this.#refillDelayMs = refillDelayMs;
   }
 
   /** How many are ready now. */
@@ -51,12 +55,19 @@ export class ReadyPool<T> {
   /** One that is ready, or null when none is; either way the pool refills behind it. */
   take(): T | null {
     const item = this.#ready.shift() ?? null;
-    this.#fill();
+    // A fill that runs goes on until the pool is full: nothing to start.
+    if (!this.#filling) this.#later(this.#refillDelayMs);
     return item;
   }
 
   /** Resolves once the pool holds `size` (or is closed, or a make failed). */
   async filled(): Promise<void> {
+    if (this.#retry && this.lastError === null) {
+      // A refill waiting for its delay starts now: the caller is waiting for it.
+      clearTimeout(this.#retry);
+      this.#retry = null;
+      this.#fill();
+    }
     while (this.#filling) await this.#filling;
   }
 
@@ -69,10 +80,25 @@ export class ReadyPool<T> {
     await Promise.all(left.map((item) => this.#discard(item).catch(() => {})));
   }
 
+  /** Fills after `ms` (at once for 0), unless a fill is already waiting. */
+  #later(ms: number): void {
+    if (ms === 0) return this.#fill();
+    if (this.#retry || this.#closed) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      this.#fill();
+    }, ms);
+    this.#retry.unref();
+  }
+
   #fill(): void {
     if (this.#filling || this.#retry || this.#closed || this.#ready.length >= this.size) return;
     this.#filling = this.#loop().finally(() => {
       this.#filling = null;
+      // A take while the loop was ending.
+      if (this.#ready.length < this.size && this.lastError === null) {
+        this.#later(this.#refillDelayMs);
+      }
     });
   }
 
@@ -86,11 +112,7 @@ export class ReadyPool<T> {
         if (why !== this.lastError) console.error(`sandbox host: could not make ahead: ${why}`);
         this.lastError = why;
         // Creates still work without the pool (they make their own); try again later.
-        this.#retry = setTimeout(() => {
-          this.#retry = null;
-          this.#fill();
-        }, this.#retryMs);
-        this.#retry.unref();
+        this.#later(this.#retryMs);
         return;
       }
       this.lastError = null;

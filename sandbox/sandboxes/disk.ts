@@ -28,8 +28,8 @@ export class SandboxDisk {
   }
 
   /**
-   * Makes and mounts the file system, from `formatted` (an image of `bytes` that
-   * `formatImage` made and nothing has mounted, which it moves into place) or from
+   * Makes and mounts the file system, from `ready` (a disk of `bytes` that
+   * `prepareDisk` made, mounted for no one yet, which it moves into place) or from
    * nothing; throws (after removing what it made) if the image cannot be made or mounted.
    * @example const disk = await SandboxDisk.create("/srv/sandboxes/sbx_1", "loop", 1 << 30);
    */
@@ -37,7 +37,7 @@ export class SandboxDisk {
     mountPoint: string,
     mode: DiskMode,
     bytes: number,
-    formatted: string | null = null,
+    ready: ReadyDisk | null = null,
   ): Promise<SandboxDisk> {
     const disk = new SandboxDisk(mountPoint, mode);
     await mkdir(mountPoint, { recursive: true });
@@ -46,12 +46,12 @@ export class SandboxDisk {
       return disk;
     }
     try {
-      // A pooled image is one formatted ahead for no one yet (disk-pool.ts): moving it in
-      // is the whole of its cost.
-      if (formatted) await rename(formatted, disk.#image);
-      else await formatImage(disk.#image, bytes);
-      const reserve = `resuid=${RESERVE_OWNER},resgid=${RESERVE_OWNER}`;
-      await run("mount", ["-o", `loop,nosuid,nodev,${reserve}`, disk.#image, mountPoint]);
+      if (ready) {
+        await disk.#moveIn(ready);
+        return disk;
+      }
+      await formatImage(disk.#image, bytes);
+      await mountImage(disk.#image, mountPoint);
       disk.#mounted = true;
       // ext4's own lost+found is no business of the sandbox's.
       await rm(`${mountPoint}/lost+found`, { recursive: true, force: true });
@@ -59,6 +59,27 @@ export class SandboxDisk {
     } catch (err) {
       await disk.remove();
       throw new Error(`could not make the sandbox's ${bytes}-byte disk: ${stderrOf(err)}`);
+    }
+  }
+
+  /**
+   * Makes a disk made ahead this one: its mount moved to the sandbox's mount point and
+   * its image renamed to the sandbox's, so neither mkfs nor mount is paid now. Where the
+   * kernel refuses the move (the ready disk's parent mount has shared propagation, as `/`
+   * has under systemd), it is unmounted there and mounted here: mkfs is still saved.
+   */
+  async #moveIn(ready: ReadyDisk): Promise<void> {
+    const moved = await run("mount", ["--move", ready.mountPoint, this.mountPoint]).then(
+      () => true,
+      () => false,
+    );
+    if (moved) this.#mounted = true;
+    else await run("umount", [ready.mountPoint]);
+    await rename(ready.image, this.#image);
+    await rm(ready.mountPoint, { recursive: true, force: true });
+    if (!moved) {
+      await mountImage(this.#image, this.mountPoint);
+      this.#mounted = true;
     }
   }
 
@@ -79,9 +100,8 @@ export class SandboxDisk {
     if (!(await isMountPoint(mountPoint))) {
       if (!existsSync(disk.#image)) throw new DiskGone("its disk image is missing");
       await mkdir(mountPoint, { recursive: true });
-      const reserve = `resuid=${RESERVE_OWNER},resgid=${RESERVE_OWNER}`;
       try {
-        await run("mount", ["-o", `loop,nosuid,nodev,${reserve}`, disk.#image, mountPoint]);
+        await mountImage(disk.#image, mountPoint);
       } catch (err) {
         console.error(`sandbox disk ${disk.#image} does not mount: ${stderrOf(err)}`);
         throw new DiskGone("its disk image does not mount (the host's log says why)");
@@ -138,6 +158,50 @@ export async function formatImage(file: string, bytes: number): Promise<void> {
     "lazy_itable_init=1,root_owner=0:0",
     file,
   ]);
+}
+
+/** A sandbox disk made ahead (decision 225): its image, mounted at `mountPoint` for no one yet. */
+export interface ReadyDisk {
+  image: string;
+  mountPoint: string;
+}
+
+/**
+ * Formats `<base>.img` as `formatImage` does and mounts it at `base`, as a sandbox's
+ * disk is mounted, with ext4's lost+found removed: everything but the sandbox's own
+ * folders. Throws after removing what it made.
+ * @example const ready = await prepareDisk("/srv/sandboxes/.ready/disks/3f0c", 1 << 30);
+ */
+export async function prepareDisk(base: string, bytes: number): Promise<ReadyDisk> {
+  const ready = { image: `${base}.img`, mountPoint: base };
+  try {
+    await formatImage(ready.image, bytes);
+    await mkdir(ready.mountPoint);
+    await mountImage(ready.image, ready.mountPoint);
+    await rm(`${ready.mountPoint}/lost+found`, { recursive: true, force: true });
+    return ready;
+  } catch (err) {
+    await discardDisk(ready);
+    throw new Error(`could not make a ${bytes}-byte disk ahead: ${stderrOf(err)}`);
+  }
+}
+
+/** Unmounts a ready disk and removes its mount point and image. */
+export async function discardDisk(ready: ReadyDisk): Promise<void> {
+  await run("umount", [ready.mountPoint])
+    .catch(() => run("umount", ["-l", ready.mountPoint]))
+    .catch(() => {});
+  await rm(ready.mountPoint, { recursive: true, force: true });
+  await rm(ready.image, { force: true });
+}
+
+/**
+ * Loop-mounts image `file` at `dir` nosuid,nodev (decision 240), its reserve owned by
+ * an id no process runs as (decision 141).
+ */
+async function mountImage(file: string, dir: string): Promise<void> {
+  const reserve = `resuid=${RESERVE_OWNER},resgid=${RESERVE_OWNER}`;
+  await run("mount", ["-o", `loop,nosuid,nodev,${reserve}`, file, dir]);
 }
 
 /** The reason a sandbox's disk cannot be reopened: the sandbox is lost. */

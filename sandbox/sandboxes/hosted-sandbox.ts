@@ -76,7 +76,7 @@ export class HostedSandbox {
     record: SandboxRecord,
     parent: Cgroups | null,
     fresh: boolean,
-    ahead: MadeAhead = { image: null, network: null },
+    ahead: MadeAhead = { disk: null, network: null },
   ): Promise<HostedSandbox> {
     const { id, limits, policy } = record;
     // The made-ahead network until a SandboxNetwork holds it: discarded if the open fails first.
@@ -84,7 +84,7 @@ export class HostedSandbox {
     let disk: SandboxDisk;
     try {
       disk = fresh
-        ? await SandboxDisk.create(mountPoint, record.disk, limits.diskBytes, ahead.image)
+        ? await SandboxDisk.create(mountPoint, record.disk, limits.diskBytes, ahead.disk)
         : await SandboxDisk.reopen(mountPoint, record.disk);
     } catch (err) {
       if (spareNetwork) await discardNetwork(spareNetwork);

@@ -5,14 +5,14 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { discardNetwork, prepareNetwork, type ReadyNetwork } from "../network/ready-network.ts";
 import { ReadyPool } from "../ready-pool.ts";
-import { formatImage } from "./disk.ts";
+import { discardDisk, prepareDisk, type ReadyDisk } from "./disk.ts";
 
 const run = promisify(execFile);
 
 /** What a new sandbox may take of what was made ahead: null where it makes its own. */
 export interface MadeAhead {
-  /** A formatted, never mounted disk image of the sandbox's size. */
-  image: string | null;
+  /** A disk of the sandbox's size, formatted and mounted for no one yet. */
+  disk: ReadyDisk | null;
   network: ReadyNetwork | null;
 }
 
@@ -26,21 +26,21 @@ export interface ReadyCounts {
 
 /**
  * The parts of created sandboxes a host makes before anyone asks (decision 225): up to
- * `size` disk images of the default size, formatted and never mounted, and as many
+ * `size` disks of the default size, formatted and mounted for no one yet, and as many
  * network namespaces with their bridges running. A create takes one of each, the slow
  * part of both done, and the pools refill behind it. They live in `<dir>/.ready`, where
- * no sandbox id can be; a taken image moves out to its sandbox, a taken network stays
+ * no sandbox id can be; a taken disk moves out to its sandbox, a taken network stays
  * in its folder there until its sandbox ends. A host that starts removes what the last
  * one left there: nothing in it outlives the process that made it.
  */
 export class ReadyParts {
-  readonly #disks: ReadyPool<string> | null;
+  readonly #disks: ReadyPool<ReadyDisk> | null;
   readonly #networks: ReadyPool<ReadyNetwork> | null;
   readonly #diskBytes: number;
   readonly #size: number;
 
   private constructor(
-    disks: ReadyPool<string> | null,
+    disks: ReadyPool<ReadyDisk> | null,
     networks: ReadyPool<ReadyNetwork> | null,
     diskBytes: number,
     size: number,
@@ -52,7 +52,7 @@ export class ReadyParts {
   }
 
   /**
-   * Clears `<dir>/.ready` and starts filling it: images of `diskBytes` when `images`
+   * Clears `<dir>/.ready` and starts filling it: disks of `diskBytes` when `images`
    * (loop-mounted disks), networks when `networks` (root and the jail); nothing when
    * `size` is 0.
    * @example const ready = await ReadyParts.open("/srv/sandboxes", 4, 1 << 30, true, true);
@@ -73,23 +73,14 @@ export class ReadyParts {
     const parts = new ReadyParts(
       disks === null
         ? null
-        : new ReadyPool(
-            size,
-            async () => {
-              const file = path.join(disks, `${name()}.img`);
-              try {
-                await formatImage(file, diskBytes);
-              } catch (err) {
-                await rm(file, { force: true });
-                throw err;
-              }
-              return file;
-            },
-            (file) => rm(file, { force: true }),
-          ),
+        : new ReadyPool(size, () => prepareDisk(path.join(disks, name()), diskBytes), discardDisk, {
+            refillDelayMs: REFILL_DELAY_MS,
+          }),
       nets === null
         ? null
-        : new ReadyPool(size, () => prepareNetwork(path.join(nets, name())), discardNetwork),
+        : new ReadyPool(size, () => prepareNetwork(path.join(nets, name())), discardNetwork, {
+            refillDelayMs: REFILL_DELAY_MS,
+          }),
       diskBytes,
       size,
     );
@@ -98,8 +89,8 @@ export class ReadyParts {
     return parts;
   }
 
-  /** A ready image for a disk of `bytes`, or null (none ready, or another size). */
-  takeImage(bytes: number): string | null {
+  /** A ready disk of `bytes`, or null (none ready, or another size). */
+  takeDisk(bytes: number): ReadyDisk | null {
     return bytes === this.#diskBytes ? (this.#disks?.take() ?? null) : null;
   }
 
@@ -126,6 +117,13 @@ export class ReadyParts {
     await Promise.all([this.#disks?.close(), this.#networks?.close()]);
   }
 }
+
+/**
+ * How long after a take the pools start refilling: the sandbox just made runs its first
+ * command meanwhile, which a refill (mkfs, a Node process starting) would slow on a
+ * small host.
+ */
+const REFILL_DELAY_MS = 1_000;
 
 /** The folder under `SANDBOXES_DIR` of what is made ahead; a dot, so no sandbox id matches it. */
 export const READY_DIR = ".ready";

@@ -186,7 +186,7 @@ export class SandboxSet {
       };
       const mountPoint = path.join(this.config.dir, id);
       const ahead = {
-        image: record.disk === "loop" ? (this.#ready?.takeImage(limits.diskBytes) ?? null) : null,
+        disk: record.disk === "loop" ? (this.#ready?.takeDisk(limits.diskBytes) ?? null) : null,
         network: this.#host.egress.available ? (this.#ready?.takeNetwork() ?? null) : null,
       };
       const sandbox = await HostedSandbox.open(

@@ -25,7 +25,11 @@ beforeAll(async () => {
 });
 afterAll(() => host.close());
 
-const readyImages = () => readdirSync(path.join(host.dir, READY_DIR, "disks")).sort();
+/** The images of the disks ready now (each mounted beside it, at its name without `.img`). */
+const readyImages = () =>
+  readdirSync(path.join(host.dir, READY_DIR, "disks"))
+    .filter((name) => name.endsWith(".img"))
+    .sort();
 const mounts = () => execFileSync("findmnt", ["-rn", "-o", "TARGET"], { encoding: "utf8" });
 
 async function info(id: string): Promise<SandboxInfo> {
@@ -34,18 +38,23 @@ async function info(id: string): Promise<SandboxInfo> {
 
 // Each test makes and mounts real disks: seconds on a loaded machine.
 describe("disks and networks made ahead", { timeout: 60_000 }, () => {
-  it("the pool fills to its size: that many formatted images and running networks", async () => {
+  it("the pool fills to its size: that many formatted, mounted disks and running networks", async () => {
     expect(host.sandboxes.ready?.counts()).toMatchObject({ disks: POOL, networks: POOL });
     expect(readyImages()).toHaveLength(POOL);
+    const mounted = mounts()
+      .split("\n")
+      .filter((t) => t.startsWith(`${host.dir}/${READY_DIR}/disks/`));
+    expect(mounted).toHaveLength(POOL);
   });
 
-  it("a create takes a ready image (moved in as its disk) and the pool refills with a new one", async () => {
+  it("a create takes a ready disk (moved in as its own) and the pool refills with a new one", async () => {
     const before = readyImages();
     const sbx = await host.create();
     const left = readyImages();
     expect(left.length).toBeLessThanOrEqual(POOL);
     expect(before.filter((name) => !left.includes(name))).toHaveLength(1);
     expect(existsSync(path.join(host.dir, `${sbx.id}.img`))).toBe(true);
+    expect(mounts().split("\n")).toContain(path.join(host.dir, sbx.id));
     await host.sandboxes.ready?.filled();
     const refilled = readyImages();
     expect(refilled).toHaveLength(POOL);
@@ -138,8 +147,8 @@ describe("disks and networks made ahead", { timeout: 60_000 }, () => {
     } finally {
       await next.close();
     }
-    // Closing a host discards what it made ahead: no image, no namespace mount left.
+    // Closing a host discards what it made ahead: no image, no disk or namespace mount left.
     expect(readdirSync(path.join(host.dir, READY_DIR, "disks"))).toHaveLength(0);
-    expect(mounts()).not.toContain(`${host.dir}/${READY_DIR}/networks`);
+    expect(mounts()).not.toContain(`${host.dir}/${READY_DIR}/`);
   });
 });

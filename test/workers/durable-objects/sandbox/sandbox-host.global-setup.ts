@@ -1,7 +1,8 @@
 /// <reference types="node" />
 // Real sandbox hosts for the DO tests of the "workers-sandbox" project, on the ports and
 // token vitest.config.ts bound into that project's Worker env, each with a temp
-// workspace: "default" and "crowded" (2 commands at once, 2 more in line) in this process,
+// workspace: "default" and "crowded" (2 commands at once, 2 more in line, 2 created
+// sandboxes at most, nothing made ahead) in this process,
 // and "mortal" as a child process (a test's command kills it to cut a stream mid-run).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { DEFAULT_SANDBOX_CONFIG, startSandboxHost } from "../../../../sandbox/index.ts";
+import { DEFAULT_SANDBOX_LIMITS } from "../../../../sandbox/sandboxes/config.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../../../..");
 
@@ -50,6 +52,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     rgPath: null,
     maxRunningExecs: 2,
     maxQueuedExecs: 2,
+    sandboxes: {
+      dir: `${crowdedRoot}-sandboxes`,
+      disk: process.getuid?.() === 0 ? "loop" : "none",
+      maxSandboxes: 2,
+      poolSize: 0,
+      limits: { ...DEFAULT_SANDBOX_LIMITS, diskBytes: 16 * 1024 * 1024 },
+    },
   });
   const mortalRoot = mkdtempSync(path.join(tmpdir(), "toolwire-do-mortal-"));
   const mortalPort = process.env.TOOLWIRE_DO_MORTAL_PORT ?? "";

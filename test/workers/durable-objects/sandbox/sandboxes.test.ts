@@ -45,6 +45,24 @@ describe("created sandboxes through the Worker", () => {
     await call(`/v1/sandboxes/${sbx.id}`, { method: "DELETE" });
   });
 
+  it("past SANDBOX_MAX_SANDBOXES a create is a 429 with Retry-After, and nothing of it is kept", async () => {
+    // The "crowded" host holds two created sandboxes (its global setup).
+    const [a, b] = [await createSandbox({ host: "crowded" }), await createSandbox({ host: "crowded" })];
+    const before = (await (await call("/v1/sandboxes")).json()) as { sandboxes: SandboxView[] };
+    const refused = await postJson("/v1/sandboxes", { host: "crowded", name: "one-too-many" });
+    expect(refused.headers.get("retry-after")).toBe("10");
+    const message = await expectError(refused, 429, "too_many_requests");
+    expect(message).toContain("SANDBOX_MAX_SANDBOXES");
+    expect(message).not.toMatch(/\/tmp|\/srv|    at /);
+    const after = (await (await call("/v1/sandboxes")).json()) as { sandboxes: SandboxView[] };
+    expect(after.sandboxes.map((s) => s.id)).toEqual(before.sandboxes.map((s) => s.id));
+    expect(after.sandboxes.some((s) => s.name === "one-too-many")).toBe(false);
+    // Once one is deleted there is room again.
+    await call(`/v1/sandboxes/${a.id}`, { method: "DELETE" });
+    const c = await createSandbox({ host: "crowded" });
+    for (const sbx of [b, c]) await call(`/v1/sandboxes/${sbx.id}`, { method: "DELETE" });
+  }, 60_000);
+
   it("a call names its sandbox; two sandboxes do not see each other's files; default is unchanged", async () => {
     const [a, b] = [await createSandbox(), await createSandbox()];
     expect((await bash(a.id, "echo only-a > f.txt && cat f.txt")).text).toContain("only-a");
