@@ -8,7 +8,11 @@
  * One object per sandbox id (docs/decisions/142).
  */
 import { DurableObject } from "cloudflare:workers";
-import { type HostSandboxInfo, hostCall } from "../../src/execenv/sandbox-host-api.ts";
+import {
+  type HostSandboxInfo,
+  hostCall,
+  SANDBOX_CREATE_TIMEOUT_MS,
+} from "../../src/execenv/sandbox-host-api.ts";
 import { CONTAINER_PLACEMENT } from "../../src/execenv/sandbox-routing.ts";
 import {
   bytesEqual,
@@ -66,11 +70,14 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
       if (!booted.ok) return booted;
     }
     const host = backend === "container" ? input.id : input.placement;
-    const made = await hostCall<HostSandboxInfo>(this.env, host, "POST", "/v1/sandboxes", {
-      id: input.id,
-      limits: input.limits,
-      network: input.network,
-    });
+    const made = await hostCall<HostSandboxInfo>(
+      this.env,
+      host,
+      "POST",
+      "/v1/sandboxes",
+      { id: input.id, limits: input.limits, network: input.network },
+      SANDBOX_CREATE_TIMEOUT_MS,
+    );
     if (!made.ok) {
       if (backend === "container") await containerOf(this.env, input.id).shutdown();
       return made;

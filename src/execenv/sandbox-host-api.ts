@@ -47,10 +47,12 @@ export async function hostCall<T>(
   method: string,
   path: string,
   body?: unknown,
+  timeoutMs = SANDBOX_PROBE_TIMEOUT_MS,
 ): Promise<Outcome<T>> {
   const res = await hostFetch(env, host, method, path, {
     body: body === undefined ? undefined : JSON.stringify(body),
     type: "application/json",
+    timeoutMs,
   });
   if (!res.ok) return res;
   return ok((await res.value.json()) as T);
@@ -59,15 +61,16 @@ export async function hostCall<T>(
 /**
  * A raw request to sandbox host `host` (as for `hostCall`; the tar routes stream
  * through it). Non-2xx answers become refusals; a host that does not answer within the
- * probe timeout is a 502.
+ * probe timeout (or `timeoutMs`) is a 502.
  */
 export async function hostFetch(
   env: SandboxSettings,
   hostOrSandbox: string,
   method: string,
   path: string,
-  init: { body?: BodyInit; type?: string; stream?: boolean } = {},
+  init: { body?: BodyInit; type?: string; stream?: boolean; timeoutMs?: number } = {},
 ): Promise<Outcome<Response>> {
+  const timeoutMs = init.timeoutMs ?? SANDBOX_PROBE_TIMEOUT_MS;
   const target = hostOf(env, hostOrSandbox);
   if (!target.ok) return target;
   const host = target.value.name;
@@ -75,7 +78,7 @@ export async function hostFetch(
   if (init.type) headers["content-type"] = init.type;
   // Only the wait for the answer's headers is bounded: a streamed body may take longer.
   const abort = new AbortController();
-  const timer = init.stream ? null : setTimeout(() => abort.abort(), SANDBOX_PROBE_TIMEOUT_MS);
+  const timer = init.stream ? null : setTimeout(() => abort.abort(), timeoutMs);
   let res: Response;
   try {
     res = await target.value.fetch(`${target.value.url}${path}`, {
@@ -85,9 +88,7 @@ export async function hostFetch(
       signal: init.stream ? undefined : abort.signal,
     });
   } catch (err) {
-    const why = abort.signal.aborted
-      ? `no answer within ${SANDBOX_PROBE_TIMEOUT_MS / 1000} s`
-      : messageOf(err);
+    const why = abort.signal.aborted ? `no answer within ${timeoutMs / 1000} s` : messageOf(err);
     return refusal(
       "sandbox_unreachable",
       `sandbox host "${host}" at ${target.value.url} is unreachable (${why}); check that it is running`,
@@ -130,6 +131,14 @@ export function hostOf(env: SandboxSettings, hostOrSandbox: string): Outcome<San
     url: CONTAINER_ORIGIN,
   });
 }
+
+/**
+ * How long the Worker waits for a host to make a sandbox: a burst of creates larger than
+ * what the host made ahead takes seconds each on a small host (decision 228), and a
+ * create cut off by the probe's 5 s would leave the host holding a sandbox no Sandbox DO
+ * knows.
+ */
+export const SANDBOX_CREATE_TIMEOUT_MS = 60_000;
 
 /** How the host's statuses read in the Worker's vocabulary. */
 const HOST_CODES: Record<number, ErrorCode> = {
