@@ -82,7 +82,10 @@ export class ReadyPool<T> {
 
   /** Fills after `ms` (at once for 0), unless a fill is already waiting. */
   #later(ms: number): void {
-    if (ms === 0) return this.#fill();
+    if (ms === 0) {
+      this.#fill();
+      return;
+    }
     if (this.#retry || this.#closed) return;
     this.#retry = setTimeout(() => {
       this.#retry = null;
