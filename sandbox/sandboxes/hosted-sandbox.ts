@@ -193,6 +193,9 @@ export class HostedSandbox {
     await this.parts.registry.killAll(killGraceMs + 1000);
     await this.network?.close();
     this.parts.jail.dispose();
+    // Its spill folder is held open by descriptor: left open, it would keep the disk's
+    // file system, loop device and deleted image alive after the unmount (until the host exits).
+    this.parts.spills.close();
     await this.#disk.release();
     // Each command's cgroup goes a moment after its last process (cgroups.ts); the
     // sandbox's own then follows.

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execId, fold } from "../harness.ts";
@@ -92,6 +92,26 @@ describe("a sandbox's life on its host", () => {
     const again = await sbx.run("true").catch((err: { status?: number }) => err);
     expect((again as { status?: number }).status).toBe(404);
     expect((await host.request("DELETE", `/v1/sandboxes/${sbx.id}`)).status).toBe(404);
+  });
+
+  it("delete lets go of the disk: the host holds no descriptor into it and its loop device is freed", async () => {
+    const sbx = await host.create();
+    const ran = await sbx.run("seq 1 3 && echo done");
+    expect(ran.text).toContain("done");
+    const image = path.join(host.dir, `${sbx.id}.img`);
+    expect(execFileSync("losetup", ["-j", image], { encoding: "utf8" })).toContain(image);
+    expect((await host.request("DELETE", `/v1/sandboxes/${sbx.id}`)).status).toBe(200);
+    // The host runs in this process: none of its descriptors may point into the sandbox.
+    const held = readdirSync("/proc/self/fd").flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/self/fd/${fd}`)];
+      } catch {
+        return [];
+      }
+    });
+    expect(held.filter((target) => target.includes(sbx.id))).toEqual([]);
+    expect(held.filter((target) => target === "/spill" || target === "/workspace")).toEqual([]);
+    expect(execFileSync("losetup", ["-a"], { encoding: "utf8" })).not.toContain(sbx.id);
   });
 
   it("a host that starts again removes what the last one left without a record (a create cut off)", async () => {
