@@ -11,6 +11,7 @@ import {
 import { getTool, type ToolContext } from "../../src/tools/index.ts";
 import { noteProgress, noteSettled, noteStarted } from "../run/run-notes.ts";
 import { AlarmSchedule, subjectOf } from "./alarm-schedule.ts";
+import { sandboxTokenHolds } from "./fanout/sandbox-credential.ts";
 import type { Subscribers } from "./fanout/subscribers.ts";
 import { startEventOf } from "./fanout/views.ts";
 import { InvocationReads } from "./invocation-reads.ts";
@@ -259,6 +260,8 @@ export class InvocationLifecycle {
     // Every alarm of a running call (heartbeat, next stretch, idle check) tells its run the totals.
     const live = this.#output.durable;
     if (live) await noteProgress(this.#env, record, live.state);
+    // A reader whose sandbox token was revoked, or whose sandbox ended, reads no further.
+    await this.#subscribers.endRevoked((credential) => sandboxTokenHolds(this.#env, credential));
     if (due.kind === "heartbeat") return this.#alarms.heartbeat();
     if (due.kind === "endIdle") return this.#settle({ kind: "idle", timeoutMs: due.timeoutMs });
     // A cancel (or a run) that began while the totals were noted owns the work now: a

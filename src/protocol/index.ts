@@ -108,6 +108,8 @@ export { hmacSha256, toBase64Url } from "./signing.ts";
 export {
   expired,
   forwardedSubscription,
+  type SandboxCredential,
+  sandboxCredentialOf,
   TOKEN_EXPIRES_HEADER,
   tokenExpiryOf,
 } from "./subscription-expiry.ts";

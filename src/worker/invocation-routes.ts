@@ -241,7 +241,10 @@ invocationRoutes.post("/:id/output", withId, anyAgent, inScope, async (c) => {
 function subscribe(c: Context<Routes>, path: SubscriptionPath) {
   const url = new URL(c.req.url);
   url.pathname = path;
-  const forwarded = forwardedSubscription(c.req.raw, url, c.get("credentialExpiresAt"));
+  const principal = principalOf(c);
+  const credential =
+    principal?.kind === "sandbox" ? { sandbox: principal.sandbox, nonce: principal.nonce } : null;
+  const forwarded = forwardedSubscription(c.req.raw, url, c.get("credentialExpiresAt"), credential);
   return invocationStub(c.env, c.get("id")).fetch(forwarded);
 }
 
