@@ -1,4 +1,4 @@
-export { createSandboxApp, FILE_TOOL_DEFAULTS, type SandboxApp, SPILL_DIR } from "./app.ts";
+export { createSandboxApp, type SandboxApp } from "./app.ts";
 export { configFromEnv, DEFAULT_SANDBOX_CONFIG, type SandboxConfig } from "./config.ts";
 export { type Isolation, Jail } from "./jail/jail.ts";
 export {
@@ -6,4 +6,4 @@ export {
   DEFAULT_COMMAND_LIMITS,
   DEFAULT_MAX_SPILL_BYTES,
 } from "./jail/limits.ts";
-export { type SandboxHost, startSandboxHost } from "./server.ts";
+export { startSandboxHost } from "./server.ts";

@@ -39,13 +39,7 @@ export {
 } from "./invocation.ts";
 export type { McpSessionApi } from "./mcp-session.ts";
 export { type Outcome, ok, refusal } from "./outcome.ts";
-export {
-  aheadWords,
-  markQueued,
-  QUEUED_DETAIL,
-  queuedAheadOf,
-  queuedWords,
-} from "./queued-detail.ts";
+export { aheadWords, markQueued, queuedAheadOf, queuedWords } from "./queued-detail.ts";
 export type { RunApi, RunNote } from "./run.ts";
 export {
   CREATED_SANDBOX_ID,
@@ -63,7 +57,6 @@ export {
   mintSandboxToken,
   newTokenNonce,
   parseSandboxToken,
-  type SandboxTokenParts,
   sandboxOfToken,
   signatureHolds,
 } from "./sandbox-token.ts";
@@ -94,7 +87,6 @@ export {
   QUEUE_RETRY_AFTER_SEC,
   type ReadRequest,
   type ReadResult,
-  type ResizeRequest,
   type SearchEngine,
   SHELL_UPDATE_KINDS,
   type ShellUpdate,
@@ -105,12 +97,7 @@ export {
 } from "./sandbox-wire.ts";
 export { durationMs } from "./settings.ts";
 export { hmacSha256, toBase64Url } from "./signing.ts";
-export {
-  expired,
-  forwardedSubscription,
-  TOKEN_EXPIRES_HEADER,
-  tokenExpiryOf,
-} from "./subscription-expiry.ts";
+export { expired, forwardedSubscription, tokenExpiryOf } from "./subscription-expiry.ts";
 export { STDIN_KEY_NAMES, STDIN_KEYS } from "./terminal-keys.ts";
 export {
   JOB_OUTPUT_BYTES,

@@ -6,7 +6,7 @@
  */
 
 /** Header the Worker sets on a subscription it forwards; any copy from the client is dropped. */
-export const TOKEN_EXPIRES_HEADER = "x-toolwire-token-expires";
+const TOKEN_EXPIRES_HEADER = "x-toolwire-token-expires";
 
 /**
  * The request the Worker forwards to the object: `url`, the caller's request, and the

@@ -53,8 +53,8 @@ export function isExampleTool(name: string): boolean {
   return exampleNames.has(name);
 }
 
-export { inScope, type ScopedCall, scopedCall } from "./call-scope.ts";
-export { type FirstMoment, firstMoment, type JobReader } from "./first-moment.ts";
+export { type ScopedCall, scopedCall } from "./call-scope.ts";
+export { firstMoment } from "./first-moment.ts";
 export { outputLines } from "./job-lines.ts";
 export { isBackgroundCall } from "./jobs.ts";
 export {
@@ -67,7 +67,6 @@ export {
   listTools,
   registerTool,
   ToolArgsError,
-  type ToolSpec,
 } from "./registry.ts";
 export { inputDetails, inputStateOf } from "./terminal-view.ts";
 export type {

@@ -7,7 +7,7 @@
  */
 
 /** One socket's attachment. */
-export interface SocketAttachment {
+interface SocketAttachment {
   subscriberId: string;
   /** When its subscribe token expires (epoch ms); null for the bearer token. */
   expiresAt?: number | null;

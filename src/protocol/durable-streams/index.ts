@@ -6,7 +6,6 @@
 export {
   answerRead,
   appendTooLarge,
-  type ReadTiming,
   type StreamSlice,
   type StreamSource,
   streamError,
