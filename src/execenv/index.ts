@@ -1,9 +1,4 @@
-export {
-  CONTAINER_STOPPED,
-  SandboxHttpError,
-  SandboxStreamError,
-  SandboxUnreachableError,
-} from "./errors.ts";
+export { CONTAINER_STOPPED, SandboxHttpError, SandboxStreamError } from "./errors.ts";
 export { execIdFor } from "./exec-id.ts";
 export { readNdjson } from "./ndjson.ts";
 export { SandboxClient } from "./sandbox-client.ts";
@@ -16,9 +11,6 @@ export {
   placementOf,
   probeSandbox,
   resolveSandbox,
-  SANDBOX_PROBE_TIMEOUT_MS,
-  type SandboxSettings,
-  type SandboxTarget,
   sandboxTable,
   sandboxTokenName,
 } from "./sandbox-routing.ts";

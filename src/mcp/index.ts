@@ -24,12 +24,9 @@ import {
 import { isIssuedSessionId, mintSessionId } from "./session-id.ts";
 import { serveTaskListen, taskListenOf } from "./task-notifications.ts";
 
-export { META_KEY } from "./fold.ts";
-export { callIdentity, sessionCallId } from "./identity.ts";
-export type { InvocationLinks, InvocationPort, SessionStore } from "./port.ts";
-export { PROGRESS_INTERVAL_MS } from "./progress.ts";
+export type { InvocationPort, SessionStore } from "./port.ts";
 export { allowedHostnames } from "./rebinding.ts";
-export { SERVER_INFO, SESSION_HEADER } from "./server.ts";
+export { SESSION_HEADER } from "./server.ts";
 export { MCP_TOOLS } from "./tools.ts";
 
 export interface McpEndpointOptions extends ToolwireServerOptions {

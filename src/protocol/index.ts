@@ -42,7 +42,6 @@ export { type Outcome, ok, refusal } from "./outcome.ts";
 export { aheadWords, markQueued, queuedAheadOf, queuedWords } from "./queued-detail.ts";
 export type { RunApi, RunNote } from "./run.ts";
 export {
-  CREATED_SANDBOX_ID,
   NEW_SANDBOX,
   type SandboxApi,
   type SandboxBackend,

@@ -53,7 +53,7 @@ export function isExampleTool(name: string): boolean {
   return exampleNames.has(name);
 }
 
-export { type ScopedCall, scopedCall } from "./call-scope.ts";
+export { scopedCall } from "./call-scope.ts";
 export { firstMoment } from "./first-moment.ts";
 export { outputLines } from "./job-lines.ts";
 export { isBackgroundCall } from "./jobs.ts";
@@ -61,7 +61,6 @@ export {
   type AnyTool,
   defineTool,
   EXTERNAL_TOOL,
-  externalTool,
   formatIssues,
   getTool,
   listTools,
@@ -69,10 +68,4 @@ export {
   ToolArgsError,
 } from "./registry.ts";
 export { inputDetails, inputStateOf } from "./terminal-view.ts";
-export type {
-  StretchEnd,
-  ToolContext,
-  ToolDefinition,
-  ToolRun,
-  ToolStretch,
-} from "./types.ts";
+export type { StretchEnd, ToolContext } from "./types.ts";

@@ -1,7 +1,6 @@
-export { assertBudget } from "./budget.ts";
 export { ItemRetainer } from "./item-retainer.ts";
 export { formatRetentionNotice } from "./notice.ts";
-export { describeOmitted, Omitted, type OmittedUnit, unitNoun } from "./omitted.ts";
+export { describeOmitted, Omitted } from "./omitted.ts";
 export { TextQueue } from "./text-queue.ts";
 export { TextRetainer, type TextRetainerOptions, type TextRetention } from "./text-retainer.ts";
 export {
@@ -13,4 +12,4 @@ export {
   utf8ReachCut,
   utf8TailIndex,
 } from "./utf8.ts";
-export { type OnUnit, Utf8Segmenter } from "./utf8-segmenter.ts";
+export { Utf8Segmenter } from "./utf8-segmenter.ts";
