@@ -10,7 +10,7 @@ import { sandboxRoutes } from "./sandboxes/routes.ts";
 import { SandboxSet } from "./sandboxes/sandbox-set.ts";
 
 /** A listening sandbox host. */
-export interface SandboxHost {
+interface SandboxHost {
   /** Base URL, e.g. `http://127.0.0.1:8788`. */
   url: string;
   /** Real path of the workspace root. */

@@ -13,7 +13,7 @@ import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 export const VIEWER_PAGE = `${root}public/viewer.html`;
-export const RUN_PAGE = `${root}public/run.html`;
+const RUN_PAGE = `${root}public/run.html`;
 
 /** Builds public/viewer.html and public/run.html; returns the viewer's size in bytes. */
 export async function buildViewer(): Promise<number> {

@@ -42,7 +42,7 @@ import {
 } from "./tool-runs.ts";
 
 /** Where a subclass of the Durable Object may look in (the crash tests, docs/decisions/093). */
-export interface LifecycleSeams {
+interface LifecycleSeams {
   memoMoment: MemoMoment;
   beforeFlush(): void;
   recovered(batches: number): void;

@@ -18,7 +18,7 @@ import {
 } from "../../src/protocol/index.ts";
 
 /** The sandbox host's port inside the image (container/Dockerfile's PORT). */
-export const SANDBOX_CONTAINER_PORT = 8080;
+const SANDBOX_CONTAINER_PORT = 8080;
 
 /** How long a boot waits for the sandbox host to listen: the image's cold start is ~1 s. */
 const BOOT_TIMEOUT_MS = 30_000;

@@ -12,7 +12,7 @@ import { type ExecRegistry, findRun } from "./exec-registry.ts";
 import type { ExecRun } from "./exec-run.ts";
 
 /** Output quiet this long after an input, with nobody reading, is settled: the answer comes. */
-export const SETTLE_QUIET_MS = 500;
+const SETTLE_QUIET_MS = 500;
 /** Output quiet this long is enough when the command is seen waiting for input. */
 const PROMPT_QUIET_MS = 50;
 const SAMPLE_MS = 25;
@@ -21,7 +21,7 @@ const SAMPLE_MS = 25;
  * Waits until the command waits for input (after a short quiet), is quiet for
  * `SETTLE_QUIET_MS`, exits, or `waitMs` passes; then answers where its input stands.
  */
-export async function settledState(run: ExecRun, waitMs: number): Promise<InputState> {
+async function settledState(run: ExecRun, waitMs: number): Promise<InputState> {
   const deadline = Date.now() + waitMs;
   let bytes = run.bytesPrinted;
   let quietSince = Date.now();

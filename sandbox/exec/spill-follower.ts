@@ -29,7 +29,7 @@ const LOOK_MS = 10;
 /** Longest pause between two looks at a file that did not grow. */
 const MAX_FOLLOW_PAUSE_MS = 50;
 
-export interface SpillFollowerOptions {
+interface SpillFollowerOptions {
   spill: SpillFile;
   policy: OutputPolicy;
   /** What the copier has put in the file so far. */

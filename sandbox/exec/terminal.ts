@@ -13,7 +13,7 @@ import type { TerminalScreen, TerminalSize } from "../../src/protocol/index.ts";
 import type { JailedCommand } from "../jail/jail.ts";
 
 /** `TERM` of a tty call: xterm's own, which every full-screen program knows. */
-export const TERMINAL_TYPE = "xterm-256color";
+const TERMINAL_TYPE = "xterm-256color";
 
 /**
  * The signals a terminal sends its foreground process group (Ctrl-C, Ctrl-\, Ctrl-Z). The
@@ -47,7 +47,7 @@ export function terminalArgv(command: string): [string, ...string[]] {
   return ["/usr/bin/env", `--default-signal=${TERMINAL_SIGNALS}`, "/bin/bash", "-c", command];
 }
 
-export interface TerminalEnd {
+interface TerminalEnd {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
 }

@@ -10,7 +10,7 @@ import type { Dirent } from "node:fs";
 import { opendir } from "node:fs/promises";
 
 /** A total order on entries: two different names never compare equal. */
-export type EntryOrder = (a: Dirent, b: Dirent) => number;
+type EntryOrder = (a: Dirent, b: Dirent) => number;
 
 /** Entries one pass keeps at most (about 200 bytes each with its name). */
 export const ENTRY_WINDOW = 65_536;

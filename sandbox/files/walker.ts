@@ -33,7 +33,7 @@ export async function* walkFiles(
 }
 
 /** How a walk treats hidden entries. */
-export interface WalkOptions {
+interface WalkOptions {
   /**
    * Walk hidden entries too (pi's `find`, like `fd --hidden`), except the `.git` and
    * `.toolwire` folders (version control and Toolwire's own spill files).

@@ -12,10 +12,10 @@ export interface EgressSettings extends EgressGuard {
 }
 
 /** Default of `SANDBOX_EGRESS_MAX_CONNECTIONS`: connections one sandbox may hold open at once. */
-export const DEFAULT_EGRESS_MAX_CONNECTIONS = 64;
+const DEFAULT_EGRESS_MAX_CONNECTIONS = 64;
 
 /** The Worker's port in local development (`wrangler dev`), reserved unless the operator names others. */
-export const DEFAULT_RESERVED_PORTS = [8787];
+const DEFAULT_RESERVED_PORTS = [8787];
 
 /**
  * Reads `SANDBOX_EGRESS_ALLOW_PRIVATE` (`1`: loopback and private addresses pass, for

@@ -27,7 +27,7 @@ export function proxyEnv(): Record<string, string> {
 }
 
 /** What `GET /v1/sandboxes/:id/network` answers. */
-export interface NetworkView {
+interface NetworkView {
   policy: NetworkPolicy;
   totals: EgressTotals;
   connections: ConnectionRecord[];

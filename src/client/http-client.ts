@@ -47,7 +47,7 @@ export interface CreatedInvocation {
 }
 
 /** Fresh links to one call (`GET /v1/invocations/:id/links`): a new subscribe token, an hour long. */
-export interface InvocationLinks {
+interface InvocationLinks {
   id: string;
   subscribeToken: string;
   socketUrl: string;

@@ -20,7 +20,7 @@ export interface SocketLike {
 }
 export type SocketFactory = (url: string, headers?: Record<string, string>) => SocketLike;
 
-export interface SocketTransportOptions {
+interface SocketTransportOptions {
   /** Extra upgrade headers (Node only: browsers cannot set them). */
   headers?: Record<string, string>;
   /** Defaults to the platform `WebSocket`. */

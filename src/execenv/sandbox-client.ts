@@ -25,7 +25,7 @@ import type {
 } from "./types.ts";
 
 /** Answer of `POST /v1/exec/:execId/kill`. */
-export interface KillResult {
+interface KillResult {
   execId: string;
   status: "killing" | "exited";
 }

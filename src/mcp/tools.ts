@@ -107,7 +107,7 @@ const BOUNDS: Record<string, string> = {
  * The sentence a tool's MCP description ends with: how its output is bounded.
  * @example outputBound(bashTool) // "Output bound: the last 2,000 lines or 50 KB; …"
  */
-export function outputBound(tool: AnyTool): string {
+function outputBound(tool: AnyTool): string {
   const { retain, maxBytes, maxLines } = tool.output;
   const bound =
     BOUNDS[tool.name] ??
@@ -149,7 +149,7 @@ function argsSchema(tool: AnyTool): StandardSchemaWithJSON<JsonValue, CheckedArg
 }
 
 /** Runs one call of `tool` with its (already validated) arguments. */
-export type ToolCallHandler = (
+type ToolCallHandler = (
   tool: AnyTool,
   args: CheckedArgs,
   ctx: ServerContext,

@@ -39,16 +39,9 @@ export {
 } from "./invocation.ts";
 export type { McpSessionApi } from "./mcp-session.ts";
 export { type Outcome, ok, refusal } from "./outcome.ts";
-export {
-  aheadWords,
-  markQueued,
-  QUEUED_DETAIL,
-  queuedAheadOf,
-  queuedWords,
-} from "./queued-detail.ts";
+export { aheadWords, markQueued, queuedAheadOf, queuedWords } from "./queued-detail.ts";
 export type { RunApi, RunNote } from "./run.ts";
 export {
-  CREATED_SANDBOX_ID,
   NEW_SANDBOX,
   type SandboxApi,
   type SandboxBackend,
@@ -63,7 +56,6 @@ export {
   mintSandboxToken,
   newTokenNonce,
   parseSandboxToken,
-  type SandboxTokenParts,
   sandboxOfToken,
   signatureHolds,
 } from "./sandbox-token.ts";
@@ -94,7 +86,6 @@ export {
   QUEUE_RETRY_AFTER_SEC,
   type ReadRequest,
   type ReadResult,
-  type ResizeRequest,
   type SearchEngine,
   SHELL_UPDATE_KINDS,
   type ShellUpdate,
@@ -110,7 +101,6 @@ export {
   forwardedSubscription,
   type SandboxCredential,
   sandboxCredentialOf,
-  TOKEN_EXPIRES_HEADER,
   tokenExpiryOf,
 } from "./subscription-expiry.ts";
 export { STDIN_KEY_NAMES, STDIN_KEYS } from "./terminal-keys.ts";

@@ -59,9 +59,6 @@ export interface InputRequest {
   waitMs?: number;
 }
 
-/** Body of `POST /v1/exec/:execId/resize`. */
-export type ResizeRequest = TerminalSize;
-
 /** A terminal's screen as an emulator (xterm) renders it: plain text rows, no escapes. */
 export interface TerminalScreen extends TerminalSize {
   /** The rows top to bottom, trailing blanks cut. */

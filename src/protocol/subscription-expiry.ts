@@ -6,14 +6,14 @@
  */
 
 /** Header the Worker sets on a subscription it forwards; any copy from the client is dropped. */
-export const TOKEN_EXPIRES_HEADER = "x-toolwire-token-expires";
+const TOKEN_EXPIRES_HEADER = "x-toolwire-token-expires";
 
 /**
  * Header naming the sandbox token a subscription was opened with (`<sandbox> <nonce>`),
  * set by the Worker alone: the object checks it still holds at each heartbeat
  * (docs/decisions/253).
  */
-export const SANDBOX_CREDENTIAL_HEADER = "x-toolwire-sandbox-credential";
+const SANDBOX_CREDENTIAL_HEADER = "x-toolwire-sandbox-credential";
 
 /** The sandbox token a subscriber reads with: its sandbox and the token's nonce. */
 export interface SandboxCredential {

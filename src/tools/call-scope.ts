@@ -20,7 +20,7 @@ export type ScopedCall = Omit<InvocationApi, "start">;
  * call that runs in `view.sandbox`.
  * @example inScope({ sandbox: "sbx_default_…" }, "default") // false
  */
-export function inScope(view: Pick<InvocationView, "sandbox">, sandbox: string | null): boolean {
+function inScope(view: Pick<InvocationView, "sandbox">, sandbox: string | null): boolean {
   return sandbox === null || view.sandbox === sandbox;
 }
 

@@ -72,7 +72,7 @@ export function completeLines(view: InvocationView): number {
  * Longest line job_output gives whole (as many characters as its byte budget holds of
  * ASCII); a longer line is given cut, with a note that names it in the spill.
  */
-export const JOB_LINE_CHARS = JOB_OUTPUT_BYTES;
+const JOB_LINE_CHARS = JOB_OUTPUT_BYTES;
 
 /** A line cut to `JOB_LINE_CHARS`, saying where the whole of it is. */
 function cutLine(line: string, n: number, spillPath: string | undefined): string {
@@ -172,7 +172,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** The lines a reader was given, and the call as it stood when they were read. */
-export interface NewLines {
+interface NewLines {
   view: InvocationView;
   lines: string[];
   range: ReadRange;

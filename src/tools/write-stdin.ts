@@ -28,11 +28,11 @@ import { isTtyCall } from "./terminal-view.ts";
 const CATCH_UP_MS = 3000;
 
 /** Output settles in this many seconds when `wait` is not given (most answers come far sooner). */
-export const DEFAULT_STDIN_WAIT_SECONDS = 10;
+const DEFAULT_STDIN_WAIT_SECONDS = 10;
 
 const utf8 = new TextEncoder();
 
-export const writeStdinParams = z
+const writeStdinParams = z
   .strictObject({
     id: z
       .string()
@@ -72,8 +72,6 @@ export const writeStdinParams = z
     message: `text and keys may have at most ${MAX_STDIN_BYTES.toLocaleString("en-US")} bytes together; send more in several calls, or write a file and have the command read it`,
     path: ["text"],
   });
-
-export type WriteStdinParams = z.output<typeof writeStdinParams>;
 
 /** What the keyboard sends: the text (its "\n" as the Enter key on a terminal), then the keys. */
 function bytesOf(p: { text?: string; keys?: string[] }, tty: boolean): string {

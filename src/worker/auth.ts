@@ -193,7 +193,7 @@ export async function authorizeReader(
 }
 
 /** What the auth middlewares leave for their route: who called (null: a subscribe token). */
-export type PrincipalVariables = { principal: Principal | null };
+type PrincipalVariables = { principal: Principal | null };
 
 /**
  * Who called, as the route's auth middleware found; null for a subscribe token, which

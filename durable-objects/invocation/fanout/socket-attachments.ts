@@ -9,7 +9,7 @@
 import type { SandboxCredential } from "../../../src/protocol/index.ts";
 
 /** One socket's attachment. */
-export interface SocketAttachment {
+interface SocketAttachment {
   subscriberId: string;
   /** When its subscribe token expires (epoch ms); null for the bearer token. */
   expiresAt?: number | null;

@@ -18,7 +18,7 @@
  *   (../stream/stream-log.ts): its settings, its bytes by first offset, and each
  *   producer's epoch and last seq.
  */
-export const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly string[] = [
   `CREATE TABLE invocation (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tool_call_id TEXT NOT NULL,

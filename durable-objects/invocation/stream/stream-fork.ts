@@ -8,7 +8,7 @@ import { MAX_APPEND_BYTES, parseOffset } from "../../../src/protocol/durable-str
 import { expired, type StreamLog } from "./stream-log.ts";
 
 /** What a fork inherits. */
-export interface ForkPrefix {
+interface ForkPrefix {
   contentType: string;
   ttlSeconds: number | null;
   expiresAt: number | null;

@@ -44,7 +44,7 @@ export function expired(meta: StreamMeta, now: number): boolean {
 }
 
 /** A producer's place: the epoch it writes in and the last seq accepted there. */
-export type ProducerPlace = {
+type ProducerPlace = {
   epoch: number;
   seq: number;
 };

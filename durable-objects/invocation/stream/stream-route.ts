@@ -24,7 +24,7 @@ import {
 } from "./stream-writes.ts";
 
 /** What the face reads of the invocation this object holds. */
-export interface StreamedInvocation {
+interface StreamedInvocation {
   record(): InvocationRecord | undefined;
   result(): SettledResult | undefined;
   /** Resolves when the invocation settles, or after `ms`. */
@@ -34,7 +34,7 @@ export interface StreamedInvocation {
 }
 
 /** The type a call's output is served as: the text the tool wrote, in UTF-8. */
-export const OUTPUT_TYPE = "text/plain; charset=utf-8";
+const OUTPUT_TYPE = "text/plain; charset=utf-8";
 
 /**
  * Answers one stream request.
@@ -129,6 +129,6 @@ function invocationSource(log: StreamLog, invocation: StreamedInvocation): Strea
 }
 
 /** A settled call's text: its text content, in order. */
-export function textOf(result: SettledResult): string {
+function textOf(result: SettledResult): string {
   return result.content.map((item) => (item.type === "text" ? item.text : "")).join("");
 }

@@ -4,6 +4,7 @@
  * mode; `Stream-Seq` writer ordering; idempotent producers (`Producer-Id`, `-Epoch`,
  * `-Seq`, decision 203); closing; deleting. Every check runs before anything is stored.
  */
+import { concatBytes } from "../../../src/protocol/bytes.ts";
 import {
   appendTooLarge,
   formatOffset,
@@ -94,13 +95,7 @@ async function bodyOf(request: Request): Promise<Uint8Array | Response> {
     if (size > MAX_APPEND_BYTES) return appendTooLarge();
     chunks.push(chunk);
   }
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
+  return concatBytes(chunks);
 }
 
 /** The messages (JSON mode) or the one run of bytes (byte mode) an append stores. */

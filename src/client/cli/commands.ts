@@ -63,7 +63,7 @@ function endStatus(ending: CallEnding): number {
   }
 }
 
-export const DEFAULT_URL = "http://127.0.0.1:8787";
+const DEFAULT_URL = "http://127.0.0.1:8787";
 
 export type { CliProcess } from "./cli-process.ts";
 
@@ -355,7 +355,7 @@ async function tools(client: ToolwireClient, json: boolean, proc: CliProcess): P
 }
 
 /** One tool for people: name, first line of its description, its parameters. */
-export function describeTool(tool: ToolInfo): string {
+function describeTool(tool: ToolInfo): string {
   const schema = tool.parameters as {
     properties?: Record<string, { type?: string; description?: string }>;
     required?: string[];

@@ -45,7 +45,7 @@ export type CliCommand =
 
 export type RunCommand = Extract<CliCommand, { kind: "run" }>;
 
-export interface ParsedCommandLine {
+interface ParsedCommandLine {
   connection: Connection;
   command: CliCommand;
 }

@@ -4,16 +4,17 @@
  * over the call's WebSocket (a subscribe token from `/v1/runs/:runId/calls/:id/links`).
  */
 import type { RunCall } from "../../core/events/run-call.ts";
+import { formatCount } from "../../core/output/footer.ts";
 import { withoutModelFooter } from "../call-story.ts";
 import { formatElapsed } from "../elapsed.ts";
 import { type Subscription, subscribe } from "../subscription.ts";
-import { formatBytes, formatCount } from "../truncation-notice.ts";
+import { formatBytes } from "../truncation-notice.ts";
 import { el } from "../viewer/dom.ts";
 import { OutputPane } from "../viewer/output-pane.ts";
 import { runCallStatus } from "./call-status.ts";
 
 /** How the page gets a call's links; a failure's message is shown in the entry. */
-export type LinksFor = (toolCallId: string) => Promise<{ socketUrl: string; viewUrl: string }>;
+type LinksFor = (toolCallId: string) => Promise<{ socketUrl: string; viewUrl: string }>;
 
 /** A badge's short word; its title has the whole story ("failed (exit 3)"). */
 const BADGE = {

@@ -5,13 +5,14 @@
  * scripts/build-client.ts.
  */
 import type { JsonValue } from "../../core/chord/types.ts";
+import { formatCount } from "../../core/output/footer.ts";
 import type { ToolOutputState, Usage } from "../../core/output/types.ts";
 import { queuedAheadOf, queuedWords } from "../../protocol/index.ts";
 import { callEnding, limitSeconds, stoppedByOf, withoutModelFooter } from "../call-story.ts";
 import { formatElapsed } from "../elapsed.ts";
 import { ToolwireClient } from "../http-client.ts";
 import { type Subscription, subscribe } from "../subscription.ts";
-import { describeTruncation, formatBytes, formatCount } from "../truncation-notice.ts";
+import { describeTruncation, formatBytes } from "../truncation-notice.ts";
 import { DetailsTree } from "./details-tree.ts";
 import { byId, el } from "./dom.ts";
 import { describeFailure } from "./failure-message.ts";

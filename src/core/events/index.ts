@@ -1,4 +1,4 @@
-export { type EventHeader, eventHeader } from "./header.ts";
+export { eventHeader } from "./header.ts";
 export { createLaneView, reduceLaneSnapshot } from "./lane.ts";
 export {
   CREDENTIAL_REVOKED_CLOSE,

@@ -22,7 +22,7 @@ export const HEADER = {
 } as const;
 
 /** Digits of an offset: a byte position, zero-padded so that offsets sort as strings. */
-export const OFFSET_DIGITS = 16;
+const OFFSET_DIGITS = 16;
 
 /** How long one SSE answer stays open before the server closes it and the reader reconnects. */
 export const SSE_OPEN_MS = 60_000;
@@ -45,10 +45,7 @@ export function formatOffset(position: number): string {
 }
 
 /** A requested offset: the start, the current tail, or a position this server gave out. */
-export type RequestedOffset =
-  | { kind: "start" }
-  | { kind: "now" }
-  | { kind: "at"; position: number };
+type RequestedOffset = { kind: "start" } | { kind: "now" } | { kind: "at"; position: number };
 
 /**
  * The `offset` query parameter, or null when it is none this server could have given.
