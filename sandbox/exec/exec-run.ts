@@ -50,6 +50,8 @@ export interface ExecRunOptions {
   stdin?: boolean;
 }
 
+/** Least time between two tellings of a waiting exec's place, but for its first and "next". */
+const QUEUE_NOTICE_MS = 1000;
 /**
  * One command and its bounded view. The command's stdout and stderr are one pipe (so
  * both interleave in true order); a copier thread of the host reads it, appends it to the
@@ -95,6 +97,8 @@ export class ExecRun {
   readonly #listeners = new Set<() => void>();
   /** Execs before this one in its sandbox's line (exec-gate.ts); null once it runs, or if it never waited. */
   #ahead: number | null = null;
+  /** When its place was last told (performance.now()), so a long line is not told each move. */
+  #aheadToldAt = 0;
   #started = false;
 
   constructor(options: ExecRunOptions) {
@@ -358,10 +362,20 @@ export class ExecRun {
     this.#terminate("killed on request; the process group was terminated");
   }
 
-  /** Waits its turn with `ahead` execs before it (exec-gate.ts). */
+  /**
+   * Waits its turn with `ahead` execs before it (exec-gate.ts). Each start moves everyone
+   * in line up one, so telling every waiter every move would be O(n²) stream lines (and
+   * Durable Object writes) for a line of n: its place is told when it joins, when it is
+   * next, and otherwise at most once per `QUEUE_NOTICE_MS`; a line then carries the
+   * latest place.
+   */
   wait(ahead: number): void {
     if (this.#started || this.#exitUpdate || this.#ahead === ahead) return;
+    const joined = this.#ahead === null;
     this.#ahead = ahead;
+    const now = performance.now();
+    if (!joined && ahead !== 0 && now - this.#aheadToldAt < QUEUE_NOTICE_MS) return;
+    this.#aheadToldAt = now;
     this.#notify();
   }
 
