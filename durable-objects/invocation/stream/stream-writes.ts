@@ -201,6 +201,10 @@ export async function createStream(
       ...lifeHeaders(existing),
     });
   }
+  if (fork !== null && prefix === null) {
+    // The stream this fork PUT found was deleted while its body arrived: nothing was copied.
+    return streamError("conflict", "the stream was deleted while this PUT arrived; send it again");
+  }
   // A PUT may start a JSON stream with `[]`: made, and empty.
   const pieces = body.byteLength > 0 ? piecesOf(body, contentType, "allowed") : [];
   if (pieces instanceof Response) return pieces;
