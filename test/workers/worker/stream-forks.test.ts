@@ -3,9 +3,10 @@
 // forks live is held (410, its name 409) and freed with its last fork, through a chain;
 // the reference server's zero offset read as the start. Both ends keep what they know in
 // SQLite: an eviction changes nothing.
-import { evictDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { MIGRATIONS, migrate } from "../../../durable-objects/invocation/output/schema.ts";
 import { call, freshId } from "./helpers.ts";
 
 const ZERO = "0000000000000000_0000000000000000";
@@ -151,5 +152,39 @@ describe("the reference server's zero offset", () => {
     expect((await put(forked, fork(source, ZERO))).status).toBe(201);
     expect(await read(forked)).toBe("");
     expect((await call(`${source}?offset=0000000000000000_0000000000000001`)).status).toBe(400);
+  });
+});
+
+describe("a stream stored before rows knew their append (migration 5)", () => {
+  it("takes each stored row as an append of its own, and forks inside one", async () => {
+    const name = freshId("before-5");
+    const stub = env.INVOCATIONS.getByName(name);
+    await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      // The stream tables as migration 4 made them, holding two appends.
+      sql.exec("DROP TABLE stream_meta; DROP TABLE stream_data; DROP TABLE stream_producers;");
+      sql.exec("DROP TABLE stream_forks");
+      sql.exec(MIGRATIONS[3] as string);
+      sql.exec("UPDATE schema_version SET version = 4");
+      sql.exec(
+        "INSERT INTO stream_meta (id, content_type, closed, tail, generation, touched_at) VALUES (1, 'text/plain', 0, 9, 'g0', ?)",
+        Date.now(),
+      );
+      const bytes = (text: string) => new TextEncoder().encode(text);
+      sql.exec(
+        "INSERT INTO stream_data (start, data) VALUES (0, ?), (5, ?)",
+        bytes("hello"),
+        bytes("abcd"),
+      );
+      migrate(state.storage);
+    });
+    await evictDurableObject(stub);
+    const source = `/v1/stream/${name}`;
+    expect(await read(source)).toBe("helloabcd");
+    const forked = `/v1/stream/${freshId("before-5-fork")}`;
+    expect((await put(forked, fork(source, "0000000000000005", "2"))).status).toBe(201);
+    expect(await read(forked)).toBe("helloab");
+    const past = await put(`/v1/stream/${freshId("before-5-past")}`, fork(source, ZERO, "6"));
+    expect(past.status).toBe(400);
   });
 });
