@@ -34,6 +34,7 @@ import { StreamForks } from "./stream/stream-forks.ts";
 import {
   forkGone,
   forkMade,
+  isAlive,
   type StreamLineage,
   type StreamPeers,
 } from "./stream/stream-lineage.ts";
@@ -144,6 +145,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     return forkGone(this.#lineage, generation, fork, forkGeneration);
   }
 
+  /** Whether this stream is still the making `generation` its source knows (stream-lineage.ts). */
+  async forkAlive(generation: string): Promise<boolean> {
+    return isAlive(this.#stream, generation);
+  }
+
   // ── the runtime's events ─────────────────────────────────────────────────────
 
   /** Heartbeat, resume after a crash, idle deadline or retirement (alarm-schedule.ts). */
@@ -209,6 +215,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
         stream(origin.name).forkMade(origin.generation, self, generation),
       forkGone: (origin, generation) =>
         stream(origin.name).forkGone(origin.generation, self, generation),
+      forkAlive: (name, generation) => stream(name).forkAlive(generation),
     };
   }
 

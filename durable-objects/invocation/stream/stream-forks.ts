@@ -24,6 +24,16 @@ export class StreamForks {
     this.#sql.exec("DELETE FROM stream_forks WHERE name = ? AND generation = ?", name, generation);
   }
 
+  /** Up to `limit` of the forks, in no particular order. */
+  some(limit: number): { name: string; generation: string }[] {
+    return this.#sql
+      .exec<{ name: string; generation: string }>(
+        "SELECT name, generation FROM stream_forks LIMIT ?",
+        limit,
+      )
+      .toArray();
+  }
+
   count(): number {
     return this.#sql.exec<{ n: number }>("SELECT count(*) AS n FROM stream_forks").one().n;
   }

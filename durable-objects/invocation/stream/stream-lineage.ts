@@ -7,7 +7,7 @@
 import { SECURITY_HEADERS, streamError } from "../../../src/protocol/durable-streams/index.ts";
 import type { ForkAnswer, ForkRequest } from "./stream-fork.ts";
 import type { StreamForks } from "./stream-forks.ts";
-import type { ForkOrigin, StreamLog, StreamMeta } from "./stream-log.ts";
+import { expired, type ForkOrigin, type StreamLog, type StreamMeta } from "./stream-log.ts";
 
 /** What one stream's object asks of another's (the Invocation Durable Object's RPC). */
 export interface StreamPeers {
@@ -17,7 +17,12 @@ export interface StreamPeers {
   forkMade(origin: ForkOrigin, generation: string): Promise<void>;
   /** Tells `origin`'s stream that this one's making `generation` is gone. */
   forkGone(origin: ForkOrigin, generation: string): Promise<void>;
+  /** Whether the stream `name` is still the making `generation` (not deleted, not expired). */
+  forkAlive(name: string, generation: string): Promise<boolean>;
 }
+
+/** Forks a held stream asks after per request: a bound on the RPCs one request makes. */
+const FORKS_ASKED = 16;
 
 /** This object's stream with its forks and a way to reach other streams. */
 export interface StreamLineage {
@@ -58,6 +63,31 @@ export async function release(lineage: StreamLineage, meta: StreamMeta): Promise
   if (meta.origin) {
     await lineage.peers.forkGone(meta.origin, meta.generation).catch(() => undefined);
   }
+}
+
+/**
+ * Whether a soft-deleted stream is still held: it asks its forks (up to `FORKS_ASKED`)
+ * whether they live, forgets those that do not (a fork that expired with no request to
+ * notice it never said so), and is released when none is left. A fork that cannot be
+ * asked counts as alive.
+ */
+export async function stillHeld(lineage: StreamLineage, meta: StreamMeta): Promise<boolean> {
+  const asked = lineage.forks.some(FORKS_ASKED);
+  const alive = await Promise.all(
+    asked.map((fork) => lineage.peers.forkAlive(fork.name, fork.generation).catch(() => true)),
+  );
+  asked.forEach((fork, i) => {
+    if (!alive[i]) lineage.forks.remove(fork.name, fork.generation);
+  });
+  if (lineage.forks.count() > 0) return true;
+  await release(lineage, meta);
+  return false;
+}
+
+/** The fork side of `stillHeld`: this stream is still the making `generation`. */
+export function isAlive(log: StreamLog, generation: string): boolean {
+  const meta = log.meta();
+  return meta !== null && meta.generation === generation && !expired(meta, Date.now());
 }
 
 /** The source side of `forkMade`: `fork` (made as `forkGeneration`) is a fork of this making. */

@@ -14,7 +14,13 @@ import {
 } from "../../../src/protocol/durable-streams/index.ts";
 import { EXTERNAL_TOOL } from "../../../src/tools/index.ts";
 import type { InvocationRecord } from "../output/store.ts";
-import { deleteStream, release, type StreamLineage, softDeleted } from "./stream-lineage.ts";
+import {
+  deleteStream,
+  release,
+  type StreamLineage,
+  softDeleted,
+  stillHeld,
+} from "./stream-lineage.ts";
 import { expired, type StreamLog } from "./stream-log.ts";
 import { appendToStream, createStream, lifeHeaders } from "./stream-writes.ts";
 
@@ -46,6 +52,7 @@ export async function answerStream(
     await release(lineage, meta);
     meta = null;
   }
+  if (meta?.deleted && !(await stillHeld(lineage, meta))) meta = null;
   if (method === "PUT") {
     if (!meta && invocation.record()) {
       return streamError(

@@ -134,6 +134,17 @@ describe("deleting a stream that has forks", () => {
     expect(await status(source)).toBe(404);
   });
 
+  it("a held source whose last fork expired unnoticed is freed at its next request", async () => {
+    const source = await stream("expired-fork-src", "text/plain", "x");
+    const forked = `/v1/stream/${freshId("expired-fork")}`;
+    expect((await put(forked, { ...fork(source), "Stream-TTL": "1" })).status).toBe(201);
+    expect(await status(source, "DELETE")).toBe(204);
+    expect(await status(source)).toBe(410);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await status(source)).toBe(404);
+    expect((await put(source, { "Content-Type": "text/plain" })).status).toBe(201);
+  });
+
   it("a source whose forks were all deleted first is deleted outright", async () => {
     const source = await stream("forks-gone", "text/plain", "x");
     const forked = `/v1/stream/${freshId("forks-gone-fork")}`;
