@@ -211,8 +211,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const self = this.ctx.id.name ?? "";
     return {
       forkSource: (fork) => stream(fork.source).forkSource(fork.offset, fork.subOffset),
-      forkMade: (origin, generation) =>
-        stream(origin.name).forkMade(origin.generation, self, generation),
+      // A fork without a name (an id not made from one) could never be asked after: it
+      // does not register, and its source is deleted outright.
+      forkMade: async (origin, generation) => {
+        if (self !== "") await stream(origin.name).forkMade(origin.generation, self, generation);
+      },
       forkGone: (origin, generation) =>
         stream(origin.name).forkGone(origin.generation, self, generation),
       forkAlive: (name, generation) => stream(name).forkAlive(generation),
