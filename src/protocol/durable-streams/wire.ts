@@ -48,12 +48,20 @@ export function formatOffset(position: number): string {
 type RequestedOffset = { kind: "start" } | { kind: "now" } | { kind: "at"; position: number };
 
 /**
+ * The zero offset in the reference server's `<read seq>_<byte offset>` form: taken as
+ * position 0. No other offset of that form names a position here (its halves count that
+ * server's own storage), and none is ever given out (decision 205).
+ */
+const REFERENCE_ZERO_OFFSET = "0000000000000000_0000000000000000";
+
+/**
  * The `offset` query parameter, or null when it is none this server could have given.
  * @example parseOffset("-1") // { kind: "start" }
  */
 export function parseOffset(value: string | undefined): RequestedOffset | null {
   if (value === undefined || value === "-1") return { kind: "start" };
   if (value === "now") return { kind: "now" };
+  if (value === REFERENCE_ZERO_OFFSET) return { kind: "at", position: 0 };
   if (!/^\d{16}$/.test(value)) return null;
   const position = Number(value);
   return Number.isSafeInteger(position) ? { kind: "at", position } : null;
