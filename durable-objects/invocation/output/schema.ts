@@ -19,7 +19,7 @@
  *   producer's epoch and last seq.
  * - `stream_forks`: the live forks of this stream, by name (../stream/stream-forks.ts).
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE invocation (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tool_call_id TEXT NOT NULL,

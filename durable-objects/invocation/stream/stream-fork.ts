@@ -13,7 +13,7 @@ import {
 import { expired, type ForkOrigin, type StreamLog, type StreamMeta } from "./stream-log.ts";
 
 /** What a fork inherits. */
-interface ForkPrefix {
+export interface ForkPrefix {
   contentType: string;
   ttlSeconds: number | null;
   expiresAt: number | null;
