@@ -98,6 +98,7 @@ export {
   type SearchEngine,
   SHELL_UPDATE_KINDS,
   type ShellUpdate,
+  type TerminalPaint,
   type TerminalScreen,
   type TerminalSize,
   type WriteRequest,
@@ -111,6 +112,19 @@ export {
   TOKEN_EXPIRES_HEADER,
   tokenExpiryOf,
 } from "./subscription-expiry.ts";
+export {
+  ATTACH_TOKEN_TTL_SECONDS,
+  DEFAULT_TYPIST,
+  LAST_INPUT_DETAIL,
+  lastInputOf,
+  MODEL_TYPIST,
+  markLastInput,
+  TYPED_REPORT_ENTRIES,
+  TYPIST_NAME_PATTERN,
+  type TypedInput,
+  typedByPeopleLine,
+  typistWords,
+} from "./terminal-input.ts";
 export { STDIN_KEY_NAMES, STDIN_KEYS } from "./terminal-keys.ts";
 export {
   JOB_OUTPUT_BYTES,
