@@ -2,10 +2,12 @@ import type { ToolOutput } from "../../src/core/output/index.ts";
 import { admitCommand, probeSandbox } from "../../src/execenv/index.ts";
 import {
   type InvocationView,
+  markLastInput,
   type Outcome,
   ok,
   refusal,
   type StartRequest,
+  type TypedInput,
   workerConfig,
 } from "../../src/protocol/index.ts";
 import { getTool, type ToolContext } from "../../src/tools/index.ts";
@@ -186,6 +188,23 @@ export class InvocationLifecycle {
         console.error(`invocation ${this.#stored.record?.toolCallId}: settle failed`, failure),
       );
     });
+  }
+
+  // ── input ─────────────────────────────────────────────────────────────────────
+
+  /**
+   * Names who typed into the running call's terminal last, in its details (decision 191),
+   * so every subscriber sees it with the next publication.
+   */
+  noteInput(input: TypedInput): Outcome<null> {
+    const record = this.#stored.record;
+    if (!record) return notFound();
+    if (record.status === "settled") {
+      return refusal("conflict", "Invocation already settled; nothing can be typed into it.");
+    }
+    const sink = this.#output.sink;
+    if (sink) markLastInput(sink.output.details, input);
+    return ok(null);
   }
 
   // ── settle ────────────────────────────────────────────────────────────────────

@@ -69,6 +69,13 @@ export {
   ToolArgsError,
   type ToolSpec,
 } from "./registry.ts";
+export {
+  ownTerminalSize,
+  paintOf,
+  resizeTerminal,
+  terminalRefusal,
+  typeInto,
+} from "./terminal-control.ts";
 export { inputDetails, inputStateOf } from "./terminal-view.ts";
 export type {
   StretchEnd,

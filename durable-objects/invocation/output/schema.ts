@@ -17,6 +17,8 @@
  * - `stream_meta`, `stream_data`, `stream_producers`: the call's Durable Stream
  *   (../stream/stream-log.ts): its settings, its bytes by first offset, and each
  *   producer's epoch and last seq.
+ * - `typed_inputs`, `typed_reads`: what people typed into a tty call's terminal, and which
+ *   of those each model read was given (../typed-inputs.ts, decision 191).
  */
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE invocation (
@@ -78,6 +80,17 @@ export const MIGRATIONS: readonly string[] = [
      producer_id TEXT PRIMARY KEY,
      epoch INTEGER NOT NULL,
      seq INTEGER NOT NULL
+   );`,
+  `CREATE TABLE typed_inputs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     at INTEGER NOT NULL,
+     by TEXT NOT NULL,
+     bytes INTEGER NOT NULL
+   );
+   CREATE TABLE typed_reads (
+     reader TEXT PRIMARY KEY,
+     from_seq INTEGER NOT NULL,
+     to_seq INTEGER NOT NULL
    );`,
 ];
 
