@@ -57,6 +57,11 @@ async function modelRows(id: string): Promise<string[]> {
   return (read.details.screen as { lines: string[] }).lines;
 }
 
+/** The text of the page's element, or "" while it has none. */
+function textOf(page: Page, selector: string): Promise<string> {
+  return page.evaluate((s) => document.querySelector(s)?.textContent ?? "", selector);
+}
+
 function typeAs(id: string, attachToken: string, data: string) {
   return call(
     "POST",
@@ -95,14 +100,18 @@ describe("a less session in the viewer", () => {
       .poll(() => pageRows(watcher), { timeout: 20_000 })
       .toEqual(await modelRows(less.id));
     expect((await pageRows(watcher))[0]).toBe("1");
-    await expect(watcher.locator(".terminal-typing")).toContainText("read-only");
+    await expect
+      .poll(() => textOf(watcher, ".terminal-typing"), { timeout: 20_000 })
+      .toContain("read-only");
 
     const grant = await call("POST", `/v1/invocations/${less.id}/attach`, { name: "ada" });
     expect(grant.status).toBe(200);
     const attachUrl = grant.body.attachUrl as string;
     expect(attachUrl).toContain("#attach=");
     const typist = await open(attachUrl);
-    await expect(typist.locator(".terminal-typing")).toContainText("You hold the keyboard");
+    await expect
+      .poll(() => textOf(typist, ".terminal-typing"), { timeout: 20_000 })
+      .toContain("You hold the keyboard");
     await expect
       .poll(() => pageRows(typist), { timeout: 20_000 })
       .toEqual(await modelRows(less.id));
@@ -115,16 +124,19 @@ describe("a less session in the viewer", () => {
     await typist.keyboard.press("j");
     await expect.poll(async () => (await pageRows(watcher))[0], { timeout: 20_000 }).toBe("2");
     await expect
-      .poll(() => modelRows(less.id), { timeout: 20_000 })
-      .toEqual(await pageRows(watcher));
-    await expect(watcher.locator(".terminal-note")).toContainText("Last input: ada");
+      .poll(() => textOf(watcher, ".terminal-note"), { timeout: 20_000 })
+      .toContain("Last input: ada");
 
-    // The model's next read says who typed, once.
+    // The model's next read says who typed, once, and its screen is the pages' rows.
     const read = await runTool("job_output", { id: less.id });
     expect(read.text).toContain(
       "[a person typed into this terminal since your last read: ada (1 byte)",
     );
     expect(read.details.typedByPeople).toEqual([expect.objectContaining({ by: "ada", bytes: 1 })]);
+    expect((read.details.screen as { lines: string[] }).lines).toEqual(await pageRows(watcher));
+    expect(await pageRows(typist)).toEqual(await pageRows(watcher));
+    // One line down, not two: the read-only page's j never reached less.
+    expect((await pageRows(watcher))[0]).toBe("2");
     const again = await runTool("job_output", { id: less.id });
     expect(again.text).not.toContain("a person typed");
 
@@ -133,7 +145,9 @@ describe("a less session in the viewer", () => {
     const settled = await call("GET", `/v1/invocations/${less.id}/result?wait=20`);
     expect(settled.status).toBe(200);
     expect((settled.body.details as { exitCode: number }).exitCode).toBe(0);
-    await expect(typist.locator(".terminal-typing")).toContainText("has ended");
+    await expect
+      .poll(() => textOf(typist, ".terminal-typing"), { timeout: 20_000 })
+      .toContain("has ended");
     await typist.context().close();
     await watcher.context().close();
   });
@@ -142,9 +156,9 @@ describe("a less session in the viewer", () => {
     const repl = await startTty("python3 -q");
     const page = await open(repl.viewUrl);
     await runTool("write_stdin", { id: repl.id, text: "6*7\n" });
-    await expect(page.locator(".terminal-note")).toContainText(
-      "Last input: the model (write_stdin)",
-    );
+    await expect
+      .poll(() => textOf(page, ".terminal-note"), { timeout: 20_000 })
+      .toContain("Last input: the model (write_stdin)");
     await expect
       .poll(async () => (await pageRows(page)).join("\n"), { timeout: 20_000 })
       .toContain("42");
@@ -194,7 +208,8 @@ describe("who may type, and the bounds", () => {
     const paint = await fetch(`${api}/v1/invocations/${id}/terminal?token=${subscribeToken}`);
     expect(paint.status).toBe(200);
     const view = await call("GET", `/v1/invocations/${id}`);
-    expect((view.body.details as Record<string, unknown>).lastInput).toBeUndefined();
+    const state = view.body.state as { details: Record<string, unknown> };
+    expect(state.details.lastInput).toBeUndefined();
   });
 
   it("takes 64 KiB of keys and refuses a byte more, and an empty input", async () => {

@@ -85,7 +85,8 @@ let stoppedAt: number | null = null;
 let unknownCall = false;
 let renderQueued = false;
 
-const sub = subscribe(location.href);
+// Without the fragment: it holds the attach token, and a WebSocket URL may not have one.
+const sub = subscribe(`${location.origin}${location.pathname}${location.search}`);
 sub.onChange(() => {
   if (sub.status === "settled" && endedAt === null) onSettled();
   queueRender();
