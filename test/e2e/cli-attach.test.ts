@@ -101,7 +101,10 @@ describe("toolwire attach under tmux", () => {
     const id = created.body.id as string;
     startCli(`${tag}-a`, `attach ${id} --as bob`);
     await until(`${tag}-a`, "the prompt drawn", (s) => s.includes("Name?"));
-    expect(screen(`${tag}-a`)).toContain("Ctrl-] detaches");
+    // The screen is the call's; the window's title says how to leave.
+    expect(tmux("display-message", "-p", "-t", `${tag}-a`, "#{pane_title}")).toContain(
+      `toolwire: ${id} as bob · Ctrl-] detaches`,
+    );
     // Attached, the call's terminal has the person's size (tmux's 100×30).
     await expect.poll(() => paintSize(id), { timeout: 10_000 }).toEqual({ cols: 100, rows: 30 });
     tmux("send-keys", "-t", `${tag}-a`, "Ada", "Enter");
@@ -124,7 +127,7 @@ describe("toolwire attach under tmux", () => {
   it("attach without a terminal is a usage error, naming watch", async () => {
     const out = execFileSync(
       "sh",
-      ["-c", `${TOOLWIRE_BIN} attach call_none < /dev/null; echo EXIT=$?`],
+      ["-c", `${TOOLWIRE_BIN} attach call_none < /dev/null 2>&1; echo EXIT=$?`],
       {
         encoding: "utf8",
         env: { ...outsideTmux, TOOLWIRE_URL: api, TOOLWIRE_TOKEN: token },
@@ -132,6 +135,8 @@ describe("toolwire attach under tmux", () => {
       },
     );
     expect(out).toContain("EXIT=2");
+    expect(out).toContain("attach needs a terminal");
+    expect(out).toContain("toolwire watch");
   });
 });
 

@@ -98,8 +98,13 @@ export async function attach(
   proc.stderr.write(
     `[toolwire] attached to ${id} as ${granted.name}; ${DETACH_KEY_NAME} detaches\r\n`,
   );
+  // The paint resets the screen, so the detach key also goes in the window's title.
+  const title = `\u001b]2;toolwire: ${id} as ${granted.name} · ${DETACH_KEY_NAME} detaches\u0007`;
   const feed = new TerminalFeed(
-    { repaint: (paint) => out.write(paint.data), write: (bytes) => out.write(bytes) },
+    {
+      repaint: (paint) => out.write(`${paint.data}${title}`),
+      write: (bytes) => out.write(bytes),
+    },
     () => terminal.paint(),
   );
   feed.onPaintFailed = (error) => {
