@@ -31,7 +31,7 @@ import {
   typeInto,
 } from "../tools/index.ts";
 import { mintAttachToken, verifyAttachToken } from "./attach-token.ts";
-import { subscribeSecret } from "./auth.ts";
+import { authorizeAgent, subscribeSecret } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
 import { raise } from "./errors.ts";
 import type { Routes } from "./invocation-context.ts";
@@ -122,6 +122,9 @@ export const typist = createMiddleware<Routes>(async (c, next) => {
     );
   }
   if (check.reason === "malformed" && !token.startsWith("v1.")) {
+    // The API token or a sandbox token is a good credential, only not this one: 403.
+    // Anything else is no credential: authorizeAgent answers its 401.
+    await authorizeAgent(c.req.raw, c.env);
     raise(
       "forbidden",
       `typing into a terminal takes its attach token, not a bearer token; ${howTo}`,

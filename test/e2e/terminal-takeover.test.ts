@@ -195,6 +195,8 @@ describe("who may type, and the bounds", () => {
     expect(await refused(`Bearer ${attachToken.slice(0, -2)}xx`)).toBe(401);
     expect(await refused(`Bearer ${token}`)).toBe(403);
     expect(await refused(null)).toBe(401);
+    expect(await refused("Bearer not-a-token")).toBe(401);
+    expect(await refused(`Bearer ${token}x`)).toBe(401);
     const other = await startTty("sleep 60");
     const otherGrant = await call("POST", `/v1/invocations/${other.id}/attach`, {});
     expect(await refused(`Bearer ${otherGrant.body.attachToken}`)).toBe(403);
@@ -220,6 +222,28 @@ describe("who may type, and the bounds", () => {
     expect(over.status).toBe(400);
     expect(JSON.stringify(over.body)).toContain("at most 65,536 bytes");
     expect((await typeAs(id, attachToken, "")).status).toBe(400);
+  });
+
+  it("a sandbox token mints attach tokens for its own sandbox's calls only", async () => {
+    const made = await call("POST", "/v1/sandboxes", { name: "takeover" });
+    expect(made.status).toBe(201);
+    const sandboxAuth = {
+      authorization: `Bearer ${made.body.token}`,
+      "content-type": "application/json",
+    };
+    // The default workspace's call is, for this token, a call that does not exist.
+    const elsewhere = await call("POST", `/v1/invocations/${id}/attach`, {}, sandboxAuth);
+    expect(elsewhere.status).toBe(404);
+    const own = await call(
+      "POST",
+      "/v1/invocations",
+      { tool: "bash", args: { command: "sleep 60", tty: true } },
+      sandboxAuth,
+    );
+    expect(own.status).toBe(201);
+    const grant = await call("POST", `/v1/invocations/${own.body.id}/attach`, {}, sandboxAuth);
+    expect(grant.status).toBe(200);
+    await call("DELETE", `/v1/sandboxes/${made.body.id}`);
   });
 
   it("names: 64 characters are a name, 65 are not, nor 'model'", async () => {
