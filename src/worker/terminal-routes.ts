@@ -14,6 +14,7 @@ import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { SandboxHttpError } from "../execenv/index.ts";
 import {
+  bearerToken,
   DEFAULT_TYPIST,
   type InvocationView,
   MAX_STDIN_BYTES,
@@ -102,7 +103,7 @@ async function onHost<T>(view: InvocationView, work: () => Promise<T>): Promise<
  */
 export const typist = createMiddleware<Routes>(async (c, next) => {
   const header = c.req.header("Authorization");
-  const token = header?.startsWith("Bearer ") ? header.slice(7).trim() : null;
+  const token = header === undefined ? null : bearerToken(header);
   const howTo = `POST /v1/invocations/${c.get("id")}/attach mints one (toolwire attach does)`;
   if (token === null) {
     raise(
