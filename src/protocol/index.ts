@@ -115,11 +115,9 @@ export {
 export {
   ATTACH_TOKEN_TTL_SECONDS,
   DEFAULT_TYPIST,
-  LAST_INPUT_DETAIL,
   lastInputOf,
   MODEL_TYPIST,
   markLastInput,
-  TYPED_REPORT_ENTRIES,
   TYPIST_NAME_PATTERN,
   type TypedInput,
   typedByPeopleLine,

@@ -13,7 +13,12 @@ const api = inject("apiUrl");
 const token = inject("apiToken");
 const bearer = { authorization: `Bearer ${token}`, "content-type": "application/json" };
 
-async function call(method: string, url: string, body?: unknown, headers = bearer) {
+async function call(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = bearer,
+) {
   const res = await fetch(`${api}${url}`, {
     method,
     headers,
@@ -164,6 +169,29 @@ describe("a less session in the viewer", () => {
       .toContain("42");
     await runTool("write_stdin", { id: repl.id, keys: ["C-d"] });
     await page.context().close();
+  });
+});
+
+describe("a less session on the run page", () => {
+  it("a call's entry draws its terminal: the rows the model reads", async () => {
+    const runId = `tty-run-${Date.now()}`;
+    const created = await call("POST", "/v1/invocations", {
+      tool: "bash",
+      args: { command: "seq 101 400 | less", tty: true, cols: 60, rows: 12, timeout: 300 },
+      runId,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(created.body.runViewUrl as string);
+    await page.locator(".call-row").first().click();
+    await page.locator(".xterm-rows").waitFor();
+    const model = await modelRows(id);
+    expect(model[0]).toBe("101");
+    await expect.poll(() => pageRows(page), { timeout: 20_000 }).toEqual(model);
+    await call("POST", `/v1/invocations/${id}/cancel`, {});
+    await context.close();
   });
 });
 
