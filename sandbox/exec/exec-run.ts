@@ -302,6 +302,8 @@ export class ExecRun {
     if (this.#terminal) {
       if (data !== "") this.#terminal.write(data);
       if (eof) this.#terminal.endInput();
+      // A terminal echoes what is typed: look for it at once.
+      this.#follower.expectOutput();
       return;
     }
     const stdin = this.#stdin;
