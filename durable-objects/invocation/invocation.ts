@@ -10,6 +10,7 @@ import {
   errorResponse,
   type InvocationApi,
   type InvocationView,
+  MODEL_TYPIST,
   type Outcome,
   type ProducerCall,
   type ProducerEnd,
@@ -18,6 +19,7 @@ import {
   type ReadRange,
   type ResultPoll,
   type StartRequest,
+  type TypedInput,
   workerConfig,
 } from "../../src/protocol/index.ts";
 import { PING_MESSAGE, PONG_MESSAGE } from "./fanout/keep-alive.ts";
@@ -40,12 +42,15 @@ import {
 } from "./stream/stream-lineage.ts";
 import { StreamLog } from "./stream/stream-log.ts";
 import { answerStream } from "./stream/stream-route.ts";
+import { TypedInputs } from "./typed-inputs.ts";
 
 export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   readonly #stored: StoredInvocation;
   readonly #subscribers: Subscribers;
   readonly #life: InvocationLifecycle;
   readonly #cursors: ReadCursors;
+  /** What people typed into the terminal, for the model's next read (typed-inputs.ts). */
+  readonly #typed: TypedInputs;
   /** The call's Durable Stream: a stream's bytes, or an external call's appends (stream/). */
   readonly #stream: StreamLog;
   /** The stream with its forks and the other streams it forks from (stream/stream-lineage.ts). */
@@ -57,6 +62,7 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     // event is delivered, so nothing can observe a half-loaded object.
     this.#stored = new StoredInvocation(ctx.storage);
     this.#cursors = new ReadCursors(ctx.storage.sql);
+    this.#typed = new TypedInputs(ctx.storage.sql);
     this.#stream = new StreamLog(ctx.storage.sql);
     this.#lineage = {
       log: this.#stream,
@@ -128,6 +134,19 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   async commitRead(reader: string, range: ReadRange): Promise<Outcome<ReadRange>> {
     if (!this.#stored.record) return notFound();
     return this.#cursors.commit(reader, range);
+  }
+
+  /** Names who typed into the terminal last; keeps a person's input for the model (decision 191). */
+  async noteInput(input: TypedInput): Promise<Outcome<null>> {
+    const noted = this.#life.noteInput(input);
+    if (noted.ok && input.by !== MODEL_TYPIST) this.#typed.add(input);
+    return noted;
+  }
+
+  /** People's inputs since the last model read, given to `reader` once (typed-inputs.ts). */
+  async typedSince(reader: string): Promise<Outcome<TypedInput[]>> {
+    if (!this.#stored.record) return notFound();
+    return this.#typed.since(reader);
   }
 
   /** What a fork of this object's stream at `offset` inherits (stream/stream-fork.ts). */

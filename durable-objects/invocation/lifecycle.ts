@@ -2,13 +2,16 @@ import type { ToolOutput } from "../../src/core/output/index.ts";
 import { admitCommand, probeSandbox } from "../../src/execenv/index.ts";
 import {
   type InvocationView,
+  markLastInput,
   type Outcome,
   ok,
   refusal,
   type StartRequest,
+  type TypedInput,
   workerConfig,
 } from "../../src/protocol/index.ts";
 import { getTool, type ToolContext } from "../../src/tools/index.ts";
+
 import { noteProgress, noteSettled, noteStarted } from "../run/run-notes.ts";
 import { AlarmSchedule, subjectOf } from "./alarm-schedule.ts";
 import { sandboxTokenHolds } from "./fanout/sandbox-credential.ts";
@@ -41,6 +44,9 @@ import {
   toolToStart,
 } from "./tool-runs.ts";
 
+/** How long an input waits for its echo to be published with it before it goes alone. */
+const INPUT_MARK_MS = 250;
+
 /** Where a subclass of the Durable Object may look in (the crash tests, docs/decisions/093). */
 interface LifecycleSeams {
   memoMoment: MemoMoment;
@@ -60,6 +66,9 @@ export class InvocationLifecycle {
   /** The producer API of the `external` tool (producer-path.ts). */
   readonly producer: ProducerPath;
   readonly #runs = new ToolRuns();
+  /** An input to name in the details with the next publication (noteInput). */
+  #pendingInput: TypedInput | null = null;
+  #inputTimer: ReturnType<typeof setTimeout> | undefined;
   /** A cancel reading the work's last output before it settles (this instance only). */
   #cancelling: Promise<void> | null = null;
   readonly #output: InvocationOutput;
@@ -92,7 +101,10 @@ export class InvocationLifecycle {
     this.#output = new InvocationOutput({
       ...{ storage: ctx.storage, log: this.#stored.log, store: this.#stored.store },
       subscribers: this.#subscribers,
-      beforeFlush: () => seams.beforeFlush(),
+      beforeFlush: () => {
+        this.#markInput();
+        seams.beforeFlush();
+      },
       onFailure: (error) => this.#publicationFailed(error),
     });
     this.reads = new InvocationReads(this.#stored, this.#output);
@@ -187,6 +199,37 @@ export class InvocationLifecycle {
         console.error(`invocation ${this.#stored.record?.toolCallId}: settle failed`, failure),
       );
     });
+  }
+
+  // ── input ─────────────────────────────────────────────────────────────────────
+
+  /**
+   * Names who typed into the running call's terminal last, in its details (decision 191).
+   * It goes out with the publication that carries the echo of what was typed (marked just
+   * before the flush), so a keystroke is one publication, not a mark that goes at once
+   * and an echo that then waits out the pacing; without output it goes after
+   * `INPUT_MARK_MS`.
+   */
+  noteInput(input: TypedInput): Outcome<null> {
+    const record = this.#stored.record;
+    if (!record) return notFound();
+    if (record.status === "settled") {
+      return refusal("conflict", "Invocation already settled; nothing can be typed into it.");
+    }
+    this.#pendingInput = input;
+    clearTimeout(this.#inputTimer);
+    this.#inputTimer = setTimeout(() => this.#markInput(), INPUT_MARK_MS);
+    return ok(null);
+  }
+
+  /** Writes the latest input into the details, if one waits. */
+  #markInput(): void {
+    const input = this.#pendingInput;
+    const sink = this.#output.sink;
+    if (!input || !sink) return;
+    this.#pendingInput = null;
+    clearTimeout(this.#inputTimer);
+    markLastInput(sink.output.details, input);
   }
 
   // ── settle ────────────────────────────────────────────────────────────────────

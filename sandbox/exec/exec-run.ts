@@ -6,7 +6,13 @@ import {
   type OutputPolicy,
   type Truncation,
 } from "../../src/core/output/index.ts";
-import type { ExecLimits, ExitUpdate, InputState, TerminalSize } from "../../src/protocol/index.ts";
+import type {
+  ExecLimits,
+  ExitUpdate,
+  InputState,
+  TerminalPaint,
+  TerminalSize,
+} from "../../src/protocol/index.ts";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
 import { formatBytes, hostLimit } from "../jail/limits.ts";
 import type { SpillFolder } from "../spill-folder.ts";
@@ -300,6 +306,8 @@ export class ExecRun {
     if (this.#terminal) {
       if (data !== "") this.#terminal.write(data);
       if (eof) this.#terminal.endInput();
+      // A terminal echoes what is typed: look for it at once.
+      this.#follower.expectOutput();
       return;
     }
     const stdin = this.#stdin;
@@ -314,6 +322,12 @@ export class ExecRun {
   /** Resizes the command's terminal (SIGWINCH); nothing for a pipe exec. */
   resize(size: TerminalSize): void {
     this.#terminal?.resize(size);
+  }
+
+  /** Its terminal's screen as bytes that draw it again; null for a pipe exec or once it ended. */
+  async paint(): Promise<TerminalPaint | null> {
+    if (!this.#terminal || this.#exitUpdate) return null;
+    return this.#terminal.paint();
   }
 
   /** Bytes the command printed so far. */

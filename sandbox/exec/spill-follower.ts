@@ -112,6 +112,19 @@ export class SpillFollower {
     if (!grew) this.#pauseMs = Math.min(this.#pauseMs * 2, MAX_FOLLOW_PAUSE_MS);
   }
 
+  /**
+   * Output is expected soon (a key was typed into the terminal, decision 191): the pause
+   * starts again from 1 ms, so the echo is read within a few ms of landing rather than
+   * after up to `MAX_FOLLOW_PAUSE_MS`.
+   */
+  expectOutput(): void {
+    if (this.#stopped || this.#timer === null) return;
+    this.#pauseMs = 1;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.follow(), 1);
+    this.#timer.unref();
+  }
+
   /** No more looks (the run finished). */
   stop(): void {
     this.#stopped = true;

@@ -19,6 +19,7 @@ import type {
   ReadRequest,
   ReadResult,
   ShellUpdate,
+  TerminalPaint,
   TerminalSize,
   WriteRequest,
   WriteResult,
@@ -97,6 +98,16 @@ export class SandboxClient {
     return this.#json<InputState>(
       "GET",
       `/v1/exec/${encodeURIComponent(execId)}/terminal`,
+      undefined,
+      signal,
+    );
+  }
+
+  /** The bytes that draw a running tty exec's screen again, and the output byte it shows (decision 191). */
+  paint(execId: string, signal?: AbortSignal): Promise<TerminalPaint> {
+    return this.#json<TerminalPaint>(
+      "GET",
+      `/v1/exec/${encodeURIComponent(execId)}/paint`,
       undefined,
       signal,
     );

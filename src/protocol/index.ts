@@ -89,6 +89,7 @@ export {
   type SearchEngine,
   SHELL_UPDATE_KINDS,
   type ShellUpdate,
+  type TerminalPaint,
   type TerminalScreen,
   type TerminalSize,
   type WriteRequest,
@@ -103,6 +104,17 @@ export {
   sandboxCredentialOf,
   tokenExpiryOf,
 } from "./subscription-expiry.ts";
+export {
+  ATTACH_TOKEN_TTL_SECONDS,
+  DEFAULT_TYPIST,
+  lastInputOf,
+  MODEL_TYPIST,
+  markLastInput,
+  TYPIST_NAME_PATTERN,
+  type TypedInput,
+  typedByPeopleLine,
+  typistWords,
+} from "./terminal-input.ts";
 export { STDIN_KEY_NAMES, STDIN_KEYS } from "./terminal-keys.ts";
 export {
   JOB_OUTPUT_BYTES,

@@ -70,6 +70,18 @@ export interface TerminalScreen extends TerminalSize {
 }
 
 /**
+ * A terminal's screen as the bytes that draw it on a fresh terminal of its size
+ * (`GET /v1/exec/:execId/paint`, decision 191): a viewer that joins late writes `data`,
+ * then the output from byte `atByte` on, and shows what the model reads.
+ */
+export interface TerminalPaint extends TerminalSize {
+  /** Escape sequences and text: reset, the alternate screen if on it, the cells, modes, cursor. */
+  data: string;
+  /** How many bytes of the output the painted screen has taken in. */
+  atByte: number;
+}
+
+/**
  * Where a running exec's input stands (the answer of `/input` and `GET /v1/exec/:execId/terminal`).
  * `awaitingInput` is read from the kernel: a process of the command (a terminal's foreground
  * process group) is blocked reading the terminal or the stdin pipe.

@@ -55,5 +55,7 @@ export function scopedCall(env: Env, id: string, sandbox: string | null): Scoped
     produce: guard((calls, end, seq) => stub.produce(calls, end, seq)),
     readCursor: guard((reader) => stub.readCursor(reader)),
     commitRead: guard((reader, range) => stub.commitRead(reader, range)),
+    noteInput: guard((input) => stub.noteInput(input)),
+    typedSince: guard((reader) => stub.typedSince(reader)),
   };
 }

@@ -67,5 +67,12 @@ export {
   registerTool,
   ToolArgsError,
 } from "./registry.ts";
+export {
+  ownTerminalSize,
+  paintOf,
+  resizeTerminal,
+  terminalRefusal,
+  typeInto,
+} from "./terminal-control.ts";
 export { inputDetails, inputStateOf } from "./terminal-view.ts";
 export type { StretchEnd, ToolContext } from "./types.ts";

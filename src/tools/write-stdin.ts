@@ -14,6 +14,7 @@ import {
   MAX_STDIN_BYTES,
   MAX_STDIN_KEYS,
   MAX_STDIN_WAIT_SECONDS,
+  MODEL_TYPIST,
   STDIN_KEY_NAMES,
   STDIN_KEYS,
 } from "../protocol/index.ts";
@@ -120,11 +121,15 @@ export const writeStdinTool = defineTool({
     const waitMs = Math.round((params.wait ?? DEFAULT_STDIN_WAIT_SECONDS) * 1000);
     let state: Awaited<ReturnType<typeof client.input>>;
     try {
-      state = await client.input(
+      const typing = client.input(
         await execIdFor(params.id),
         { data, eof: params.eof === true, waitMs },
         signal,
       );
+      // Everyone watching sees that this input was the model's (decision 191).
+      const bytes = utf8.encode(data).length + (params.eof ? 1 : 0);
+      const noted = target.noteInput({ by: MODEL_TYPIST, at: Date.now(), bytes });
+      [state] = await Promise.all([typing, noted]);
     } catch (err) {
       if (err instanceof SandboxHttpError && err.status < 500) {
         throw new Error(`${params.id}: ${err.reason}`);

@@ -48,6 +48,7 @@ import { sameJson } from "./same-json.ts";
 import { useSandbox } from "./sandbox-routes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
 import { spillRoute } from "./spill-route.ts";
+import { attachRoute, inputRoute, paintRoute, resizeRoute, typist } from "./terminal-routes.ts";
 
 export const invocationRoutes = new Hono<Routes>();
 invocationRoutes.use("*", noStore);
@@ -262,3 +263,9 @@ invocationRoutes.get("/:id/socket", withId, reader, inScope, async (c) => {
 invocationRoutes.get("/:id/events", withId, reader, inScope, async (c) => subscribe(c, "/events"));
 
 invocationRoutes.get("/:id/spill", withId, reader, inScope, spillRoute);
+
+// A tty call's terminal for people (terminal-routes.ts, decision 191).
+invocationRoutes.post("/:id/attach", withId, anyAgent, inScope, attachRoute);
+invocationRoutes.get("/:id/terminal", withId, reader, inScope, paintRoute);
+invocationRoutes.post("/:id/terminal/input", withId, typist, inputRoute);
+invocationRoutes.post("/:id/terminal/resize", withId, typist, resizeRoute);

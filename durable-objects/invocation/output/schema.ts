@@ -18,6 +18,8 @@
  *   (../stream/stream-log.ts): its settings, its bytes by first offset, and each
  *   producer's epoch and last seq.
  * - `stream_forks`: the live forks of this stream, by name (../stream/stream-forks.ts).
+ * - `typed_inputs`, `typed_reads`: what people typed into a tty call's terminal, and which
+ *   of those each model read was given (../typed-inputs.ts, decision 191).
  */
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE invocation (
@@ -92,6 +94,18 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE stream_meta ADD COLUMN fork_sub_offset INTEGER;
    ALTER TABLE stream_meta ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
    CREATE TABLE stream_forks (name TEXT PRIMARY KEY, generation TEXT NOT NULL);`,
+  // 6: what people typed into a tty call's terminal (decision 191).
+  `CREATE TABLE typed_inputs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     at INTEGER NOT NULL,
+     by TEXT NOT NULL,
+     bytes INTEGER NOT NULL
+   );
+   CREATE TABLE typed_reads (
+     reader TEXT PRIMARY KEY,
+     from_seq INTEGER NOT NULL,
+     to_seq INTEGER NOT NULL
+   );`,
 ];
 
 /**
