@@ -4,7 +4,7 @@ import type { Lookup } from "./egress-proxy.ts";
 
 /** The host operator's egress settings, read once at start. */
 export interface EgressSettings extends EgressGuard {
-  /** False where the host cannot make network namespaces (not root, or no jail). */
+  /** False where the host cannot make network namespaces (no jail). */
   available: boolean;
   maxConnections: number;
   /** How names are resolved; tests give their own. */
@@ -22,7 +22,8 @@ export const DEFAULT_RESERVED_PORTS = [8787];
  * local development and tests; off by default), `SANDBOX_EGRESS_RESERVED_PORTS` (ports
  * never reached on a non-public address, comma-separated; default the Worker's 8787;
  * the host's own `port` is always added) and `SANDBOX_EGRESS_MAX_CONNECTIONS` (64).
- * Namespaces need root and a jail: elsewhere `available` is false.
+ * Namespaces need the jail (root holds them with a bind mount, any other user in a user
+ * namespace its bridge holds; decision 183): without it `available` is false.
  * @example const egress = egressSettingsFromEnv(process.env, 8788, "bwrap");
  */
 export function egressSettingsFromEnv(
@@ -48,7 +49,7 @@ export function egressSettingsFromEnv(
           return n;
         });
   return {
-    available: process.getuid?.() === 0 && isolation === "bwrap",
+    available: isolation === "bwrap",
     allowPrivate: allow === "1",
     reservedPorts: [...new Set([...reserved, hostPort])],
     maxConnections: positiveInt(
