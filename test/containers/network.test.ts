@@ -101,6 +101,10 @@ describe.skipIf(missing !== "")(
           `curl -sS --noproxy '*' --max-time 5 http://${GATEWAY}:${allowed}/; echo "bypass exit $?"`,
           `curl -sS --noproxy '*' --max-time 5 http://1.1.1.1/; echo "public bypass exit $?"`,
           "ip -o addr | awk '{print $2}' | sort -u | tr '\\n' ' '; echo",
+          // A command holds no capability over its namespace: it cannot take loopback down
+          // nor bind a port below 1024 (the proxy's is 900).
+          `ip link set lo down 2>/dev/null; echo "lo down exit $?"`,
+          `python3 -c 'import socket; socket.socket().bind(("127.0.0.1", 901))' 2>&1 | tail -1`,
         ].join("; "),
       );
       expect(out).toContain("hello from the host\nallowed exit 0");
@@ -112,6 +116,8 @@ describe.skipIf(missing !== "")(
       expect(out).toContain("public bypass exit 7");
       // The namespace holds loopback and nothing else.
       expect(out).toContain("\nlo \n");
+      expect(out).toContain("lo down exit 2\n");
+      expect(out).toContain("PermissionError: [Errno 13] Permission denied");
 
       const log = (await (await call("GET", `/v1/sandboxes/${sbx.id}/network`)).json()) as {
         totals: { allowed: number; denied: number };
