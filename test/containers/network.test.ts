@@ -5,13 +5,15 @@
 // the proxy when the allow list names it; another port is refused with the proxy's line;
 // a command that skips the proxy reaches nothing; a policy replaced with none refuses
 // what was allowed. A preview URL reaches `python3 -m http.server` in the container
-// through its Durable Object. A container sandbox made without a network is refused one
-// later. Skips, saying why, where Docker is missing.
+// through its Durable Object, and a WebSocket echoes through it. A container sandbox made
+// without a network is refused one later. Skips, saying why, where Docker is missing.
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { SandboxView } from "../../src/protocol/index.ts";
 import type { PortExposure } from "../../src/protocol/preview.ts";
+import { ROOT } from "../support/processes.ts";
 
 const missing = inject("containersMissing");
 const api = inject("containersApiUrl");
@@ -89,6 +91,8 @@ describe.skipIf(missing !== "")(
       const sbx = await createSandbox({
         backend: "container",
         network: { allow: [`${GATEWAY}:${allowed}`] },
+        // The preview tests' app: /ws is a WebSocket echo.
+        files: { "app.py": readFileSync(`${ROOT}/test/support/preview-app.py`, "utf8") },
       });
       made.push(sbx.id);
       expect(sbx.network).toEqual({ allow: [`${GATEWAY}:${allowed}`] });
@@ -135,17 +139,31 @@ describe.skipIf(missing !== "")(
         "mkdir -p site && echo '<h1>from a container</h1>' > site/index.html && cd site && exec python3 -m http.server 8000 --bind 127.0.0.1",
         true,
       );
-      const exposed = (await (
-        await call("POST", `/v1/sandboxes/${sbx.id}/ports`, { port: 8000 })
-      ).json()) as PortExposure;
-      let page = await fetch(exposed.pathUrl);
+      await bash(sbx.id, "exec python3 app.py 8001", true);
+      const expose = async (port: number) =>
+        (await (
+          await call("POST", `/v1/sandboxes/${sbx.id}/ports`, { port })
+        ).json()) as PortExposure;
+      const [site, app] = await Promise.all([expose(8000), expose(8001)]);
+      let page = await fetch(site.pathUrl);
       for (let i = 0; i < 50 && page.status !== 200; i++) {
         await page.body?.cancel();
         await new Promise((resolve) => setTimeout(resolve, 200));
-        page = await fetch(exposed.pathUrl);
+        page = await fetch(site.pathUrl);
       }
       expect(page.status).toBe(200);
       expect(await page.text()).toBe("<h1>from a container</h1>\n");
+      // A WebSocket both ways, through the Worker and the container's Durable Object.
+      const ws = new WebSocket(`${app.pathUrl.replace(/^http/, "ws")}ws`);
+      const echoed = new Promise<string>((resolve, reject) => {
+        ws.addEventListener("message", (e) => resolve(String(e.data)), { once: true });
+        ws.addEventListener("error", () => reject(new Error("the WebSocket failed")), {
+          once: true,
+        });
+      });
+      ws.addEventListener("open", () => ws.send("through the container"), { once: true });
+      expect(await echoed).toBe("echo: through the container");
+      ws.close();
 
       // The policy replaced with none: what was allowed is refused from now on.
       const off = await call("PUT", `/v1/sandboxes/${sbx.id}/network`, { allow: [] });
