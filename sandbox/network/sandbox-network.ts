@@ -7,10 +7,11 @@ import {
   type NetworkPolicy,
 } from "../../src/protocol/network-policy.ts";
 import { BRIDGE_PROXY_PORT, type Bridge, startBridge } from "./bridge.ts";
+import { BridgeNamespace, bridgeNamespacePrefix } from "./bridge-namespace.ts";
 import { ConnectionLog, type ConnectionRecord, type EgressTotals } from "./connection-log.ts";
 import { EgressProxy } from "./egress-proxy.ts";
 import type { EgressSettings } from "./egress-settings.ts";
-import { NetworkNamespace } from "./netns.ts";
+import { NetworkNamespace, type SandboxNamespace } from "./netns.ts";
 
 /** What the jail's commands find in their environment: the proxy, and what bypasses it. */
 export function proxyEnv(): Record<string, string> {
@@ -43,7 +44,7 @@ const MAX_SOCKET_PATH = 107;
  * @example const network = await SandboxNetwork.open(dir, id, { allow: [] }, 1 << 30, settings);
  */
 export class SandboxNetwork {
-  readonly namespace: NetworkNamespace;
+  readonly namespace: SandboxNamespace;
   readonly log: ConnectionLog;
   readonly #proxy: EgressProxy;
   readonly #bridge: Bridge;
@@ -54,7 +55,7 @@ export class SandboxNetwork {
 
   private constructor(
     parts: {
-      namespace: NetworkNamespace;
+      namespace: SandboxNamespace;
       log: ConnectionLog;
       proxy: EgressProxy;
       bridge: Bridge;
@@ -91,7 +92,11 @@ export class SandboxNetwork {
     }
     // Sockets a host killed before it could close them would refuse to listen again.
     await Promise.all([rm(egressSocket, { force: true }), rm(inSocket, { force: true })]);
-    const namespace = await NetworkNamespace.create(path.join(dir, "ns"));
+    // Root holds the namespace with a bind mount; any other host has its bridge hold it
+    // in a user namespace of its own (the container backend; decision 183).
+    const mounted =
+      process.getuid?.() === 0 ? await NetworkNamespace.create(path.join(dir, "ns")) : null;
+    let namespace: SandboxNamespace | null = mounted;
     let proxy: EgressProxy | null = null;
     try {
       const log = new ConnectionLog();
@@ -104,12 +109,13 @@ export class SandboxNetwork {
         maxConnections: settings.maxConnections,
         lookup: settings.lookup,
       });
-      const bridge = await startBridge(namespace.enter(), inSocket);
+      const bridge = await startBridge(mounted?.enter() ?? bridgeNamespacePrefix(), inSocket);
+      namespace = mounted ?? new BridgeNamespace(bridge.child.pid as number);
       proxy.accept(bridge.proxyListener);
       return new SandboxNetwork({ namespace, log, proxy, bridge, inSocket }, current, guard);
     } catch (err) {
       await proxy?.close();
-      await namespace.remove();
+      await namespace?.remove();
       throw err;
     }
   }
