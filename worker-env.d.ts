@@ -32,6 +32,8 @@ interface Env {
   MCP_ALLOWED_HOSTS?: string;
   /** Domain whose wildcard routes to this Worker, for preview URLs' host form (decision 182). */
   PREVIEW_DOMAIN?: string;
+  /** "1": container sandboxes' proxies let private addresses through (local development, tests; decision 183). */
+  CONTAINER_EGRESS_ALLOW_PRIVATE?: string;
   /** The Worker's address as people reach it, for the URLs `expose_port` gives (default http://127.0.0.1:8787). */
   PUBLIC_URL?: string;
   /** Seconds of silence on an `/mcp` SSE stream before a `: keepalive` comment (default 15). */

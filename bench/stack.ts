@@ -12,6 +12,9 @@ export interface Stack {
   apiToken: string;
   /** The sandbox host's workspace root; its spill files are in the `.spill` sibling. */
   sandboxRoot: string;
+  /** The sandbox host itself, and the token of its routes (a bench's own alternative). */
+  sandboxUrl: string;
+  sandboxToken: string;
   /** The process group of its `wrangler dev` (workerd is in it). */
   pgid: number;
   stop(): Promise<void>;
@@ -29,5 +32,13 @@ export async function startStack(root = path.resolve(import.meta.dirname, ".."))
     await stop();
     throw new Error("cannot find the wrangler dev process group");
   }
-  return { apiUrl, apiToken: provided.apiToken!, sandboxRoot: provided.sandboxRoot!, pgid, stop };
+  return {
+    apiUrl,
+    apiToken: provided.apiToken!,
+    sandboxRoot: provided.sandboxRoot!,
+    sandboxUrl: provided.sandboxUrl!,
+    sandboxToken: provided.sandboxToken!,
+    pgid,
+    stop,
+  };
 }

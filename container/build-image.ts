@@ -20,14 +20,27 @@ import { findExecutable } from "../sandbox/jail/find-executable.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where the rootfs cache and the build context live (git-ignored). */
-export const CONTAINER_CACHE = path.join(ROOT, ".cache/container");
-export const BUILD_CONTEXT = path.join(CONTAINER_CACHE, "context");
+const CONTAINER_CACHE = path.join(ROOT, ".cache/container");
+const BUILD_CONTEXT = path.join(CONTAINER_CACHE, "context");
 /** The local images the tests and `wrangler dev` use. */
-export const SANDBOX_IMAGE = "toolwire-sandbox:dev";
-export const EGRESS_STANDIN_IMAGE = "toolwire-egress-standin:dev";
+const SANDBOX_IMAGE = "toolwire-sandbox:dev";
+const EGRESS_STANDIN_IMAGE = "toolwire-egress-standin:dev";
 
-/** Debian packages beyond minbase: the jail, Node's C++ runtime, PID 1, search, TLS roots. */
-const PACKAGES = ["bubblewrap", "ca-certificates", "libstdc++6", "ripgrep", "tini"];
+/**
+ * Debian packages beyond minbase: the jail, Node's C++ runtime, PID 1, search, TLS roots,
+ * `ip` (the sandbox's network namespace, decision 183), and curl and python3, which agents
+ * reach for first.
+ */
+const PACKAGES = [
+  "bubblewrap",
+  "ca-certificates",
+  "curl",
+  "iproute2",
+  "libstdc++6",
+  "python3",
+  "ripgrep",
+  "tini",
+];
 const SUITE = "bookworm";
 const MIRROR = process.env.DEBIAN_MIRROR ?? "http://deb.debian.org/debian";
 

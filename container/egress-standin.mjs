@@ -2,8 +2,8 @@
 // Docker Hub, which local dev and CI may not reach). LOCAL DEV AND TESTS ONLY: it only
 // tunnels the Worker's requests INTO the container; it enforces NO outbound rules
 // (enableInternet, allowedHosts and deniedHosts are not applied by it). The sandbox's
-// own commands have no network anyway (the jail's --unshare-net), which it does not
-// change. workerd starts it with `--http-ingress-address <ip:port>` and speaks to it:
+// own commands reach only what their network namespace and the sandbox's egress proxy
+// allow (decision 183), which it does not change. workerd starts it with `--http-ingress-address <ip:port>` and speaks to it:
 // `CONNECT` with `X-Dst-Addr: <ip:port>` to reach a container port, `GET /ca` for a
 // PEM certificate, `PUT /egress` for outbound settings (accepted and ignored).
 import http from "node:http";

@@ -17,14 +17,9 @@ import { fileRoutes } from "./files/routes.ts";
 import { healthRoute } from "./health-route.ts";
 import { Cgroups } from "./jail/cgroups.ts";
 import { Jail, type JailNamespace } from "./jail/jail.ts";
-import { SPILL_JAIL_PATH, SpillFolder } from "./spill-folder.ts";
+import { SpillFolder } from "./spill-folder.ts";
 import { spillRoutes } from "./spill-route.ts";
 import { Workspace } from "./workspace.ts";
-
-export { FILE_TOOL_DEFAULTS } from "./files/routes.ts";
-
-/** Where spill files live, as jails and the file tools name it (the host's folder is elsewhere). */
-export const SPILL_DIR = SPILL_JAIL_PATH;
 
 const MAX_BODY_BYTES = 1024 * 1024;
 

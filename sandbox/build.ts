@@ -12,7 +12,7 @@ import { build } from "esbuild";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** Where `npm run build:sandbox` writes the bundle. */
-export const SANDBOX_BUNDLE = path.join(ROOT, "dist/sandbox/main.mjs");
+const SANDBOX_BUNDLE = path.join(ROOT, "dist/sandbox/main.mjs");
 
 /**
  * Bundles the host into `outfile` and returns its size in bytes.

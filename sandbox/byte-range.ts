@@ -5,7 +5,7 @@
  */
 
 /** What to send: the whole file, bytes `start..end` (inclusive), or a 416. */
-export type ByteRange =
+type ByteRange =
   | { kind: "whole" }
   | { kind: "part"; start: number; end: number }
   | { kind: "unsatisfiable" }

@@ -52,7 +52,7 @@ export interface SandboxConfig {
 }
 
 /** Default of `SANDBOX_MAX_WRITE_BYTES`: 512 KiB, so a whole file's JSON fits the Worker's 1 MiB body (decision 130). */
-export const DEFAULT_MAX_WRITE_BYTES = 512 * 1024;
+const DEFAULT_MAX_WRITE_BYTES = 512 * 1024;
 
 /** Defaults: loopback, port 8788, `./workspace`, ripgrep when on PATH. */
 export const DEFAULT_SANDBOX_CONFIG = {

@@ -5,7 +5,7 @@
 import { apiError, type ErrorCode, type ErrorStatus } from "../src/protocol/index.ts";
 
 /** The sandbox host speaks the API's one vocabulary of codes (src/protocol/errors.ts). */
-export type SandboxErrorCode = ErrorCode;
+type SandboxErrorCode = ErrorCode;
 
 /**
  * A refusal with its HTTP status.

@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import type { ExecLoad } from "../src/protocol/index.ts";
 
 /** What `/healthz` reports the load of. */
-export interface LoadSource {
+interface LoadSource {
   load(): ExecLoad;
 }
 

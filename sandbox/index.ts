@@ -1,9 +1,3 @@
-export { createSandboxApp, FILE_TOOL_DEFAULTS, type SandboxApp, SPILL_DIR } from "./app.ts";
-export { configFromEnv, DEFAULT_SANDBOX_CONFIG, type SandboxConfig } from "./config.ts";
-export { type Isolation, Jail } from "./jail/jail.ts";
-export {
-  type CommandLimits,
-  DEFAULT_COMMAND_LIMITS,
-  DEFAULT_MAX_SPILL_BYTES,
-} from "./jail/limits.ts";
+export { DEFAULT_SANDBOX_CONFIG, type SandboxConfig } from "./config.ts";
+export { DEFAULT_COMMAND_LIMITS, DEFAULT_MAX_SPILL_BYTES } from "./jail/limits.ts";
 export { type SandboxHost, startSandboxHost } from "./server.ts";

@@ -80,7 +80,7 @@ async function isLeftoverSelfBind(dir: string): Promise<boolean> {
 }
 
 /** True when the mount that holds `dir` (the top one, where several are stacked) has both nosuid and nodev. */
-export async function hasNosuidNodev(dir: string): Promise<boolean> {
+async function hasNosuidNodev(dir: string): Promise<boolean> {
   const { stdout } = await run("findmnt", ["-n", "-o", "OPTIONS", "-T", dir]).catch(() => ({
     stdout: "",
   }));

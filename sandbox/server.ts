@@ -23,6 +23,9 @@ export interface SandboxHost {
   close(): Promise<void>;
 }
 
+/** How long an idle connection to the host stays open (Node's default is 5 s). */
+const IDLE_CONNECTION_MS = 120_000;
+
 /**
  * Starts the sandbox host on `config.host:config.port` (port 0 picks a free one).
  * @example const host = await startSandboxHost({ ...config, port: 0 });
@@ -76,6 +79,14 @@ export async function startSandboxHost(config: SandboxConfig): Promise<SandboxHo
         });
       },
     );
+    // The Worker pools its connections: a host that closed an idle one after Node's 5 s
+    // while the Worker sent its next request on it (a create's exec after its probe, on a
+    // loaded machine) lost that request ("Network connection lost"). Idle connections are
+    // kept longer than the Worker leaves them idle (decision 248).
+    if ("keepAliveTimeout" in server) {
+      server.keepAliveTimeout = IDLE_CONNECTION_MS;
+      server.headersTimeout = IDLE_CONNECTION_MS + 5000;
+    }
     // WebSockets through preview URLs (decision 182); no other route upgrades.
     server.on("upgrade", previewUpgrade(sandboxes, config.token));
     server.once("error", (err) => {

@@ -44,7 +44,7 @@ const CREATE_FLAGS =
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** The spill file is missing, or what has its name is not one of the host's spill files. */
-export class SpillMissingError extends SandboxError {
+class SpillMissingError extends SandboxError {
   constructor(jailPath: string) {
     super(
       "not_found",

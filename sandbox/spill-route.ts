@@ -34,7 +34,7 @@ export function spillRoutes(spills: SpillFolder): Hono {
  * A running exec's file is served up to its size when it was opened.
  * @example spillResponse(spills, "e1", "bytes=0-99")
  */
-export async function spillResponse(
+async function spillResponse(
   spills: SpillFolder,
   execId: string,
   range: string | undefined,

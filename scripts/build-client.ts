@@ -2,18 +2,22 @@
  * Builds the pages: bundles src/client/viewer/main.ts (with the client library and the
  * Chord decoder) with esbuild and inlines it into src/client/viewer/page.html, written
  * to public/viewer.html (git-ignored); the run page likewise from src/client/run-view/
- * to public/run.html. Each page's Content-Security-Policy allows exactly its script and
- * style by hash, so nothing else can run on it.
+ * to public/run.html. Each page's Content-Security-Policy allows exactly its script by
+ * hash, so nothing else can run on it; styles are inline, as xterm.js (a tty call's
+ * terminal, decision 191) writes its own, and xterm.js's stylesheet is inlined here.
  * Run by `npm start`, `npm test` and `npm run deploy` before they start.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 export const VIEWER_PAGE = `${root}public/viewer.html`;
-export const RUN_PAGE = `${root}public/run.html`;
+const RUN_PAGE = `${root}public/run.html`;
+
+const XTERM_CSS = createRequire(import.meta.url).resolve("@xterm/xterm/css/xterm.css");
 
 /** Builds public/viewer.html and public/run.html; returns the viewer's size in bytes. */
 export async function buildViewer(): Promise<number> {
@@ -34,12 +38,11 @@ async function buildPage(source: string, target: string): Promise<number> {
   });
   const script = (bundle.outputFiles[0]?.text ?? "").trim();
   const template = readFileSync(`${root}${source}/page.html`, "utf8");
-  const style = /<style>([\s\S]*?)<\/style>/.exec(template)?.[1] ?? "";
   // A "</script" inside the bundle would end the inline script early.
   const safeScript = script.replaceAll("</script", "<\\/script");
   const html = template
     .replace("%SCRIPT_HASH%", `'${sha256(safeScript)}'`)
-    .replace("%STYLE_HASH%", `'${sha256(style)}'`)
+    .replace("/*XTERM_CSS*/", () => readFileSync(XTERM_CSS, "utf8"))
     .replace("%SCRIPT%", () => `<script type="module">${safeScript}</script>`);
   writeFileSync(target, html);
   return Buffer.byteLength(html);

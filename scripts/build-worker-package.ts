@@ -7,7 +7,7 @@
  * (`sandbox-host/main.mjs`). wrangler.toml stays the one place those facts are written.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,8 +45,10 @@ export async function buildWorkerPackage(): Promise<{ worker: number; sandboxHos
       env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
     },
   );
+  // wrangler names the module after the entry (worker-entry.ts): the package's is index.js.
+  renameSync(path.join(workerDir, "worker-entry.js"), path.join(workerDir, "index.js"));
   // Only the module ships: the source map is four times its size and points into src/.
-  rmSync(path.join(workerDir, "index.js.map"), { force: true });
+  rmSync(path.join(workerDir, "worker-entry.js.map"), { force: true });
   rmSync(path.join(workerDir, "README.md"), { force: true });
   cpSync(path.join(ROOT, "public"), path.join(workerDir, "public"), { recursive: true });
 

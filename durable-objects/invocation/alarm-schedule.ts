@@ -20,7 +20,7 @@ import type { InvocationRecord } from "./output/store.ts";
 export const HEARTBEAT_MS = 15_000;
 
 /** What the invocation is, as far as the alarm is concerned. */
-export type AlarmSubject =
+type AlarmSubject =
   | { status: "settled"; deleteAt: number }
   | { status: "running"; external: true }
   | { status: "running"; external: false; runLive: boolean };
@@ -36,7 +36,7 @@ export function subjectOf(record: InvocationRecord, runLive: boolean): AlarmSubj
 }
 
 /** What a firing alarm should do. */
-export type Due =
+type Due =
   | { kind: "wait"; until: number }
   | { kind: "retire" }
   | { kind: "heartbeat" }

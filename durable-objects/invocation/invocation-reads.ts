@@ -21,7 +21,7 @@ import { stateOf } from "./settled-result.ts";
 import { WaitList } from "./wait-list.ts";
 
 /** Longest `result(waitMs)` waits; longer requests are cut to this. */
-export const MAX_RESULT_WAIT_MS = 30_000;
+const MAX_RESULT_WAIT_MS = 30_000;
 
 /**
  * @example

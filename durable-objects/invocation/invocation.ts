@@ -10,6 +10,7 @@ import {
   errorResponse,
   type InvocationApi,
   type InvocationView,
+  MODEL_TYPIST,
   type Outcome,
   type ProducerCall,
   type ProducerEnd,
@@ -18,6 +19,7 @@ import {
   type ReadRange,
   type ResultPoll,
   type StartRequest,
+  type TypedInput,
   workerConfig,
 } from "../../src/protocol/index.ts";
 import { PING_MESSAGE, PONG_MESSAGE } from "./fanout/keep-alive.ts";
@@ -30,16 +32,29 @@ import type { StorageStats } from "./output/store.ts";
 import { StoredInvocation } from "./output/stored-invocation.ts";
 import { ReadCursors } from "./read-cursors.ts";
 import { type ForkAnswer, forkPrefix } from "./stream/stream-fork.ts";
+import { StreamForks } from "./stream/stream-forks.ts";
+import {
+  forkGone,
+  forkMade,
+  isAlive,
+  type StreamLineage,
+  type StreamPeers,
+} from "./stream/stream-lineage.ts";
 import { StreamLog } from "./stream/stream-log.ts";
 import { answerStream } from "./stream/stream-route.ts";
+import { TypedInputs } from "./typed-inputs.ts";
 
 export class InvocationDO extends DurableObject<Env> implements InvocationApi {
   readonly #stored: StoredInvocation;
   readonly #subscribers: Subscribers;
   readonly #life: InvocationLifecycle;
   readonly #cursors: ReadCursors;
+  /** What people typed into the terminal, for the model's next read (typed-inputs.ts). */
+  readonly #typed: TypedInputs;
   /** The call's Durable Stream: a stream's bytes, or an external call's appends (stream/). */
   readonly #stream: StreamLog;
+  /** The stream with its forks and the other streams it forks from (stream/stream-lineage.ts). */
+  readonly #lineage: StreamLineage;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -47,7 +62,13 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     // event is delivered, so nothing can observe a half-loaded object.
     this.#stored = new StoredInvocation(ctx.storage);
     this.#cursors = new ReadCursors(ctx.storage.sql);
+    this.#typed = new TypedInputs(ctx.storage.sql);
     this.#stream = new StreamLog(ctx.storage.sql);
+    this.#lineage = {
+      log: this.#stream,
+      forks: new StreamForks(ctx.storage.sql),
+      peers: this.#peers(),
+    };
     this.#subscribers = new Subscribers(ctx, encoder, {
       sseKeepAliveMs: workerConfig(env).sseKeepAliveMs,
     });
@@ -115,9 +136,37 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     return this.#cursors.commit(reader, range);
   }
 
+  /** Names who typed into the terminal last; keeps a person's input for the model (decision 191). */
+  async noteInput(input: TypedInput): Promise<Outcome<null>> {
+    const noted = this.#life.noteInput(input);
+    if (noted.ok && input.by !== MODEL_TYPIST) this.#typed.add(input);
+    return noted;
+  }
+
+  /** People's inputs since the last model read, given to `reader` once (typed-inputs.ts). */
+  async typedSince(reader: string): Promise<Outcome<TypedInput[]>> {
+    if (!this.#stored.record) return notFound();
+    return this.#typed.since(reader);
+  }
+
   /** What a fork of this object's stream at `offset` inherits (stream/stream-fork.ts). */
-  async forkSource(offset: string | null): Promise<ForkAnswer> {
-    return forkPrefix(this.#stream, offset);
+  async forkSource(offset: string | null, subOffset: number): Promise<ForkAnswer> {
+    return forkPrefix(this.#stream, offset, subOffset);
+  }
+
+  /** The stream `fork` (made as `forkGeneration`) forked this stream's making `generation`. */
+  async forkMade(generation: string, fork: string, forkGeneration: string): Promise<void> {
+    forkMade(this.#lineage, generation, fork, forkGeneration);
+  }
+
+  /** That fork is gone: a soft-deleted stream whose last fork went goes too (stream-lineage.ts). */
+  forkGone(generation: string, fork: string, forkGeneration: string): Promise<void> {
+    return forkGone(this.#lineage, generation, fork, forkGeneration);
+  }
+
+  /** Whether this stream is still the making `generation` its source knows (stream-lineage.ts). */
+  async forkAlive(generation: string): Promise<boolean> {
+    return isAlive(this.#stream, generation);
   }
 
   // ── the runtime's events ─────────────────────────────────────────────────────
@@ -136,13 +185,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     if (new URL(request.url).pathname === "/stream") {
       return answerStream(
         request,
-        this.#stream,
+        this.#lineage,
         {
           record: () => this.#stored.record,
           result: () => this.#stored.result(),
           settled: (ms) => this.#life.reads.result(ms),
-          fork: (name, offset) =>
-            (this.env.INVOCATIONS.getByName(name) as unknown as InvocationDO).forkSource(offset),
         },
         workerConfig(this.env).streamLongPollMs,
       );
@@ -171,6 +218,27 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
 
   override async webSocketError(ws: WebSocket): Promise<void> {
     this.#subscribers.drop(ws);
+  }
+
+  /**
+   * Other streams' objects, by name, as this stream's forks and source reach them. This
+   * object's own name is its id's: streams are reached by name (`getByName`).
+   */
+  #peers(): StreamPeers {
+    const stream = (name: string) =>
+      this.env.INVOCATIONS.getByName(name) as unknown as InvocationDO;
+    const self = this.ctx.id.name ?? "";
+    return {
+      forkSource: (fork) => stream(fork.source).forkSource(fork.offset, fork.subOffset),
+      // A fork without a name (an id not made from one) could never be asked after: it
+      // does not register, and its source is deleted outright.
+      forkMade: async (origin, generation) => {
+        if (self !== "") await stream(origin.name).forkMade(origin.generation, self, generation);
+      },
+      forkGone: (origin, generation) =>
+        stream(origin.name).forkGone(origin.generation, self, generation),
+      forkAlive: (name, generation) => stream(name).forkAlive(generation),
+    };
   }
 
   // ── for tests and benchmarks ─────────────────────────────────────────────────

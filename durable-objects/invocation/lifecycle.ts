@@ -2,15 +2,19 @@ import type { ToolOutput } from "../../src/core/output/index.ts";
 import { admitCommand, probeSandbox } from "../../src/execenv/index.ts";
 import {
   type InvocationView,
+  markLastInput,
   type Outcome,
   ok,
   refusal,
   type StartRequest,
+  type TypedInput,
   workerConfig,
 } from "../../src/protocol/index.ts";
 import { getTool, type ToolContext } from "../../src/tools/index.ts";
+
 import { noteProgress, noteSettled, noteStarted } from "../run/run-notes.ts";
 import { AlarmSchedule, subjectOf } from "./alarm-schedule.ts";
+import { sandboxTokenHolds } from "./fanout/sandbox-credential.ts";
 import type { Subscribers } from "./fanout/subscribers.ts";
 import { startEventOf } from "./fanout/views.ts";
 import { InvocationReads } from "./invocation-reads.ts";
@@ -40,8 +44,11 @@ import {
   toolToStart,
 } from "./tool-runs.ts";
 
+/** How long an input waits for its echo to be published with it before it goes alone. */
+const INPUT_MARK_MS = 250;
+
 /** Where a subclass of the Durable Object may look in (the crash tests, docs/decisions/093). */
-export interface LifecycleSeams {
+interface LifecycleSeams {
   memoMoment: MemoMoment;
   beforeFlush(): void;
   recovered(batches: number): void;
@@ -59,6 +66,9 @@ export class InvocationLifecycle {
   /** The producer API of the `external` tool (producer-path.ts). */
   readonly producer: ProducerPath;
   readonly #runs = new ToolRuns();
+  /** An input to name in the details with the next publication (noteInput). */
+  #pendingInput: TypedInput | null = null;
+  #inputTimer: ReturnType<typeof setTimeout> | undefined;
   /** A cancel reading the work's last output before it settles (this instance only). */
   #cancelling: Promise<void> | null = null;
   readonly #output: InvocationOutput;
@@ -91,7 +101,10 @@ export class InvocationLifecycle {
     this.#output = new InvocationOutput({
       ...{ storage: ctx.storage, log: this.#stored.log, store: this.#stored.store },
       subscribers: this.#subscribers,
-      beforeFlush: () => seams.beforeFlush(),
+      beforeFlush: () => {
+        this.#markInput();
+        seams.beforeFlush();
+      },
       onFailure: (error) => this.#publicationFailed(error),
     });
     this.reads = new InvocationReads(this.#stored, this.#output);
@@ -188,6 +201,37 @@ export class InvocationLifecycle {
     });
   }
 
+  // ── input ─────────────────────────────────────────────────────────────────────
+
+  /**
+   * Names who typed into the running call's terminal last, in its details (decision 191).
+   * It goes out with the publication that carries the echo of what was typed (marked just
+   * before the flush), so a keystroke is one publication, not a mark that goes at once
+   * and an echo that then waits out the pacing; without output it goes after
+   * `INPUT_MARK_MS`.
+   */
+  noteInput(input: TypedInput): Outcome<null> {
+    const record = this.#stored.record;
+    if (!record) return notFound();
+    if (record.status === "settled") {
+      return refusal("conflict", "Invocation already settled; nothing can be typed into it.");
+    }
+    this.#pendingInput = input;
+    clearTimeout(this.#inputTimer);
+    this.#inputTimer = setTimeout(() => this.#markInput(), INPUT_MARK_MS);
+    return ok(null);
+  }
+
+  /** Writes the latest input into the details, if one waits. */
+  #markInput(): void {
+    const input = this.#pendingInput;
+    const sink = this.#output.sink;
+    if (!input || !sink) return;
+    this.#pendingInput = null;
+    clearTimeout(this.#inputTimer);
+    markLastInput(sink.output.details, input);
+  }
+
   // ── settle ────────────────────────────────────────────────────────────────────
 
   /** Aborts a running tool; the result keeps the partial output and says it was cancelled. */
@@ -259,6 +303,8 @@ export class InvocationLifecycle {
     // Every alarm of a running call (heartbeat, next stretch, idle check) tells its run the totals.
     const live = this.#output.durable;
     if (live) await noteProgress(this.#env, record, live.state);
+    // A reader whose sandbox token was revoked, or whose sandbox ended, reads no further.
+    await this.#subscribers.endRevoked((credential) => sandboxTokenHolds(this.#env, credential));
     if (due.kind === "heartbeat") return this.#alarms.heartbeat();
     if (due.kind === "endIdle") return this.#settle({ kind: "idle", timeoutMs: due.timeoutMs });
     // A cancel (or a run) that began while the totals were noted owns the work now: a

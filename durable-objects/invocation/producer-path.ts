@@ -20,7 +20,7 @@ import { bodyDigest, ProducerSequence } from "./producer-sequence.ts";
 import type { Ending } from "./settle-table.ts";
 
 /** What the path needs of the invocation it writes to (the lifecycle). */
-export interface ProducedInvocation {
+interface ProducedInvocation {
   record(): InvocationRecord | undefined;
   /** The sink, created from the durable state when none is attached. */
   liveSink(): ToolOutputSink;

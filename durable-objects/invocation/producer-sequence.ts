@@ -23,7 +23,7 @@ import { apiError } from "../../src/protocol/index.ts";
 import { fromChunks, toChunks } from "./output/chunks.ts";
 
 /** What a body's `seq` is, against the last accepted one. */
-export type SequenceCheck =
+type SequenceCheck =
   | { kind: "next" }
   | { kind: "retry"; answer: InvocationView }
   | { kind: "refused"; error: ApiError };

@@ -7,7 +7,7 @@
  */
 
 /** Runs again after a restart with no new checkpoint in between. */
-export const REPLAYS_PER_CHECKPOINT = 1;
+const REPLAYS_PER_CHECKPOINT = 1;
 
 const KEY = "replays";
 

@@ -26,7 +26,7 @@ export const INTERRUPTED_NOTICE =
   "[Interrupted: the call was cut off by a restart and is not safe to run again; the output above is what it wrote before the restart.]";
 
 /** Ends the output of an invocation whose publication path threw (docs/decisions/006). */
-export function unpublishableNotice(error: unknown): string {
+function unpublishableNotice(error: unknown): string {
   return `[Output failed: publishing it threw "${messageOf(error)}", so the call was ended; the output above is what was published before that.]`;
 }
 

@@ -101,7 +101,7 @@ export class ToolRuns {
 }
 
 /** Where a tool context's memos go. */
-export interface MemoStore {
+interface MemoStore {
   getMemo(name: string): JsonValue | undefined;
   /** Writes the memo with an output checkpoint; throws when there is no output to checkpoint. */
   checkpoint(memo: { name: string; value: JsonValue }): void;
@@ -231,7 +231,7 @@ export function recordPolicy(
 }
 
 /** What an instance with no run does with a running invocation (`resumption`, or settle). */
-export type Restart =
+type Restart =
   | { kind: "run"; plan: NonNullable<ReturnType<typeof resumption>> }
   | { kind: "settle"; ending: Extract<Ending, { kind: "failed" | "interrupted" }> };
 
@@ -255,7 +255,7 @@ export function restartOf(
 }
 
 /** Stretches a cancel between stretches reads at most before it settles (the kill's grace is 2 s). */
-export const CANCEL_DRAIN_STRETCHES = 5;
+const CANCEL_DRAIN_STRETCHES = 5;
 
 /**
  * A cancel between stretches (or after a restart): nothing reads the work, so it is

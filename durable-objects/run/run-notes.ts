@@ -13,10 +13,10 @@ import { isBackgroundCall, jobsIndexName } from "../../src/tools/jobs.ts";
 export type { RunApi, RunCall, RunNote };
 
 /** Longest args summary kept per call. */
-export const SUMMARY_CHARS = 160;
+const SUMMARY_CHARS = 160;
 
 /** What an Invocation DO knows when it tells the run. */
-export interface RunMember {
+interface RunMember {
   toolCallId: string;
   runId: string;
   turnId: string;
@@ -28,7 +28,7 @@ export interface RunMember {
 }
 
 /** True when the call belongs to a run index (it was given a runId of its own). */
-export function inRunIndex(member: Pick<RunMember, "toolCallId" | "runId">): boolean {
+function inRunIndex(member: Pick<RunMember, "toolCallId" | "runId">): boolean {
   return member.runId !== member.toolCallId;
 }
 
@@ -49,7 +49,7 @@ export function summarizeArgs(tool: string, args: JsonValue): string {
 }
 
 /** The call's row as the run lists it. */
-export function runCall(
+function runCall(
   member: RunMember,
   state: ToolOutputState,
   ending: { isError: boolean; cancelled: boolean; settledAt: number } | null,
@@ -81,7 +81,7 @@ export function runCall(
  * carries the whole row again).
  * @example await tellRun(env, record, { kind: "started", call })
  */
-export async function tellRun(env: Env, runId: string, note: RunNote): Promise<void> {
+async function tellRun(env: Env, runId: string, note: RunNote): Promise<void> {
   try {
     const stub = env.RUNS.getByName(runId) as unknown as RunApi;
     await stub.note(note);

@@ -4,7 +4,7 @@
  */
 import type { RunCall, RunNote } from "./run-notes.ts";
 
-export const RUN_MIGRATIONS: readonly string[] = [
+const RUN_MIGRATIONS: readonly string[] = [
   `CREATE TABLE calls (
      tool_call_id TEXT PRIMARY KEY,
      turn_id TEXT NOT NULL,

@@ -15,10 +15,11 @@ import {
   ok,
   refusal,
   type SandboxContainerApi,
+  workerConfig,
 } from "../../src/protocol/index.ts";
 
 /** The sandbox host's port inside the image (container/Dockerfile's PORT). */
-export const SANDBOX_CONTAINER_PORT = 8080;
+const SANDBOX_CONTAINER_PORT = 8080;
 
 /** How long a boot waits for the sandbox host to listen: the image's cold start is ~1 s. */
 const BOOT_TIMEOUT_MS = 30_000;
@@ -42,9 +43,10 @@ export class SandboxContainer extends Container<Env> implements SandboxContainer
   // Only a backstop (8 days): the Sandbox DO's idle alarm (at most 7 days) ends the sandbox and
   // shuts this container down; sleeping earlier would lose the sandbox's files.
   override sleepAfter = "192h";
+  // The default; `boot` starts a sandbox that has a network policy with internet (decision 183).
   override enableInternet = false;
 
-  async boot(sandboxId: string): Promise<Outcome<null>> {
+  async boot(sandboxId: string, options: { internet: boolean }): Promise<Outcome<null>> {
     if (await this.ctx.storage.get<Booted>("booted")) {
       return refusal("conflict", `the container of ${sandboxId} was already started`);
     }
@@ -55,7 +57,18 @@ export class SandboxContainer extends Container<Env> implements SandboxContainer
     try {
       await this.startAndWaitForPorts({
         ports: SANDBOX_CONTAINER_PORT,
-        startOptions: { envVars: { SANDBOX_TOKEN: token } },
+        startOptions: {
+          envVars: {
+            SANDBOX_TOKEN: token,
+            ...(workerConfig(this.env).containerEgressAllowPrivate
+              ? { SANDBOX_EGRESS_ALLOW_PRIVATE: "1" }
+              : {}),
+          },
+          // The sandbox's proxy, in the container, is what reaches out for its commands
+          // (their namespace holds only loopback); a sandbox without a network keeps the
+          // platform's block too (decision 183).
+          enableInternet: options.internet,
+        },
         cancellationOptions: { portReadyTimeoutMS: BOOT_TIMEOUT_MS },
       });
     } catch (err) {

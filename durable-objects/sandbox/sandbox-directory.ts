@@ -7,7 +7,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { SandboxDirectoryApi, SandboxView } from "../../src/protocol/index.ts";
 
 /** Most lines `list` answers with (newest first). */
-export const MAX_LISTED_SANDBOXES = 1000;
+const MAX_LISTED_SANDBOXES = 1000;
 
 export class SandboxDirectoryDO extends DurableObject<Env> implements SandboxDirectoryApi {
   async put(view: SandboxView): Promise<void> {

@@ -53,6 +53,11 @@ interface SandboxRecord {
    * written before sandbox tokens: no token is good until one is made with a rotation.
    */
   tokenNonce?: string;
+  /**
+   * A container sandbox's: whether its container was started with internet (its create
+   * named a network policy; decision 183). Absent: it was not.
+   */
+  internet?: boolean;
 }
 
 /** How soon an alarm that could not reach the host tries again. */
@@ -65,8 +70,9 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
   async create(input: SandboxCreate): Promise<Outcome<SandboxView>> {
     if (await this.#record()) return refusal("conflict", `sandbox ${input.id} already exists`);
     const backend: SandboxBackend = input.placement === CONTAINER_PLACEMENT ? "container" : "host";
+    const internet = input.network.allow.length > 0;
     if (backend === "container") {
-      const booted = await containerOf(this.env, input.id).boot(input.id);
+      const booted = await containerOf(this.env, input.id).boot(input.id, { internet });
       if (!booted.ok) return booted;
     }
     const host = backend === "container" ? input.id : input.placement;
@@ -98,6 +104,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
       endedAt: null,
       endReason: null,
       tokenNonce: input.tokenNonce,
+      ...(backend === "container" ? { internet } : {}),
     };
     await this.#save(record);
     return ok(viewOf(record));
@@ -137,6 +144,12 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     const record = await this.#record();
     if (!record) return notFound();
     if (record.status !== "active") return gone(record);
+    if (record.backend === "container" && !record.internet && policy.allow.length > 0) {
+      return refusal(
+        "conflict",
+        `sandbox ${record.id} is a container started without internet (its create named no network), which it cannot be given later; create a container sandbox with network.allow`,
+      );
+    }
     const put = await hostCall<unknown>(
       this.env,
       hostOf(record),

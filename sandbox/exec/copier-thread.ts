@@ -30,7 +30,7 @@ const STOP_RETRY_MS = 1;
 const MAX_STOP_RETRY_MS = 50;
 
 /** One exec's descriptors: the thread reads `readFd` and writes `spillFd`. */
-export interface CopyJob {
+interface CopyJob {
   /** The pipe's read end (blocking); the host closes it when the job ends. */
   readFd: number;
   /** The spill file (appending); the host closes it after the end. */

@@ -6,7 +6,13 @@ import {
   type OutputPolicy,
   type Truncation,
 } from "../../src/core/output/index.ts";
-import type { ExecLimits, ExitUpdate, InputState, TerminalSize } from "../../src/protocol/index.ts";
+import type {
+  ExecLimits,
+  ExitUpdate,
+  InputState,
+  TerminalPaint,
+  TerminalSize,
+} from "../../src/protocol/index.ts";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
 import { formatBytes, hostLimit } from "../jail/limits.ts";
 import type { SpillFolder } from "../spill-folder.ts";
@@ -50,6 +56,8 @@ export interface ExecRunOptions {
   stdin?: boolean;
 }
 
+/** Least time between two tellings of a waiting exec's place, but for its first and "next". */
+const QUEUE_NOTICE_MS = 1000;
 /**
  * One command and its bounded view. The command's stdout and stderr are one pipe (so
  * both interleave in true order); a copier thread of the host reads it, appends it to the
@@ -95,6 +103,8 @@ export class ExecRun {
   readonly #listeners = new Set<() => void>();
   /** Execs before this one in its sandbox's line (exec-gate.ts); null once it runs, or if it never waited. */
   #ahead: number | null = null;
+  /** When its place was last told (performance.now()), so a long line is not told each move. */
+  #aheadToldAt = 0;
   #started = false;
 
   constructor(options: ExecRunOptions) {
@@ -296,6 +306,8 @@ export class ExecRun {
     if (this.#terminal) {
       if (data !== "") this.#terminal.write(data);
       if (eof) this.#terminal.endInput();
+      // A terminal echoes what is typed: look for it at once.
+      this.#follower.expectOutput();
       return;
     }
     const stdin = this.#stdin;
@@ -310,6 +322,12 @@ export class ExecRun {
   /** Resizes the command's terminal (SIGWINCH); nothing for a pipe exec. */
   resize(size: TerminalSize): void {
     this.#terminal?.resize(size);
+  }
+
+  /** Its terminal's screen as bytes that draw it again; null for a pipe exec or once it ended. */
+  async paint(): Promise<TerminalPaint | null> {
+    if (!this.#terminal || this.#exitUpdate) return null;
+    return this.#terminal.paint();
   }
 
   /** Bytes the command printed so far. */
@@ -358,10 +376,20 @@ export class ExecRun {
     this.#terminate("killed on request; the process group was terminated");
   }
 
-  /** Waits its turn with `ahead` execs before it (exec-gate.ts). */
+  /**
+   * Waits its turn with `ahead` execs before it (exec-gate.ts). Each start moves everyone
+   * in line up one, so telling every waiter every move would be O(n²) stream lines (and
+   * Durable Object writes) for a line of n: its place is told when it joins, when it is
+   * next, and otherwise at most once per `QUEUE_NOTICE_MS`; a line then carries the
+   * latest place.
+   */
   wait(ahead: number): void {
     if (this.#started || this.#exitUpdate || this.#ahead === ahead) return;
+    const joined = this.#ahead === null;
     this.#ahead = ahead;
+    const now = performance.now();
+    if (!joined && ahead !== 0 && now - this.#aheadToldAt < QUEUE_NOTICE_MS) return;
+    this.#aheadToldAt = now;
     this.#notify();
   }
 

@@ -1,7 +1,8 @@
 /**
  * A running exec's input: `POST /:execId/input` (bytes for its terminal or stdin pipe,
  * answered when the output settles), `GET /:execId/terminal` (its screen and whether it
- * waits for input), `POST /:execId/resize` (its terminal's size). Mounted at `/v1/exec`.
+ * waits for input), `GET /:execId/paint` (the bytes that draw its screen again),
+ * `POST /:execId/resize` (its terminal's size). Mounted at `/v1/exec`.
  */
 import { Hono } from "hono";
 import type { InputState } from "../../src/protocol/index.ts";
@@ -12,7 +13,7 @@ import { type ExecRegistry, findRun } from "./exec-registry.ts";
 import type { ExecRun } from "./exec-run.ts";
 
 /** Output quiet this long after an input, with nobody reading, is settled: the answer comes. */
-export const SETTLE_QUIET_MS = 500;
+const SETTLE_QUIET_MS = 500;
 /** Output quiet this long is enough when the command is seen waiting for input. */
 const PROMPT_QUIET_MS = 50;
 const SAMPLE_MS = 25;
@@ -21,7 +22,7 @@ const SAMPLE_MS = 25;
  * Waits until the command waits for input (after a short quiet), is quiet for
  * `SETTLE_QUIET_MS`, exits, or `waitMs` passes; then answers where its input stands.
  */
-export async function settledState(run: ExecRun, waitMs: number): Promise<InputState> {
+async function settledState(run: ExecRun, waitMs: number): Promise<InputState> {
   const deadline = Date.now() + waitMs;
   let bytes = run.bytesPrinted;
   let quietSince = Date.now();
@@ -68,6 +69,16 @@ export function inputRoutes(registry: ExecRegistry): Hono {
   routes.get("/:execId/terminal", async (c) =>
     c.json(await findRun(registry, c.req.param("execId")).inputState()),
   );
+
+  routes.get("/:execId/paint", async (c) => {
+    const run = findRun(registry, c.req.param("execId"));
+    const paint = await run.paint();
+    if (!paint) {
+      const why = run.exit ? "it has ended" : "it runs without a terminal";
+      throw new SandboxError("conflict", `exec '${run.execId}' has no screen to paint: ${why}`);
+    }
+    return c.json(paint);
+  });
 
   routes.post("/:execId/resize", async (c) => {
     const run = findRun(registry, c.req.param("execId"));

@@ -74,7 +74,7 @@ function fdTarget(pid: number, fd: number | string): string | null {
 }
 
 /** Which of a process's descriptors count as its input. */
-export type InputMatch = (target: string) => boolean;
+type InputMatch = (target: string) => boolean;
 
 /** True when `pid` sleeps reading input that `isInput` names. */
 function readsInput(pid: number, isInput: InputMatch): boolean {

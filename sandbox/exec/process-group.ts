@@ -2,7 +2,7 @@ import { type ChildProcessByStdio, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import type { JailedCommand } from "../jail/jail.ts";
 
-export type ShellProcess = ChildProcessByStdio<Writable | null, null, null> & {
+type ShellProcess = ChildProcessByStdio<Writable | null, null, null> & {
   readonly stdio: [null, null, null, Readable | Writable | null | undefined];
 };
 

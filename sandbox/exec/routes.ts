@@ -15,7 +15,7 @@ import { type ExecRegistry, findRun } from "./exec-registry.ts";
 import { execUpdateStream } from "./update-stream.ts";
 
 /** What the exec routes run commands with. */
-export interface ExecRouteParts {
+interface ExecRouteParts {
   config: SandboxConfig;
   registry: ExecRegistry;
   gate: ExecGate;

@@ -29,7 +29,7 @@ const LOOK_MS = 10;
 /** Longest pause between two looks at a file that did not grow. */
 const MAX_FOLLOW_PAUSE_MS = 50;
 
-export interface SpillFollowerOptions {
+interface SpillFollowerOptions {
   spill: SpillFile;
   policy: OutputPolicy;
   /** What the copier has put in the file so far. */
@@ -110,6 +110,19 @@ export class SpillFollower {
     this.#timer = setTimeout(() => this.follow(), grew ? LOOK_MS : this.#pauseMs);
     this.#timer.unref();
     if (!grew) this.#pauseMs = Math.min(this.#pauseMs * 2, MAX_FOLLOW_PAUSE_MS);
+  }
+
+  /**
+   * Output is expected soon (a key was typed into the terminal, decision 191): the pause
+   * starts again from 1 ms, so the echo is read within a few ms of landing rather than
+   * after up to `MAX_FOLLOW_PAUSE_MS`.
+   */
+  expectOutput(): void {
+    if (this.#stopped || this.#timer === null) return;
+    this.#pauseMs = 1;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.follow(), 1);
+    this.#timer.unref();
   }
 
   /** No more looks (the run finished). */

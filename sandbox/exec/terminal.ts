@@ -9,11 +9,12 @@ import { createRequire } from "node:module";
 import { constants } from "node:os";
 import type pty from "@lydell/node-pty";
 import xterm from "@xterm/headless";
-import type { TerminalScreen, TerminalSize } from "../../src/protocol/index.ts";
+import type { TerminalPaint, TerminalScreen, TerminalSize } from "../../src/protocol/index.ts";
 import type { JailedCommand } from "../jail/jail.ts";
+import { paintScreen } from "./screen-paint.ts";
 
 /** `TERM` of a tty call: xterm's own, which every full-screen program knows. */
-export const TERMINAL_TYPE = "xterm-256color";
+const TERMINAL_TYPE = "xterm-256color";
 
 /**
  * The signals a terminal sends its foreground process group (Ctrl-C, Ctrl-\, Ctrl-Z). The
@@ -47,7 +48,7 @@ export function terminalArgv(command: string): [string, ...string[]] {
   return ["/usr/bin/env", `--default-signal=${TERMINAL_SIGNALS}`, "/bin/bash", "-c", command];
 }
 
-export interface TerminalEnd {
+interface TerminalEnd {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
 }
@@ -66,6 +67,8 @@ export class TerminalProcess {
   /** Output read from the terminal, not yet in the pipe. */
   readonly #queue: Buffer[] = [];
   #queued = 0;
+  /** Bytes given to the emulator so far, in the order the pipe gets them. */
+  #fed = 0;
   #exit: TerminalEnd | null = null;
   #outputClosed = false;
   readonly #onEnd: (end: TerminalEnd) => void;
@@ -137,6 +140,7 @@ export class TerminalProcess {
   #copy(data: Buffer): void {
     if (this.#outputClosed) return;
     this.#screen.write(data);
+    this.#fed += data.length;
     this.#queue.push(data);
     this.#queued += data.length;
     if (this.#queued > QUEUE_HIGH_BYTES) this.#pty.pause();
@@ -194,6 +198,24 @@ export class TerminalProcess {
   screen(): Promise<TerminalScreen> {
     return new Promise((resolve) => {
       this.#screen.write("", () => resolve(this.#snapshot()));
+    });
+  }
+
+  /**
+   * The bytes that draw the screen again, and how many output bytes it shows: a late
+   * viewer writes them, then the output from that byte on (decision 191).
+   */
+  paint(): Promise<TerminalPaint> {
+    const atByte = this.#fed;
+    return new Promise((resolve) => {
+      this.#screen.write("", () =>
+        resolve({
+          cols: this.#screen.cols,
+          rows: this.#screen.rows,
+          data: paintScreen(this.#screen),
+          atByte,
+        }),
+      );
     });
   }
 

@@ -3,14 +3,14 @@ import { AdaptivePublisher, type Clock } from "../../src/core/publish/index.ts";
 import type { ExitUpdate, ShellUpdate } from "../../src/protocol/index.ts";
 import type { ViewPosition } from "./source-view.ts";
 
-export interface StreamPacing {
+interface StreamPacing {
   minIntervalMs: number;
   targetBytesPerSecond: number;
   clock?: Clock;
 }
 
 /** What a consumer can be brought up to date with (an `ExecRun`'s view). */
-export interface PublishedView {
+interface PublishedView {
   readonly text: string;
   readonly viewPosition: ViewPosition;
   readonly metadata: Truncation;
@@ -179,7 +179,7 @@ export function nextUpdate(run: PublishedView, sent: Sent | null): ShellUpdate |
  * Where the run stands in its sandbox's line, when that changed since `sent`: a run that
  * waits says so after its base, and says `ahead: null` when its turn comes (decision 248).
  */
-export function queueUpdate(run: StreamedRun, sent: Sent | null): ShellUpdate | null {
+function queueUpdate(run: StreamedRun, sent: Sent | null): ShellUpdate | null {
   const ahead = run.queuedAhead;
   if (sent ? sent.ahead === ahead : ahead === null) return null;
   return { kind: "queue", ahead };

@@ -21,9 +21,9 @@ import { openInside } from "./open-inside.ts";
 import { fileTarget, replaceFile } from "./replace-file.ts";
 
 /** Longest diff an edit answers with (`details.diff`); past it the diff ends with a ` ...` line. */
-export const MAX_DIFF_BYTES = 32 * 1024;
+const MAX_DIFF_BYTES = 32 * 1024;
 
-export interface ChangeContext {
+interface ChangeContext {
   workspace: Workspace;
   queue: FileQueue;
   /** Most bytes a written file may have. */
@@ -127,7 +127,7 @@ function assertSize(bytes: number, max: number, what: string): void {
 }
 
 /** Lines of `text`: newlines, plus one for a last line without one. */
-export function countLines(text: string): number {
+function countLines(text: string): number {
   if (text === "") return 0;
   let lines = 0;
   for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;

@@ -26,7 +26,7 @@ export class EditRefused extends Error {
 }
 
 /** The edited file: bytes to write, and the diff between the matched and the new text. */
-export interface EditedText {
+interface EditedText {
   /** What the file becomes, with its BOM and line endings restored. */
   text: string;
   /** Line diff with numbers and 4 lines of context (pi's `details.diff` shape). */

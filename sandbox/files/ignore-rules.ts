@@ -66,7 +66,7 @@ export class IgnoreRules {
  * Bytes of an ignore file read (decision 244): a workspace's ignore file is user data,
  * and one of a gigabyte must not fill the host's memory. Rules past it do not apply.
  */
-export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
 /** The first `max` bytes of `file` as text. */
 async function readHead(file: string, max: number): Promise<string> {

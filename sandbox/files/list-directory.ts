@@ -1,15 +1,17 @@
-import { opendir } from "node:fs/promises";
+import type { Dirent } from "node:fs";
 import type { LsResult } from "../../src/protocol/index.ts";
 import { SandboxError } from "../errors.ts";
 import type { Workspace } from "../workspace.ts";
 import { openInside } from "./open-inside.ts";
+import { smallestEntries } from "./sorted-entries.ts";
 
 /**
  * pi's `ls` on the host: a directory's entries, dotfiles included, sorted as pi sorts
  * them (case-insensitively), `/` after directories, the first `limit`. The directory is
  * opened and its descriptor checked before it is listed (`openInside`). Entry kinds come
  * from the listing itself, not from following links: a symlink shows as a plain name,
- * so nothing outside the workspace is looked at.
+ * so nothing outside the workspace is looked at. Only the first `limit` entries are
+ * held while the directory is read, however many it has (sorted-entries.ts).
  * @example await listDirectory(ws, abs, "src", 500) // { path: "src", entries: ["a.ts", "lib/"], total: 2 }
  */
 export async function listDirectory(
@@ -27,18 +29,26 @@ export async function listDirectory(
     }
     throw err;
   }
-  const names: string[] = [];
   try {
-    for await (const entry of await opendir(`/proc/self/fd/${handle.fd}`)) {
-      names.push(entry.isDirectory() ? `${entry.name}/` : entry.name);
-    }
+    const { entries, total } = await smallestEntries(
+      `/proc/self/fd/${handle.fd}`,
+      piOrder,
+      null,
+      limit,
+    );
+    const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name));
+    return { path: rel || ".", entries: names, total };
   } finally {
     await handle.close();
   }
-  names.sort((a, b) => bare(a).toLowerCase().localeCompare(bare(b).toLowerCase()));
-  return { path: rel || ".", entries: names.slice(0, limit), total: names.length };
 }
 
-function bare(entry: string): string {
-  return entry.endsWith("/") ? entry.slice(0, -1) : entry;
+/** One collator for every comparison (`localeCompare` builds one per call: 10× slower). */
+const collator = new Intl.Collator();
+
+/** pi's order (case-insensitive), then the bytes of the name, so no two names tie. */
+function piOrder(a: Dirent, b: Dirent): number {
+  const folded = collator.compare(a.name.toLowerCase(), b.name.toLowerCase());
+  if (folded !== 0) return folded;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }

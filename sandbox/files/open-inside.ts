@@ -4,7 +4,7 @@ import { SandboxError } from "../errors.ts";
 import type { Workspace } from "../workspace.ts";
 import { pathError, shown } from "./path-error.ts";
 
-export type Opened = "file" | "directory";
+type Opened = "file" | "directory";
 
 /**
  * Opens `abs` (a path inside the workspace, `rel` as the caller named it) and checks the

@@ -3,7 +3,7 @@ import { utf8ByteLength, utf8HeadIndex } from "../../src/core/retention/utf8.ts"
 import type { ReadResult } from "../../src/protocol/index.ts";
 import { SandboxError } from "../errors.ts";
 
-export interface ReadWindow {
+interface ReadWindow {
   /** 1-based first line. */
   offset: number;
   /** Most lines returned. */

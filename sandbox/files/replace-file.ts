@@ -8,7 +8,7 @@ import { openInside } from "./open-inside.ts";
 import { pathError } from "./path-error.ts";
 
 /** Where a file is written: its folder's real path inside the workspace and its name there. */
-export interface FileTarget {
+interface FileTarget {
   /** Real path of the folder (may not exist yet). */
   dir: string;
   name: string;

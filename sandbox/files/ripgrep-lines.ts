@@ -13,7 +13,7 @@ import type { SplitRecord } from "./record-splitter.ts";
  * holds more than `GREP_MAX_LINE_CHARS` UTF-16 units whatever the text (at most 3 bytes
  * per unit), so grep still marks the line cut and ripgrep's own note is cut off.
  */
-export const RIPGREP_MAX_COLUMNS = 4 * GREP_MAX_LINE_CHARS;
+const RIPGREP_MAX_COLUMNS = 4 * GREP_MAX_LINE_CHARS;
 
 /** Longest output record kept: a path (PATH_MAX), a line number and a preview with its note. */
 export const RIPGREP_RECORD_BYTES = 8192;
@@ -33,7 +33,7 @@ export const RIPGREP_LINE_ARGS = [
 ];
 
 /** One line ripgrep printed: a match or a context line. */
-export interface RipgrepLine {
+interface RipgrepLine {
   path: string;
   line: number;
   text: string;

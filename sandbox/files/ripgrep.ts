@@ -23,7 +23,7 @@ export interface RipgrepRun {
 }
 
 /** How ripgrep's stdout is cut into records, each read to at most `maxBytes`. */
-export interface RipgrepRecords {
+interface RipgrepRecords {
   /** The byte that ends a record: `\n` for lines, 0 for `--null` listings. */
   separator: number;
   maxBytes: number;

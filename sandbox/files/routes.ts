@@ -28,7 +28,7 @@ import { readLines } from "./read-file.ts";
 import { glob, grep } from "./search.ts";
 
 /** File tool defaults (docs/design.md#sandboxes): a read's window and line cut are the tools' own caps. */
-export const FILE_TOOL_DEFAULTS = {
+const FILE_TOOL_DEFAULTS = {
   readLimit: OUTPUT_LINES,
   readMaxBytes: OUTPUT_BYTES,
   readMaxLineChars: READ_LINE_CHARS,
@@ -39,7 +39,7 @@ export const FILE_TOOL_DEFAULTS = {
 } as const;
 
 /** What the file routes read and change. */
-export interface FileRouteParts {
+interface FileRouteParts {
   config: SandboxConfig;
   workspace: Workspace;
   spills: SpillFolder;

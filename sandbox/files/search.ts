@@ -27,7 +27,7 @@ import { fileLines, handleLines, walkFiles } from "./walker.ts";
 const RIPGREP_IGNORE_ARGS = ["--no-require-git", "--no-ignore-global", "--no-ignore-exclude"];
 
 /** Which engine searches: ripgrep at `rgPath`, or the built-in walker when null. */
-export interface SearchOptions {
+interface SearchOptions {
   workspace: Workspace;
   /** The spill files, searched when the path is `/toolwire/spill` or one of its files. */
   spills: SpillFolder;

@@ -1,9 +1,11 @@
-import { type FileHandle, opendir, stat } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { type FileHandle, stat } from "node:fs/promises";
 import path from "node:path";
 import { SandboxError } from "../errors.ts";
 import type { Workspace } from "../workspace.ts";
 import { IgnoreRules } from "./ignore-rules.ts";
 import { openInside } from "./open-inside.ts";
+import { byName, ENTRY_WINDOW, smallestEntries } from "./sorted-entries.ts";
 
 /**
  * Files under `abs` in a stable order (entries sorted by name, depth first), as
@@ -31,7 +33,7 @@ export async function* walkFiles(
 }
 
 /** How a walk treats hidden entries. */
-export interface WalkOptions {
+interface WalkOptions {
   /**
    * Walk hidden entries too (pi's `find`, like `fd --hidden`), except the `.git` and
    * `.toolwire` folders (version control and Toolwire's own spill files).
@@ -49,25 +51,45 @@ async function* walkDir(
   options: WalkOptions,
 ): AsyncGenerator<string> {
   const root = workspace.root;
-  const entries = [];
   const handle = await openInside(workspace, dir, workspace.relative(dir), "directory");
-  try {
-    for await (const entry of await opendir(`/proc/self/fd/${handle.fd}`)) entries.push(entry);
-  } finally {
-    await handle.close();
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    if (entry.name.startsWith(".") && (!options.hidden || ALWAYS_SKIPPED.has(entry.name))) {
-      continue;
+  let open = true;
+  const close = async () => {
+    if (open) {
+      open = false;
+      await handle.close();
     }
-    const full = path.join(dir, entry.name);
-    const rel = toRel(root, full);
-    if (!entry.isDirectory() && !entry.isFile()) continue;
-    if (rules.ignores(rel, entry.isDirectory())) continue;
-    if (entry.isDirectory()) {
-      yield* walkDir(workspace, full, await rules.enter(root, rel), options);
-    } else yield rel;
+  };
+  try {
+    // In name order, a window of entries at a time: a huge directory is never held whole.
+    let after: Dirent | null = null;
+    for (;;) {
+      const { entries } = await smallestEntries(
+        `/proc/self/fd/${handle.fd}`,
+        byName,
+        after,
+        ENTRY_WINDOW,
+      );
+      const whole = entries.length < ENTRY_WINDOW;
+      // A directory read whole is let go before its folders are walked: a deep tree
+      // then holds one descriptor, not one per level.
+      if (whole) await close();
+      for (const entry of entries) {
+        if (entry.name.startsWith(".") && (!options.hidden || ALWAYS_SKIPPED.has(entry.name))) {
+          continue;
+        }
+        const full = path.join(dir, entry.name);
+        const rel = toRel(root, full);
+        if (!entry.isDirectory() && !entry.isFile()) continue;
+        if (rules.ignores(rel, entry.isDirectory())) continue;
+        if (entry.isDirectory()) {
+          yield* walkDir(workspace, full, await rules.enter(root, rel), options);
+        } else yield rel;
+      }
+      if (whole) return;
+      after = entries.at(-1) ?? null;
+    }
+  } finally {
+    await close();
   }
 }
 

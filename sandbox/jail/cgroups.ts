@@ -20,7 +20,7 @@ import {
 import path from "node:path";
 
 /** The controllers a command is limited by. */
-export type Controller = "pids" | "memory";
+type Controller = "pids" | "memory";
 
 /** What one controller's cgroup writes and reads, in cgroup v1 and v2. */
 interface ControllerFiles {

@@ -25,14 +25,14 @@ const SYSTEM_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/lib
 const MASKED_FILES = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-"];
 
 /** PATH inside the jail. */
-export const JAIL_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const JAIL_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /**
  * The user id a jailed command runs as inside its user namespace. Non-zero, so
  * bubblewrap gives it no capabilities (it cannot remount anything); outside the
  * namespace it is the host's own user.
  */
-export const JAIL_UID = 1000;
+const JAIL_UID = 1000;
 
 /**
  * Processes of the jail itself beyond the command's: bubblewrap outside and bubblewrap
@@ -40,7 +40,7 @@ export const JAIL_UID = 1000;
  */
 const JAIL_OWN_PROCESSES = 2;
 
-export interface JailOptions {
+interface JailOptions {
   isolation: Isolation;
   /** Network inside the jail: off (`--unshare-net`, a loopback of its own) unless true. */
   network: boolean;
@@ -84,7 +84,7 @@ export interface JailedCommand {
   release(): void;
 }
 
-export interface JailRequest {
+interface JailRequest {
   argv: [string, ...string[]];
   /** Absolute working directory (inside the workspace). */
   cwd: string;
@@ -357,7 +357,7 @@ export class Jail {
  * (the workspace root as the command sees it), LANG and TMPDIR. Nothing of the host's
  * environment.
  */
-export function cleanEnv(home: string): Record<string, string> {
+function cleanEnv(home: string): Record<string, string> {
   return { PATH: JAIL_PATH, HOME: home, LANG: "C.UTF-8", TMPDIR: "/tmp" };
 }
 

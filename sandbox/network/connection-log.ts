@@ -25,7 +25,7 @@ export interface EgressTotals {
 }
 
 /** Connections kept per sandbox: the last 1,000. */
-export const CONNECTION_LOG_SIZE = 1000;
+const CONNECTION_LOG_SIZE = 1000;
 
 /**
  * The last `CONNECTION_LOG_SIZE` connections of one sandbox, oldest first, and its

@@ -11,12 +11,12 @@ const MAX_HEAD_BYTES = 16 * 1024;
 export type Lookup = (host: string) => Promise<string[]>;
 
 /** How the proxy opens a connection to an address it checked. */
-export type Dial = (address: string, port: number) => net.Socket;
+type Dial = (address: string, port: number) => net.Socket;
 
-export const systemLookup: Lookup = async (host) =>
+const systemLookup: Lookup = async (host) =>
   (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-export interface EgressProxyOptions {
+interface EgressProxyOptions {
   sandboxId: string;
   /** Host-only Unix socket the sandbox's bridge carries each connection to. */
   socketPath: string;

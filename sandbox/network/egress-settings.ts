@@ -1,10 +1,11 @@
+import { execFileSync } from "node:child_process";
 import type { EgressGuard } from "../../src/protocol/network-policy.ts";
 import { positiveInt } from "../env-number.ts";
 import type { Lookup } from "./egress-proxy.ts";
 
 /** The host operator's egress settings, read once at start. */
 export interface EgressSettings extends EgressGuard {
-  /** False where the host cannot make network namespaces (not root, or no jail). */
+  /** False where the host cannot make network namespaces (no jail). */
   available: boolean;
   maxConnections: number;
   /** How names are resolved; tests give their own. */
@@ -12,17 +13,19 @@ export interface EgressSettings extends EgressGuard {
 }
 
 /** Default of `SANDBOX_EGRESS_MAX_CONNECTIONS`: connections one sandbox may hold open at once. */
-export const DEFAULT_EGRESS_MAX_CONNECTIONS = 64;
+const DEFAULT_EGRESS_MAX_CONNECTIONS = 64;
 
 /** The Worker's port in local development (`wrangler dev`), reserved unless the operator names others. */
-export const DEFAULT_RESERVED_PORTS = [8787];
+const DEFAULT_RESERVED_PORTS = [8787];
 
 /**
  * Reads `SANDBOX_EGRESS_ALLOW_PRIVATE` (`1`: loopback and private addresses pass, for
  * local development and tests; off by default), `SANDBOX_EGRESS_RESERVED_PORTS` (ports
  * never reached on a non-public address, comma-separated; default the Worker's 8787;
  * the host's own `port` is always added) and `SANDBOX_EGRESS_MAX_CONNECTIONS` (64).
- * Namespaces need root and a jail: elsewhere `available` is false.
+ * Namespaces need the jail (root holds them with a bind mount, any other user in a user
+ * namespace its bridge holds; decision 183): without it, or where this user cannot make
+ * that namespace, `available` is false.
  * @example const egress = egressSettingsFromEnv(process.env, 8788, "bwrap");
  */
 export function egressSettingsFromEnv(
@@ -48,7 +51,7 @@ export function egressSettingsFromEnv(
           return n;
         });
   return {
-    available: process.getuid?.() === 0 && isolation === "bwrap",
+    available: isolation === "bwrap" && (process.getuid?.() === 0 || bridgeNamespacesWork()),
     allowPrivate: allow === "1",
     reservedPorts: [...new Set([...reserved, hostPort])],
     maxConnections: positiveInt(
@@ -57,4 +60,34 @@ export function egressSettingsFromEnv(
       DEFAULT_EGRESS_MAX_CONNECTIONS,
     ),
   };
+}
+
+/**
+ * Whether a host that is not root can make the namespace its bridges hold (decision 183):
+ * tried once at start, so that a host where user namespaces are refused to `unshare`
+ * (some distributions allow them to bubblewrap alone) keeps its sandboxes without a
+ * network, as before, instead of failing every create.
+ */
+function bridgeNamespacesWork(): boolean {
+  try {
+    execFileSync(
+      "unshare",
+      [
+        "--user",
+        "--map-current-user",
+        "--keep-caps",
+        "--net",
+        "--",
+        "ip",
+        "link",
+        "set",
+        "lo",
+        "up",
+      ],
+      { stdio: "ignore", timeout: 10_000 },
+    );
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -4,13 +4,20 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
+/** Where a sandbox's commands run: the namespace they enter, and how it is let go. */
+export interface SandboxNamespace {
+  /** The argv prefix that runs a command inside the namespace. */
+  enter(): string[];
+  remove(): Promise<void>;
+}
+
 /**
  * One sandbox's network namespace (decision 180): only loopback, up; held by a bind
  * mount of its nsfs file on `file`, so it outlives every process in it. Commands enter
  * it with `nsenter --net=<file>` before bubblewrap starts. Making one needs root (the
  * mount); `remove` unmounts it and the kernel frees it once no process is left in it.
  */
-export class NetworkNamespace {
+export class NetworkNamespace implements SandboxNamespace {
   readonly file: string;
 
   private constructor(file: string) {

@@ -17,7 +17,7 @@ export async function connectApp(set: SandboxSet, id: string, port: number): Pro
   if (!sandbox.network) {
     throw new SandboxError(
       "no_listener",
-      `sandbox ${id} has no network of its own on this host (it needs root and the bubblewrap jail), so nothing in it can be reached`,
+      `sandbox ${id} has no network of its own on this host (it needs the bubblewrap jail), so nothing in it can be reached`,
     );
   }
   try {

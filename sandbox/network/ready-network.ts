@@ -1,7 +1,8 @@
 import { mkdir, rm, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { type Bridge, startBridge } from "./bridge.ts";
-import { NetworkNamespace } from "./netns.ts";
+import { BridgeNamespace, bridgeNamespacePrefix } from "./bridge-namespace.ts";
+import { NetworkNamespace, type SandboxNamespace } from "./netns.ts";
 
 /**
  * The part of a sandbox's network that belongs to no sandbox yet (decision 225): its
@@ -11,7 +12,7 @@ import { NetworkNamespace } from "./netns.ts";
  */
 export interface ReadyNetwork {
   dir: string;
-  namespace: NetworkNamespace;
+  namespace: SandboxNamespace;
   bridge: Bridge;
   /** The bridge's host-only way in (preview URLs). */
   inSocket: string;
@@ -39,12 +40,16 @@ export async function prepareNetwork(dir: string): Promise<ReadyNetwork> {
   }
   // Sockets a host killed before it could close them would refuse to listen again.
   await Promise.all([rm(egressSocket, { force: true }), rm(inSocket, { force: true })]);
-  const namespace = await NetworkNamespace.create(path.join(dir, "ns"));
+  // Root holds the namespace with a bind mount; any other host has its bridge hold it
+  // in a user namespace of its own (the container backend; decision 183).
+  const mounted =
+    process.getuid?.() === 0 ? await NetworkNamespace.create(path.join(dir, "ns")) : null;
   try {
-    const bridge = await startBridge(namespace.enter(), inSocket);
+    const bridge = await startBridge(mounted?.enter() ?? bridgeNamespacePrefix(), inSocket);
+    const namespace = mounted ?? new BridgeNamespace(bridge.child.pid as number);
     return { dir, namespace, bridge, inSocket, egressSocket };
   } catch (err) {
-    await namespace.remove();
+    await mounted?.remove();
     throw err;
   }
 }

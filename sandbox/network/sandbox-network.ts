@@ -8,7 +8,7 @@ import { BRIDGE_PROXY_PORT } from "./bridge.ts";
 import { ConnectionLog, type ConnectionRecord, type EgressTotals } from "./connection-log.ts";
 import { EgressProxy } from "./egress-proxy.ts";
 import type { EgressSettings } from "./egress-settings.ts";
-import type { NetworkNamespace } from "./netns.ts";
+import type { SandboxNamespace } from "./netns.ts";
 import { discardNetwork, prepareNetwork, type ReadyNetwork } from "./ready-network.ts";
 
 /** What the jail's commands find in their environment: the proxy, and what bypasses it. */
@@ -39,7 +39,7 @@ export interface NetworkView {
  * @example const network = await SandboxNetwork.open(dir, id, { allow: [] }, 1 << 30, settings);
  */
 export class SandboxNetwork {
-  readonly namespace: NetworkNamespace;
+  readonly namespace: SandboxNamespace;
   readonly log: ConnectionLog;
   readonly #proxy: EgressProxy;
   readonly #ready: ReadyNetwork;

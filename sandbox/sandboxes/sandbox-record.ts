@@ -22,7 +22,7 @@ export interface SandboxRecord {
 const SUFFIX = ".json";
 
 /** Where sandbox `id`'s record lives under `dir`. */
-export function recordPath(dir: string, id: string): string {
+function recordPath(dir: string, id: string): string {
   return path.join(dir, `${id}${SUFFIX}`);
 }
 
@@ -42,7 +42,7 @@ export async function removeRecord(dir: string, id: string): Promise<void> {
 }
 
 /** A record that could not be read: its id and why. */
-export interface UnreadableRecord {
+interface UnreadableRecord {
   id: string;
   reason: string;
 }

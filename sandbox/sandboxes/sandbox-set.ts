@@ -264,7 +264,7 @@ export const FULL_HOST_RETRY_AFTER_SEC = 10;
 export function noNetwork(): SandboxError {
   return new SandboxError(
     "bad_request",
-    "network: this sandbox host gives sandboxes no network (it needs root and the bubblewrap jail to make each one a network namespace); leave network out",
+    "network: this sandbox host gives sandboxes no network (it needs the bubblewrap jail and, when not root, user namespaces with 'unshare' and 'ip' to make each one a network namespace); leave network out",
   );
 }
 

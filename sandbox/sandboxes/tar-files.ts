@@ -19,7 +19,7 @@ export interface TarPlace {
 }
 
 /** What an upload did. */
-export interface UploadResult {
+interface UploadResult {
   path: string;
   entries: number;
   bytes: number;

@@ -7,10 +7,10 @@
  */
 
 /** The limit that stopped a call, as its details name it (`stoppedBy`). */
-export type TimeLimit = "timeout" | "idleTimeout";
+type TimeLimit = "timeout" | "idleTimeout";
 
 /** How a call ended, in one word a page can style by. */
-export type EndingKind = "done" | "failed" | "cancelled" | "timedout";
+type EndingKind = "done" | "failed" | "cancelled" | "timedout";
 
 export interface CallEnding {
   kind: EndingKind;
@@ -21,7 +21,7 @@ export interface CallEnding {
 }
 
 /** What `callEnding` reads of a settled call: its marks, details and args. */
-export interface SettledFacts {
+interface SettledFacts {
   isError: boolean | undefined;
   cancelled: boolean | undefined;
   details: unknown;

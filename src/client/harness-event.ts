@@ -2,7 +2,7 @@ import type { HarnessEvent } from "../core/events/types.ts";
 import { isRecord } from "./errors.ts";
 
 /** A frame parsed: an event, a frame of a kind this client does not know (skipped), or garbage. */
-export type ParsedFrame =
+type ParsedFrame =
   | { kind: "event"; event: HarnessEvent }
   | { kind: "unknown" }
   | { kind: "malformed"; reason: string };

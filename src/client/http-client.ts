@@ -10,6 +10,7 @@ import { canUpgradeOverFetch, fetchSocket } from "./fetch-socket.ts";
 import { OutputProducer, type OutputProducerOptions } from "./output-producer.ts";
 import type { SocketFactory } from "./socket-transport.ts";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscription.ts";
+import { TerminalClient } from "./terminal-client.ts";
 
 export interface ToolwireClientOptions {
   /** e.g. `http://127.0.0.1:8787` */
@@ -47,7 +48,7 @@ export interface CreatedInvocation {
 }
 
 /** Fresh links to one call (`GET /v1/invocations/:id/links`): a new subscribe token, an hour long. */
-export interface InvocationLinks {
+interface InvocationLinks {
   id: string;
   subscribeToken: string;
   socketUrl: string;
@@ -59,6 +60,16 @@ export interface InvocationLinks {
 export type InvocationInfo = InvocationView;
 
 export type { ResultPoll };
+
+/** What `POST /v1/invocations/:id/attach` answers: the write capability and its link. */
+export interface AttachGrant extends InvocationLinks {
+  /** Who the token types as. */
+  name: string;
+  /** Goes in `Authorization: Bearer` of the terminal's input and resize routes; an hour. */
+  attachToken: string;
+  /** The viewer link with the token in its fragment: whoever opens it can type. */
+  attachUrl: string;
+}
 
 export interface ToolInfo {
   name: string;
@@ -138,6 +149,40 @@ export class ToolwireClient {
     const links = expectRecord(body, "the links");
     if (typeof links.viewUrl !== "string") throw badBody("the links have no viewUrl");
     return links as unknown as InvocationLinks;
+  }
+
+  /**
+   * The write capability for a running tty call's terminal (decision 191): an attach
+   * token that types as `name`, and the viewer link that carries it (API token, or the
+   * call's own sandbox's token).
+   * @example const { attachToken, attachUrl } = await client.attach("call_1", "ada");
+   */
+  async attach(id: string, name?: string): Promise<AttachGrant> {
+    const { body } = await this.#call(
+      "POST",
+      `${this.#path(id)}/attach`,
+      name === undefined ? {} : { name },
+      `Attaching to ${id}`,
+    );
+    const grant = expectRecord(body, "the attach answer");
+    if (typeof grant.attachToken !== "string")
+      throw badBody("the attach answer has no attachToken");
+    return grant as unknown as AttachGrant;
+  }
+
+  /**
+   * Call `id`'s terminal: its screen, and with an attach token a person's keys and size.
+   * @example const term = client.terminal("call_1", attachToken); await term.type("q");
+   */
+  terminal(id: string, attachToken?: string): TerminalClient {
+    return new TerminalClient({
+      baseUrl: this.baseUrl,
+      id,
+      fetch: this.#doFetch,
+      ...(this.#token ? { token: this.#token } : {}),
+      ...(this.#subscribeToken ? { subscribeToken: this.#subscribeToken } : {}),
+      ...(attachToken ? { attachToken } : {}),
+    });
   }
 
   /** A new run page link for run `runId` (API token only). */

@@ -14,6 +14,7 @@ export type {
   ToolStartEvent,
   ToolUpdateEvent,
 } from "../core/events/types.ts";
+export { formatCount } from "../core/output/footer.ts";
 export type {
   ImageContent,
   OutputContent,
@@ -62,4 +63,4 @@ export type {
   TransportConnection,
   TransportHandlers,
 } from "./transport.ts";
-export { describeTruncation, formatBytes, formatCount } from "./truncation-notice.ts";
+export { describeTruncation, formatBytes } from "./truncation-notice.ts";

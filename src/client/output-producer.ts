@@ -11,7 +11,7 @@ export interface OutputProducerOptions {
 }
 
 /** One attempt at sending a body under `seq`. */
-export type SendBody = (
+type SendBody = (
   calls: ProducerCall[],
   end: ProducerEnd | undefined,
   seq: number,

@@ -13,7 +13,7 @@ export type { PortExposure, SandboxView };
  * What a create (and a token rotation) answers: the view and the sandbox's token, which
  * opens that sandbox alone (decision 250); give it to the agent that works there.
  */
-export type CreatedSandbox = SandboxView & { token: string };
+type CreatedSandbox = SandboxView & { token: string };
 
 /** What `POST /v1/sandboxes` takes. */
 export interface CreateSandboxRequest {

@@ -1,4 +1,4 @@
-import { TOKEN_EXPIRED_CLOSE } from "../core/events/socket-close.ts";
+import { CREDENTIAL_REVOKED_CLOSE, TOKEN_EXPIRED_CLOSE } from "../core/events/socket-close.ts";
 import { errorFromResponse, ToolwireError, unreachable } from "./errors.ts";
 import {
   DEFAULT_KEEP_ALIVE,
@@ -20,7 +20,7 @@ export interface SocketLike {
 }
 export type SocketFactory = (url: string, headers?: Record<string, string>) => SocketLike;
 
-export interface SocketTransportOptions {
+interface SocketTransportOptions {
   /** Extra upgrade headers (Node only: browsers cannot set them). */
   headers?: Record<string, string>;
   /** Defaults to the platform `WebSocket`. */
@@ -115,6 +115,7 @@ export function socketTransport(url: string, options: SocketTransportOptions = {
     const ended = (event?: { code?: number }) => {
       if (done || refused) return;
       if (opened && event?.code === TOKEN_EXPIRED_CLOSE.code) return finish(tokenExpired());
+      if (opened && event?.code === CREDENTIAL_REVOKED_CLOSE.code) return finish(tokenRevoked());
       if (opened) return finish();
       refused = true;
       void explainRefusal(url, options).then(finish);
@@ -176,6 +177,14 @@ function resumeUrl(url: string, resume: ResumePoint | undefined): string {
  * The server closed the socket because its subscribe token expired: permanent, since a
  * reconnect with the same token is refused (docs/decisions/112).
  */
+function tokenRevoked(): ToolwireError {
+  return new ToolwireError(
+    "unauthorized",
+    "The sandbox token this connection was opened with was revoked or ended with its sandbox, so the server closed the connection; connect again with the sandbox's current token.",
+    401,
+  );
+}
+
 function tokenExpired(): ToolwireError {
   return new ToolwireError(
     "unauthorized",

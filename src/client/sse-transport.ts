@@ -4,7 +4,7 @@ import { DEFAULT_KEEP_ALIVE, type KeepAlivePolicy, seconds } from "./keep-alive.
 import { redact } from "./socket-transport.ts";
 import type { ResumePoint, Transport } from "./transport.ts";
 
-export interface SseTransportOptions {
+interface SseTransportOptions {
   /** Extra request headers, e.g. `Authorization` in Node. */
   headers?: Record<string, string>;
   fetch?: typeof fetch;

@@ -1,3 +1,4 @@
+import { formatCount } from "../core/output/footer.ts";
 import type { Truncation } from "../core/output/types.ts";
 
 const integer = new Intl.NumberFormat("en-US");
@@ -14,11 +15,6 @@ export function formatBytes(bytes: number): string {
   }
   const shown = value >= 100 ? Math.round(value) : Math.round(value * 10) / 10;
   return `${integer.format(shown)} ${units[unit]}`;
-}
-
-/** 34567 → "34,567". */
-export function formatCount(n: number): string {
-  return integer.format(n);
 }
 
 /**

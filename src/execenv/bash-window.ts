@@ -50,7 +50,7 @@ export function sourceLimits(plan: WindowPlan): Required<ExecLimits> {
 }
 
 /** Room for the line that names the omitted middle of a head+tail window. */
-export const MIDDLE_LINE_ROOM = { bytes: 256, lines: 2 } as const;
+const MIDDLE_LINE_ROOM = { bytes: 256, lines: 2 } as const;
 
 /**
  * The sink's bounds for a plan: the source's window plus `room` for what bash appends
@@ -154,7 +154,7 @@ export function windowFooter(plan: WindowPlan, t: Truncation, middle: LineRange 
 }
 
 /** A head read from the spill and what it covers. */
-export interface HeadPart {
+interface HeadPart {
   text: string;
   /** Lines shown whole (a line cut by the byte share is shown in part and not counted). */
   wholeLines: number;

@@ -1,12 +1,7 @@
-export {
-  CONTAINER_STOPPED,
-  SandboxHttpError,
-  SandboxStreamError,
-  SandboxUnreachableError,
-} from "./errors.ts";
+export { CONTAINER_STOPPED, SandboxHttpError, SandboxStreamError } from "./errors.ts";
 export { execIdFor } from "./exec-id.ts";
-export { MAX_NDJSON_LINE_BYTES, readNdjson } from "./ndjson.ts";
-export { type KillResult, SandboxClient } from "./sandbox-client.ts";
+export { readNdjson } from "./ndjson.ts";
+export { SandboxClient } from "./sandbox-client.ts";
 export {
   admitCommand,
   CONTAINER_PLACEMENT,
@@ -16,18 +11,9 @@ export {
   placementOf,
   probeSandbox,
   resolveSandbox,
-  SANDBOX_PROBE_TIMEOUT_MS,
-  type SandboxContainerNamespace,
-  type SandboxSettings,
-  type SandboxTarget,
   sandboxTable,
   sandboxTokenName,
 } from "./sandbox-routing.ts";
-export {
-  bashEnding,
-  runShell,
-  type ShellRunOptions,
-  type ShellRunResult,
-} from "./shell-run.ts";
+export { bashEnding, runShell, type ShellRunResult } from "./shell-run.ts";
 export { fetchIdempotent } from "./transient-retry.ts";
 export type * from "./types.ts";

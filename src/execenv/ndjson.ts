@@ -5,7 +5,7 @@ import { SandboxStreamError } from "./errors.ts";
  * Longest NDJSON line accepted. A Shell update carries at most one bounded view: the
  * host caps `maxBytes` at 4 MiB, and JSON escaping can grow text 6-fold (`\u0001`).
  */
-export const MAX_NDJSON_LINE_BYTES = 32 * 1024 * 1024;
+const MAX_NDJSON_LINE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Splits a byte stream into NDJSON lines and parses each. UTF-8 is decoded as a stream

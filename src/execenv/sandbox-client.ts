@@ -19,13 +19,14 @@ import type {
   ReadRequest,
   ReadResult,
   ShellUpdate,
+  TerminalPaint,
   TerminalSize,
   WriteRequest,
   WriteResult,
 } from "./types.ts";
 
 /** Answer of `POST /v1/exec/:execId/kill`. */
-export interface KillResult {
+interface KillResult {
   execId: string;
   status: "killing" | "exited";
 }
@@ -97,6 +98,16 @@ export class SandboxClient {
     return this.#json<InputState>(
       "GET",
       `/v1/exec/${encodeURIComponent(execId)}/terminal`,
+      undefined,
+      signal,
+    );
+  }
+
+  /** The bytes that draw a running tty exec's screen again, and the output byte it shows (decision 191). */
+  paint(execId: string, signal?: AbortSignal): Promise<TerminalPaint> {
+    return this.#json<TerminalPaint>(
+      "GET",
+      `/v1/exec/${encodeURIComponent(execId)}/paint`,
       undefined,
       signal,
     );

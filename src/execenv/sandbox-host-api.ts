@@ -16,7 +16,7 @@ import {
 } from "./sandbox-routing.ts";
 
 /** What a create may ask for; the host grants its own limits where a field is left out. */
-export interface SandboxLimitsRequest {
+interface SandboxLimitsRequest {
   diskBytes?: number;
   maxExecs?: number;
   maxProcesses?: number;

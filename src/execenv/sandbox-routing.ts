@@ -16,7 +16,7 @@ import {
 import { CREATED_SANDBOX_ID } from "../protocol/sandbox.ts";
 
 /** What routing needs of the container DO namespace: one object per sandbox, reached by `fetch`. */
-export interface SandboxContainerNamespace {
+interface SandboxContainerNamespace {
   getByName(name: string): { fetch(request: Request): Promise<Response> };
 }
 

@@ -9,9 +9,9 @@ import {
 import type { SandboxClient } from "./sandbox-client.ts";
 import type { ExecRequest, ShellUpdate } from "./types.ts";
 
-export type ExitUpdate = Extract<ShellUpdate, { kind: "exit" }>;
+type ExitUpdate = Extract<ShellUpdate, { kind: "exit" }>;
 
-export interface ShellRunOptions {
+interface ShellRunOptions {
   /** Join `req.execId`, already running (or recently finished), instead of starting it. */
   reattach: boolean;
   /** After a cancel, how long to wait for the exit before giving up on the stream. Default 10 s. */

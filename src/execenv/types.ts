@@ -21,6 +21,7 @@ export type {
   ReadResult,
   SearchEngine,
   ShellUpdate,
+  TerminalPaint,
   TerminalScreen,
   TerminalSize,
   WriteRequest,

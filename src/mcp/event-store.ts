@@ -31,7 +31,7 @@ export function parseEventId(eventId: string): { streamId: string; seq: number }
 }
 
 /** An event store for one request of session `sessionId`, and when its response was stored. */
-export interface SessionEventStore extends EventStore {
+interface SessionEventStore extends EventStore {
   /** Resolves once a response (result or error) has been stored. */
   readonly responded: Promise<void>;
 }

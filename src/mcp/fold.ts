@@ -15,7 +15,7 @@ import type { InvocationLinks } from "./port.ts";
 export const META_KEY = "io.toolwire/invocation";
 
 /** How the call ended, as `structuredContent.exit` states it. */
-export interface CallExit {
+interface CallExit {
   /**
    * `completed`: ran to its end with success; `failed`: the tool reported an error;
    * `cancelled`: stopped on request; `timeout`: stopped by one of its time limits (`limit`).
@@ -29,7 +29,7 @@ export interface CallExit {
 }
 
 /** `structuredContent` of every Toolwire tool result. */
-export interface StructuredFold {
+interface StructuredFold {
   invocationId: string;
   truncation: SettledResult["truncation"];
   exit: CallExit;

@@ -13,7 +13,7 @@ import { INVOCATION_ID_PATTERN } from "../protocol/index.ts";
 import { META_KEY } from "./fold.ts";
 
 /** `_meta` key a client may set to name the invocation a call is. */
-export const CALL_ID_META_KEY = "io.toolwire/callId";
+const CALL_ID_META_KEY = "io.toolwire/callId";
 
 /** The error message for an unusable id in `_meta`, naming the field. */
 export class CallIdError extends Error {
@@ -61,7 +61,7 @@ export async function sessionCallId(
 }
 
 /** An invocation id and which rule gave it. */
-export interface CallIdentity {
+interface CallIdentity {
   id: string;
   from: "meta" | "session" | "fresh";
 }

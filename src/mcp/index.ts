@@ -24,13 +24,10 @@ import {
 import { isIssuedSessionId, mintSessionId } from "./session-id.ts";
 import { serveTaskListen, taskListenOf } from "./task-notifications.ts";
 
-export { META_KEY, type StructuredFold } from "./fold.ts";
-export { CALL_ID_META_KEY, callIdentity, sessionCallId } from "./identity.ts";
-export type { InvocationLinks, InvocationPort, SessionStore } from "./port.ts";
-export { PROGRESS_INTERVAL_MS } from "./progress.ts";
+export type { InvocationPort, SessionStore } from "./port.ts";
 export { allowedHostnames } from "./rebinding.ts";
-export { SERVER_INFO, SESSION_HEADER } from "./server.ts";
-export { MCP_TOOLS, outputBound } from "./tools.ts";
+export { SESSION_HEADER } from "./server.ts";
+export { MCP_TOOLS } from "./tools.ts";
 
 export interface McpEndpointOptions extends ToolwireServerOptions {
   /** Key that signs 2025-11-25 session ids. */

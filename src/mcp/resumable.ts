@@ -12,7 +12,7 @@ import { REPLAY_WAIT_MS, sessionEventStore } from "./event-store.ts";
 import { type ToolwireServerOptions, toolwireServer } from "./server.ts";
 
 /** Milliseconds a client is told (`retry:`) to wait before it reconnects. */
-export const RETRY_MS = 1000;
+const RETRY_MS = 1000;
 
 function isEventStream(res: Response): boolean {
   return (res.headers.get("content-type") ?? "").split(";")[0]?.trim() === "text/event-stream";

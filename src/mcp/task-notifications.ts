@@ -36,13 +36,13 @@ import {
 export const MAX_LISTEN_TASK_IDS = 64;
 
 /** How long one wait on a task's DO lasts before it is renewed (the DO allows 30 s). */
-export const LISTEN_WAIT_MS = 25_000;
+const LISTEN_WAIT_MS = 25_000;
 
 /** The only notification method a task listen stream carries besides its ack. */
-export const TASK_NOTIFICATION = "notifications/tasks";
+const TASK_NOTIFICATION = "notifications/tasks";
 
 /** A `subscriptions/listen` request for task notifications, as read off its body. */
-export type TaskListen =
+type TaskListen =
   | { ok: true; id: JSONRPCRequest["id"]; taskIds: string[] }
   | { ok: false; id: JSONRPCRequest["id"]; status: number; code: number; message: string };
 
@@ -105,7 +105,7 @@ export function taskListenOf(req: Request, body: unknown): TaskListen | undefine
   return { ok: true, id, taskIds: checked.taskIds };
 }
 
-export interface TaskListenOptions {
+interface TaskListenOptions {
   port: InvocationPort;
   ttlMs: number | null;
   keepAliveMs: number;

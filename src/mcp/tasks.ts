@@ -38,10 +38,10 @@ const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 export const MISSING_CAPABILITY = -32021;
 
 /** SEP-2663 task statuses Toolwire reports. */
-export type TaskStatus = "working" | "completed" | "cancelled";
+type TaskStatus = "working" | "completed" | "cancelled";
 
 /** The fields every task answer carries (SEP-2663 `Task`). */
-export interface TaskFields {
+interface TaskFields {
   taskId: string;
   status: TaskStatus;
   createdAt: string;

@@ -21,7 +21,10 @@ import {
 } from "../protocol/index.ts";
 import { type AnyTool, ToolArgsError } from "../tools/index.ts";
 
-/** The tools an MCP client sees by default: the source-bounded sandbox and web tools. */
+/**
+ * The tools an MCP client sees by default: the source-bounded sandbox and web tools, the
+ * background-job tools and `expose_port` (a preview URL of a port; decision 182).
+ */
 export const MCP_TOOLS = [
   "bash",
   "read",
@@ -36,6 +39,7 @@ export const MCP_TOOLS = [
   "job_output",
   "kill",
   "write_stdin",
+  "expose_port",
 ] as const;
 
 const ANNOTATIONS: Record<string, ToolAnnotations> = {
@@ -79,6 +83,15 @@ const ANNOTATIONS: Record<string, ToolAnnotations> = {
     idempotentHint: true,
     openWorldHint: false,
   },
+  // Not idempotent: each call draws a new URL and ends the port's earlier one. Open world:
+  // anyone with the URL reaches the sandbox's port.
+  expose_port: {
+    title: "Share a port as a URL",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
 };
 
 const lines = formatCount(OUTPUT_LINES);
@@ -100,6 +113,7 @@ const BOUNDS: Record<string, string> = {
   jobs: "the newest 50 background calls",
   job_output: `at most ${jobLines} new lines or ${jobSize} a call; the footer says where the job stands and whether more lines follow`,
   kill: "the call's own bounded output",
+  expose_port: "the URL on the first line, then one line: until when and the path form for clients",
   write_stdin: `at most ${jobLines} new lines or ${jobSize}, or the screen of a full-screen program, and one line that says whether the command waits for input`,
 };
 
@@ -107,7 +121,7 @@ const BOUNDS: Record<string, string> = {
  * The sentence a tool's MCP description ends with: how its output is bounded.
  * @example outputBound(bashTool) // "Output bound: the last 2,000 lines or 50 KB; …"
  */
-export function outputBound(tool: AnyTool): string {
+function outputBound(tool: AnyTool): string {
   const { retain, maxBytes, maxLines } = tool.output;
   const bound =
     BOUNDS[tool.name] ??
@@ -149,7 +163,7 @@ function argsSchema(tool: AnyTool): StandardSchemaWithJSON<JsonValue, CheckedArg
 }
 
 /** Runs one call of `tool` with its (already validated) arguments. */
-export type ToolCallHandler = (
+type ToolCallHandler = (
   tool: AnyTool,
   args: CheckedArgs,
   ctx: ServerContext,

@@ -1,7 +1,8 @@
 /**
  * `toolwire/pi`: a pi-coding-agent extension that runs pi's seven tools (bash, read,
  * edit, write, grep, find, ls) in a Toolwire sandbox, with bash's steering arguments and
- * the background-job tools jobs, job_output and kill. Load it with `pi -e <this file>`
+ * the background-job tools jobs, job_output and kill, and expose_port (a preview URL of a
+ * server the model started). Load it with `pi -e <this file>`
  * and set `TOOLWIRE_URL`, `TOOLWIRE_TOKEN`; each pi session gets a sandbox of its own
  * (`TOOLWIRE_SANDBOX` pins one; `default` is the shared workspace). Each of
  * pi's tools keeps pi's own parameter schema (bash's gains Toolwire's arguments) and
@@ -23,6 +24,7 @@ import {
 } from "@mariozechner/pi-coding-agent";
 import type { JsonValue } from "../client/index.ts";
 import { OUTPUT_BYTES, OUTPUT_LINES } from "../protocol/index.ts";
+import { EXPOSE_PORT_TOOL } from "./preview-tool.ts";
 import { type CallLinks, runRemote } from "./remote-call.ts";
 import { SessionSandbox } from "./session-sandbox.ts";
 import { type PiToolwireSettings, settingsFromEnv } from "./settings.ts";
@@ -70,7 +72,7 @@ function piDefinitions(cwd: string) {
 
 /**
  * Registers the seven tools (bash with Toolwire's window, idle timeout and background
- * arguments), the background-job tools `jobs`, `job_output` and `kill`, and `/toolwire`
+ * arguments), the background-job tools `jobs`, `job_output` and `kill`, `expose_port`, and `/toolwire`
  * on `pi`, calling Toolwire as `settings` say.
  * @example export default (pi: ExtensionAPI) => registerToolwireTools(pi, settingsFromEnv(process.env));
  */
@@ -121,7 +123,7 @@ export function registerToolwireTools(pi: ExtensionAPI, settings: PiToolwireSett
       execute: execute(name),
     } as Parameters<ExtensionAPI["registerTool"]>[0]);
   }
-  for (const tool of STEERING_TOOLS) {
+  for (const tool of [...STEERING_TOOLS, EXPOSE_PORT_TOOL]) {
     pi.registerTool({
       name: tool.name,
       label: tool.label,

@@ -124,7 +124,7 @@ const jobId = {
 };
 
 /** One tool the extension registers besides pi's own: its name, label, words and schema. */
-export interface SteeringTool {
+interface SteeringTool {
   name: "jobs" | "job_output" | "kill" | "write_stdin";
   label: string;
   description: string;

@@ -39,16 +39,9 @@ export {
 } from "./invocation.ts";
 export type { McpSessionApi } from "./mcp-session.ts";
 export { type Outcome, ok, refusal } from "./outcome.ts";
-export {
-  aheadWords,
-  markQueued,
-  QUEUED_DETAIL,
-  queuedAheadOf,
-  queuedWords,
-} from "./queued-detail.ts";
+export { aheadWords, markQueued, queuedAheadOf, queuedWords } from "./queued-detail.ts";
 export type { RunApi, RunNote } from "./run.ts";
 export {
-  CREATED_SANDBOX_ID,
   NEW_SANDBOX,
   type SandboxApi,
   type SandboxBackend,
@@ -63,7 +56,6 @@ export {
   mintSandboxToken,
   newTokenNonce,
   parseSandboxToken,
-  type SandboxTokenParts,
   sandboxOfToken,
   signatureHolds,
 } from "./sandbox-token.ts";
@@ -94,10 +86,10 @@ export {
   QUEUE_RETRY_AFTER_SEC,
   type ReadRequest,
   type ReadResult,
-  type ResizeRequest,
   type SearchEngine,
   SHELL_UPDATE_KINDS,
   type ShellUpdate,
+  type TerminalPaint,
   type TerminalScreen,
   type TerminalSize,
   type WriteRequest,
@@ -108,9 +100,21 @@ export { hmacSha256, toBase64Url } from "./signing.ts";
 export {
   expired,
   forwardedSubscription,
-  TOKEN_EXPIRES_HEADER,
+  type SandboxCredential,
+  sandboxCredentialOf,
   tokenExpiryOf,
 } from "./subscription-expiry.ts";
+export {
+  ATTACH_TOKEN_TTL_SECONDS,
+  DEFAULT_TYPIST,
+  lastInputOf,
+  MODEL_TYPIST,
+  markLastInput,
+  TYPIST_NAME_PATTERN,
+  type TypedInput,
+  typedByPeopleLine,
+  typistWords,
+} from "./terminal-input.ts";
 export { STDIN_KEY_NAMES, STDIN_KEYS } from "./terminal-keys.ts";
 export {
   JOB_OUTPUT_BYTES,

@@ -11,6 +11,7 @@ import type {
 } from "../core/output/index.ts";
 import { type ApiError, apiError } from "./errors.ts";
 import type { Outcome } from "./outcome.ts";
+import type { TypedInput } from "./terminal-input.ts";
 
 /**
  * Invocation ids are the `toolCallId`: URL-safe, 1-128 characters, starting with a
@@ -148,6 +149,16 @@ export interface InvocationApi {
   readCursor(reader: string): Promise<Outcome<ReadCursor>>;
   /** Gives `reader` a range (its own again if it asked before); `conflict` if it is not next. */
   commitRead(reader: string, range: ReadRange): Promise<Outcome<ReadRange>>;
+  /**
+   * Records an input typed into this running tty call's terminal (decision 191): its
+   * `details.lastInput` names who, and a person's input waits for the model's next read.
+   */
+  noteInput(input: TypedInput): Promise<Outcome<null>>;
+  /**
+   * People's inputs since the last model read, given to `reader` (a job_output or
+   * write_stdin call's toolCallId) once; the same reader asking again gets the same ones.
+   */
+  typedSince(reader: string): Promise<Outcome<TypedInput[]>>;
 }
 
 /**

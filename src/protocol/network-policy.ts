@@ -12,10 +12,10 @@ export interface NetworkPolicy {
 }
 
 /** Entries one policy may hold. */
-export const MAX_ALLOW_ENTRIES = 256;
+const MAX_ALLOW_ENTRIES = 256;
 
 /** Ports an entry without one allows. */
-export const DEFAULT_ALLOW_PORTS: readonly number[] = [80, 443];
+const DEFAULT_ALLOW_PORTS: readonly number[] = [80, 443];
 
 /** One parsed entry of an allow list. */
 interface AllowRule {

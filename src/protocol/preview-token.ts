@@ -15,7 +15,6 @@
 import { bytesEqual } from "./bearer.ts";
 import { hmacSha256 } from "./signing.ts";
 
-export const PREVIEW_TOKEN_LENGTH = 58;
 const PAYLOAD_BYTES = 24;
 const MAC_BYTES = 12;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
@@ -31,7 +30,7 @@ export interface PreviewClaim {
   nonce: number;
 }
 
-export type PreviewCheck =
+type PreviewCheck =
   | { ok: true; claim: PreviewClaim }
   | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
 

@@ -5,7 +5,7 @@
  */
 
 /** The `details` field that holds the commands ahead of a waiting call. */
-export const QUEUED_DETAIL = "queued";
+const QUEUED_DETAIL = "queued";
 
 /**
  * How many commands are ahead of a waiting call, from its details; null when it is not waiting.

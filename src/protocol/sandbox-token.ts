@@ -18,7 +18,7 @@ const NONCE = /^[A-Za-z0-9_-]{22}$/;
 const MAC = /^[A-Za-z0-9_-]{43}$/;
 
 /** A sandbox token's parts, as read from its text (not yet checked). */
-export interface SandboxTokenParts {
+interface SandboxTokenParts {
   sandbox: string;
   nonce: string;
   mac: string;

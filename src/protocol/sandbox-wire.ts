@@ -59,9 +59,6 @@ export interface InputRequest {
   waitMs?: number;
 }
 
-/** Body of `POST /v1/exec/:execId/resize`. */
-export type ResizeRequest = TerminalSize;
-
 /** A terminal's screen as an emulator (xterm) renders it: plain text rows, no escapes. */
 export interface TerminalScreen extends TerminalSize {
   /** The rows top to bottom, trailing blanks cut. */
@@ -70,6 +67,18 @@ export interface TerminalScreen extends TerminalSize {
   cursor: { row: number; col: number };
   /** True when a full-screen program (less, vim, top) drew on the alternate screen. */
   alternate: boolean;
+}
+
+/**
+ * A terminal's screen as the bytes that draw it on a fresh terminal of its size
+ * (`GET /v1/exec/:execId/paint`, decision 191): a viewer that joins late writes `data`,
+ * then the output from byte `atByte` on, and shows what the model reads.
+ */
+export interface TerminalPaint extends TerminalSize {
+  /** Escape sequences and text: reset, the alternate screen if on it, the cells, modes, cursor. */
+  data: string;
+  /** How many bytes of the output the painted screen has taken in. */
+  atByte: number;
 }
 
 /**

@@ -79,8 +79,12 @@ export interface SandboxCreate {
 
 /** The container DO's RPC methods (one container per `container` sandbox, decision 144). */
 export interface SandboxContainerApi {
-  /** Starts the container and waits until its sandbox host answers; a refusal says why not. */
-  boot(sandboxId: string): Promise<Outcome<null>>;
+  /**
+   * Starts the container and waits until its sandbox host answers; a refusal says why not.
+   * `internet`: whether the container may reach outside at all (decision 183), decided
+   * once, at start: a container sandbox created without a network never gets one.
+   */
+  boot(sandboxId: string, options: { internet: boolean }): Promise<Outcome<null>>;
   /** Stops the container (SIGKILL) and forgets it; safe to call when it is not running. */
   shutdown(): Promise<void>;
   fetch(request: Request): Promise<Response>;

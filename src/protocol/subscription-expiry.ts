@@ -6,18 +6,51 @@
  */
 
 /** Header the Worker sets on a subscription it forwards; any copy from the client is dropped. */
-export const TOKEN_EXPIRES_HEADER = "x-toolwire-token-expires";
+const TOKEN_EXPIRES_HEADER = "x-toolwire-token-expires";
+
+/**
+ * Header naming the sandbox token a subscription was opened with (`<sandbox> <nonce>`),
+ * set by the Worker alone: the object checks it still holds at each heartbeat
+ * (docs/decisions/253).
+ */
+const SANDBOX_CREDENTIAL_HEADER = "x-toolwire-sandbox-credential";
+
+/** The sandbox token a subscriber reads with: its sandbox and the token's nonce. */
+export interface SandboxCredential {
+  sandbox: string;
+  nonce: string;
+}
 
 /**
  * The request the Worker forwards to the object: `url`, the caller's request, and the
  * token's expiry (unix seconds) or none.
  * @example stub.fetch(forwardedSubscription(req, url, 1764000000))
  */
-export function forwardedSubscription(req: Request, url: URL, expiresAt: number | null): Request {
+export function forwardedSubscription(
+  req: Request,
+  url: URL,
+  expiresAt: number | null,
+  credential: SandboxCredential | null = null,
+): Request {
   const forwarded = new Request(url, req);
   forwarded.headers.delete(TOKEN_EXPIRES_HEADER);
+  forwarded.headers.delete(SANDBOX_CREDENTIAL_HEADER);
   if (expiresAt !== null) forwarded.headers.set(TOKEN_EXPIRES_HEADER, String(expiresAt));
+  if (credential !== null) {
+    forwarded.headers.set(SANDBOX_CREDENTIAL_HEADER, `${credential.sandbox} ${credential.nonce}`);
+  }
   return forwarded;
+}
+
+/**
+ * The sandbox token the Worker said a subscription was opened with, or null (the
+ * operator's token, a subscribe token).
+ * @example sandboxCredentialOf(request) // { sandbox: "sbx_default_…", nonce: "…" }
+ */
+export function sandboxCredentialOf(request: Request): SandboxCredential | null {
+  const raw = request.headers.get(SANDBOX_CREDENTIAL_HEADER);
+  const match = raw === null ? null : /^(\S+) (\S+)$/.exec(raw);
+  return match ? { sandbox: match[1]!, nonce: match[2]! } : null;
 }
 
 /**

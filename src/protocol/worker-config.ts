@@ -65,6 +65,12 @@ export interface WorkerConfig {
   /** `WEB_FETCH_ALLOW_PRIVATE`: any value but empty, "0" or "false" lets web_fetch reach private addresses. */
   webFetchAllowPrivate: boolean;
   /**
+   * `CONTAINER_EGRESS_ALLOW_PRIVATE`: "1" starts container sandboxes with
+   * `SANDBOX_EGRESS_ALLOW_PRIVATE=1`, so their proxies let private addresses through
+   * (local development and tests only; decision 183).
+   */
+  containerEgressAllowPrivate: boolean;
+  /**
    * `EXAMPLE_TOOLS`: "1" lists and runs the example tools (`emit`, `steps`, `report`),
    * stand-ins for tests and demos that do nothing for a model; off by default.
    */
@@ -129,6 +135,7 @@ export function workerConfig(env: object): WorkerConfig {
     previewDomain: text("PREVIEW_DOMAIN")?.trim().toLowerCase() || undefined,
     publicUrl: (text("PUBLIC_URL")?.trim() || WORKER_DEFAULTS.publicUrl).replace(/\/+$/, ""),
     webFetchAllowPrivate: flag !== undefined && flag !== "" && flag !== "0" && flag !== "false",
+    containerEgressAllowPrivate: text("CONTAINER_EGRESS_ALLOW_PRIVATE") === "1",
     exampleTools: text("EXAMPLE_TOOLS") === "1",
     testControls: text("TEST_CONTROLS") === "1",
   };

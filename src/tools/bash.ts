@@ -48,7 +48,7 @@ import type { StretchEnd } from "./types.ts";
  * Room the sink keeps above the sandbox's window for what bash appends after the output
  * (footer, exit status, error text), so appending them never pushes output lines out.
  */
-export const BASH_ENDING_ROOM = { bytes: 2048, lines: 8 } as const;
+const BASH_ENDING_ROOM = { bytes: 2048, lines: 8 } as const;
 
 const utf8 = new TextEncoder();
 
@@ -146,9 +146,9 @@ export const bashParams = z
     path: ["cols"],
   });
 
-export type BashParams = z.output<typeof bashParams>;
+type BashParams = z.output<typeof bashParams>;
 
-export interface RunBashOptions {
+interface RunBashOptions {
   /** True when the DO resumes after eviction: rejoin the running exec instead of starting it. */
   reattach: boolean;
   /** How long to keep rejoining a stream that broke mid-run. */
@@ -163,7 +163,7 @@ export interface RunBashOptions {
  * With `stretchMs`, returns `"parked"` (nothing appended) if the stretch ends first.
  * @example await runBash(client, execId, { command: "ls" }, out, signal, { reattach: false, rejoinBudgetMs: 30_000 });
  */
-export async function runBash(
+async function runBash(
   client: SandboxClient,
   execId: string,
   params: BashParams,

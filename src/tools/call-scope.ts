@@ -20,7 +20,7 @@ export type ScopedCall = Omit<InvocationApi, "start">;
  * call that runs in `view.sandbox`.
  * @example inScope({ sandbox: "sbx_default_…" }, "default") // false
  */
-export function inScope(view: Pick<InvocationView, "sandbox">, sandbox: string | null): boolean {
+function inScope(view: Pick<InvocationView, "sandbox">, sandbox: string | null): boolean {
   return sandbox === null || view.sandbox === sandbox;
 }
 
@@ -55,5 +55,7 @@ export function scopedCall(env: Env, id: string, sandbox: string | null): Scoped
     produce: guard((calls, end, seq) => stub.produce(calls, end, seq)),
     readCursor: guard((reader) => stub.readCursor(reader)),
     commitRead: guard((reader, range) => stub.commitRead(reader, range)),
+    noteInput: guard((input) => stub.noteInput(input)),
+    typedSince: guard((reader) => stub.typedSince(reader)),
   };
 }

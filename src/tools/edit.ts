@@ -9,7 +9,7 @@ import type { JsonObject } from "../core/chord/types.ts";
 import { defineTool } from "./registry.ts";
 import { asked, sandboxClientFor } from "./sandbox.ts";
 
-export const editParams = z.strictObject({
+const editParams = z.strictObject({
   path: z
     .string()
     .min(1)

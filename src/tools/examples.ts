@@ -41,7 +41,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  *
  * @example POST /v1/invocations { "tool": "emit", "args": { "lines": 20, "intervalMs": 250 } }
  */
-export const emitTool = defineTool({
+const emitTool = defineTool({
   name: "emit",
   description:
     "Writes numbered lines over time (a stand-in for a long-running command). Not replay-safe: interrupted runs settle with their partial output and a notice.",
@@ -73,7 +73,7 @@ export const emitTool = defineTool({
  *
  * @example POST /v1/invocations { "tool": "steps", "args": { "steps": 5, "intervalMs": 1000 } }
  */
-export const stepsTool = defineTool({
+const stepsTool = defineTool({
   name: "steps",
   description:
     "Runs numbered steps, memoising each one. Replay-safe: after a crash it resumes after the last finished step without repeating its output.",
@@ -104,7 +104,7 @@ export const stepsTool = defineTool({
  *
  * @example POST /v1/invocations { "tool": "report", "args": { "items": ["a", "b"], "usage": { "input": 10 } } }
  */
-export const reportTool = defineTool({
+const reportTool = defineTool({
   name: "report",
   description:
     "Writes a structured report: details (items and a count), usage accumulated per item, added tools, the terminate flag and an optional image.",

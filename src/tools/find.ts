@@ -9,7 +9,7 @@ import type { FindResult } from "../execenv/index.ts";
 import { OUTPUT_BYTES } from "../protocol/index.ts";
 import { asked, limitParam, sandboxLookup } from "./sandbox.ts";
 
-export const findParams = z.strictObject({
+const findParams = z.strictObject({
   pattern: z
     .string()
     .min(1)
@@ -29,7 +29,7 @@ export const findParams = z.strictObject({
  * The text `find` shows.
  * @example formatFind({ paths: ["a.ts"], truncated: false, omitted: { kind: "none" }, engine: "walker" }, 1000) // "a.ts"
  */
-export function formatFind(r: FindResult, limit: number): string {
+function formatFind(r: FindResult, limit: number): string {
   if (r.paths.length === 0) return "No files found matching pattern";
   const body = r.paths.join("\n");
   if (!r.truncated) return body;

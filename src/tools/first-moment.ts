@@ -19,10 +19,10 @@ import { completeLines, jobStatus, outcomeValue, sameRange } from "./job-lines.t
 import { inputText, isTtyCall, modelLines } from "./terminal-view.ts";
 
 /** How long `bash { background: true }` waits before it answers: its first moment. */
-export const FIRST_MOMENT_MS = 1000;
+const FIRST_MOMENT_MS = 1000;
 
 /** What the first-moment answer needs of the job's DO, and of its output. */
-export interface JobReader {
+interface JobReader {
   result(waitMs: number): Promise<Outcome<ResultPoll>>;
   view(): Promise<Outcome<InvocationView>>;
   commitRead(reader: string, range: ReadRange): Promise<Outcome<ReadRange>>;
@@ -33,7 +33,7 @@ export interface JobReader {
 }
 
 /** The answer of a background call after its first moment (or its end, if that came first). */
-export interface FirstMoment {
+interface FirstMoment {
   view: InvocationView;
   /** What it printed so far (the lines counted as read, when `shown` is set). */
   text: string;

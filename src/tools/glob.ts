@@ -7,7 +7,7 @@ import { formatRetentionNotice } from "../core/retention/index.ts";
 import type { GlobResult } from "../execenv/index.ts";
 import { limitParam, sandboxLookup } from "./sandbox.ts";
 
-export const globParams = z.strictObject({
+const globParams = z.strictObject({
   pattern: z
     .string()
     .min(1)
@@ -21,7 +21,7 @@ export const globParams = z.strictObject({
  * The text `glob` shows.
  * @example formatGlob({ paths: ["a.ts"], truncated: false, omitted: { kind: "none" }, engine: "ripgrep" }) // "a.ts"
  */
-export function formatGlob(r: GlobResult): string {
+function formatGlob(r: GlobResult): string {
   if (r.paths.length === 0) return "No files found.";
   const notice = formatRetentionNotice(
     { omitted: r.omitted, unit: "path", shown: { count: r.paths.length, from: "head" } },

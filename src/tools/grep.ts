@@ -10,7 +10,7 @@ import type { GrepLine, GrepMatch, GrepResult } from "../execenv/index.ts";
 import { GREP_MAX_CONTEXT, GREP_MAX_LINES } from "../protocol/index.ts";
 import { type LookupAnswer, limitParam, sandboxLookup } from "./sandbox.ts";
 
-export const grepParams = z.strictObject({
+const grepParams = z.strictObject({
   pattern: z.string().min(1).max(4096).describe("Regular expression (or text with literal: true)"),
   path: z
     .string()

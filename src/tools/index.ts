@@ -53,27 +53,26 @@ export function isExampleTool(name: string): boolean {
   return exampleNames.has(name);
 }
 
-export { inScope, type ScopedCall, scopedCall } from "./call-scope.ts";
-export { type FirstMoment, firstMoment, type JobReader } from "./first-moment.ts";
+export { scopedCall } from "./call-scope.ts";
+export { firstMoment } from "./first-moment.ts";
 export { outputLines } from "./job-lines.ts";
 export { isBackgroundCall } from "./jobs.ts";
 export {
   type AnyTool,
   defineTool,
   EXTERNAL_TOOL,
-  externalTool,
   formatIssues,
   getTool,
   listTools,
   registerTool,
   ToolArgsError,
-  type ToolSpec,
 } from "./registry.ts";
+export {
+  ownTerminalSize,
+  paintOf,
+  resizeTerminal,
+  terminalRefusal,
+  typeInto,
+} from "./terminal-control.ts";
 export { inputDetails, inputStateOf } from "./terminal-view.ts";
-export type {
-  StretchEnd,
-  ToolContext,
-  ToolDefinition,
-  ToolRun,
-  ToolStretch,
-} from "./types.ts";
+export type { StretchEnd, ToolContext } from "./types.ts";

@@ -19,10 +19,12 @@ import {
   queuedAheadOf,
   queuedWords,
   type ReadRange,
+  type TypedInput,
+  typedByPeopleLine,
 } from "../protocol/index.ts";
 import { type ScopedCall, scopedCall } from "./call-scope.ts";
 import { sandboxClientFor } from "./sandbox.ts";
-import { inputDetails, inputText, modelLines } from "./terminal-view.ts";
+import { inputDetails, inputText, isTtyCall, modelLines } from "./terminal-view.ts";
 import type { ToolContext } from "./types.ts";
 
 /** A job tool's `id` argument. */
@@ -72,7 +74,7 @@ export function completeLines(view: InvocationView): number {
  * Longest line job_output gives whole (as many characters as its byte budget holds of
  * ASCII); a longer line is given cut, with a note that names it in the spill.
  */
-export const JOB_LINE_CHARS = JOB_OUTPUT_BYTES;
+const JOB_LINE_CHARS = JOB_OUTPUT_BYTES;
 
 /** A line cut to `JOB_LINE_CHARS`, saying where the whole of it is. */
 function cutLine(line: string, n: number, spillPath: string | undefined): string {
@@ -172,10 +174,19 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** The lines a reader was given, and the call as it stood when they were read. */
-export interface NewLines {
+interface NewLines {
   view: InvocationView;
   lines: string[];
   range: ReadRange;
+  /** What people typed into its terminal since the model's last read (decision 191). */
+  typed: TypedInput[];
+}
+
+/** People's inputs given to `reader`; none for a call that is not a terminal. */
+async function typedFor(target: ScopedCall, view: InvocationView, reader: string) {
+  if (!isTtyCall(view)) return [];
+  const typed = await target.typedSince(reader);
+  return typed.ok ? typed.value : [];
 }
 
 /**
@@ -197,7 +208,7 @@ export async function readNewLines(
     let view = outcomeValue(await target.view(), id);
     if (cursor.given) {
       const { lines } = await outputLines(env, view, cursor.given);
-      return { view, lines, range: cursor.given };
+      return { view, lines, range: cursor.given, typed: await typedFor(target, view, reader) };
     }
     while (
       completeLines(view) < cursor.next &&
@@ -217,7 +228,7 @@ export async function readNewLines(
     const { lines } = sameRange(committed, read.range)
       ? read
       : await outputLines(env, view, committed);
-    return { view, lines, range: committed };
+    return { view, lines, range: committed, typed: await typedFor(target, view, reader) };
   }
 }
 
@@ -241,6 +252,8 @@ export function writeJobRead(out: ToolOutput, read: NewLines, input: InputState 
     view.status === "running" || range.to < completeLines(view)
       ? `job_output {"id":"${view.id}"} gives the lines after these`
       : "that is all of its output";
+  const typed = typedByPeopleLine(read.typed);
+  if (typed !== "") out.write(`${typed}\n`);
   out.write(inputText(input));
   out.write(`[job ${view.id} · ${status} · ${span} · ${next}]`);
   const details = out.details as Record<string, unknown>;
@@ -251,6 +264,7 @@ export function writeJobRead(out: ToolOutput, read: NewLines, input: InputState 
     to: range.to,
     totalLines: total,
     ended: status,
+    ...(read.typed.length > 0 ? { typedByPeople: read.typed } : {}),
     ...inputDetails(input),
   });
 }

@@ -21,7 +21,7 @@ export function isBackgroundCall(call: { tool: string; args: unknown }): boolean
 }
 
 /** The jobs index of calls in `default` that name no run of their own. */
-export const JOBS_OF_TOKEN = "jobs:token";
+const JOBS_OF_TOKEN = "jobs:token";
 
 /**
  * The jobs index of a call's caller (decisions 172, 251): its run when it names one (a
@@ -44,7 +44,7 @@ export function jobsIndexName(call: {
 }
 
 /** Most jobs `jobs` lists, newest first. */
-export const JOBS_LISTED = 50;
+const JOBS_LISTED = 50;
 
 export const jobsTool = defineTool({
   name: "jobs",

@@ -8,7 +8,7 @@ import type { LsResult } from "../execenv/index.ts";
 import { OUTPUT_BYTES } from "../protocol/index.ts";
 import { asked, limitParam, sandboxLookup } from "./sandbox.ts";
 
-export const lsParams = z.strictObject({
+const lsParams = z.strictObject({
   path: z
     .string()
     .max(4096)
@@ -23,7 +23,7 @@ export const lsParams = z.strictObject({
  * The text `ls` shows.
  * @example formatLs({ path: ".", entries: ["a.ts", "src/"], total: 2 }, 500) // "a.ts\nsrc/"
  */
-export function formatLs(r: LsResult, limit: number): string {
+function formatLs(r: LsResult, limit: number): string {
   if (r.total === 0) return "(empty directory)";
   const body = r.entries.join("\n");
   if (r.entries.length === r.total) return body;

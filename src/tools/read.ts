@@ -12,7 +12,7 @@ import { limitParam, sandboxLookup } from "./sandbox.ts";
 /** Room the output policy leaves above the sandbox's window for the notice lines. */
 const NOTICE_ROOM_BYTES = 1024;
 
-export const readParams = z.strictObject({
+const readParams = z.strictObject({
   path: z
     .string()
     .min(1)
@@ -28,7 +28,7 @@ export const readParams = z.strictObject({
  * @example formatRead({ path: "a", startLine: 1, lines: ["x"], totalLines: 1, cutLines: 0, truncatedBy: null })
  * // "1\tx"
  */
-export function formatRead(r: ReadResult): string {
+function formatRead(r: ReadResult): string {
   const body = r.lines.map((line, i) => `${r.startLine + i}\t${line}`).join("\n");
   const notices: string[] = [];
   if (r.nextOffset !== undefined) {

@@ -53,7 +53,7 @@ interface ToolDescription<S extends ZodType> {
 }
 
 /** What a tool author writes; `defineTool` turns it into a `ToolDefinition`. */
-export type ToolSpec<S extends ZodType> = ToolDescription<S> &
+type ToolSpec<S extends ZodType> = ToolDescription<S> &
   (
     | { execute(run: ToolRun<z.output<S>>): Promise<void>; stretch?: undefined }
     | { stretch: ToolStretch<z.output<S>>; execute?: undefined }
@@ -133,7 +133,7 @@ export function listTools(): AnyTool[] {
  *
  * @example cappedJson(3).parse([[[1]]]) // ok; [[[[1]]]] fails
  */
-export function cappedJson(levels: number) {
+function cappedJson(levels: number) {
   return z
     .unknown()
     .refine((v) => fitsDepth(v, levels), {

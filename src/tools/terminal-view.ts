@@ -37,14 +37,14 @@ export function modelLines(view: Pick<InvocationView, "tool" | "args">, lines: s
 }
 
 /** The screen as text: its rows (trailing blank rows left out) and where the cursor is. */
-export function screenText(screen: TerminalScreen): string {
+function screenText(screen: TerminalScreen): string {
   const rows = [...screen.lines];
   while (rows.length > screen.cursor.row + 1 && rows[rows.length - 1] === "") rows.pop();
   return `${rows.join("\n")}\n[screen ${screen.cols}×${screen.rows} · cursor at row ${screen.cursor.row + 1}, column ${screen.cursor.col + 1}]\n`;
 }
 
 /** The one line that says whether the command waits for input, naming its prompt. */
-export function inputLine(state: InputState): string {
+function inputLine(state: InputState): string {
   if (state.exited) return "";
   if (state.awaitingInput) {
     const prompt = state.prompt ? `: ${JSON.stringify(state.prompt)}` : "";

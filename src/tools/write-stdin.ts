@@ -14,6 +14,7 @@ import {
   MAX_STDIN_BYTES,
   MAX_STDIN_KEYS,
   MAX_STDIN_WAIT_SECONDS,
+  MODEL_TYPIST,
   STDIN_KEY_NAMES,
   STDIN_KEYS,
 } from "../protocol/index.ts";
@@ -28,11 +29,11 @@ import { isTtyCall } from "./terminal-view.ts";
 const CATCH_UP_MS = 3000;
 
 /** Output settles in this many seconds when `wait` is not given (most answers come far sooner). */
-export const DEFAULT_STDIN_WAIT_SECONDS = 10;
+const DEFAULT_STDIN_WAIT_SECONDS = 10;
 
 const utf8 = new TextEncoder();
 
-export const writeStdinParams = z
+const writeStdinParams = z
   .strictObject({
     id: z
       .string()
@@ -72,8 +73,6 @@ export const writeStdinParams = z
     message: `text and keys may have at most ${MAX_STDIN_BYTES.toLocaleString("en-US")} bytes together; send more in several calls, or write a file and have the command read it`,
     path: ["text"],
   });
-
-export type WriteStdinParams = z.output<typeof writeStdinParams>;
 
 /** What the keyboard sends: the text (its "\n" as the Enter key on a terminal), then the keys. */
 function bytesOf(p: { text?: string; keys?: string[] }, tty: boolean): string {
@@ -122,11 +121,15 @@ export const writeStdinTool = defineTool({
     const waitMs = Math.round((params.wait ?? DEFAULT_STDIN_WAIT_SECONDS) * 1000);
     let state: Awaited<ReturnType<typeof client.input>>;
     try {
-      state = await client.input(
+      const typing = client.input(
         await execIdFor(params.id),
         { data, eof: params.eof === true, waitMs },
         signal,
       );
+      // Everyone watching sees that this input was the model's (decision 191).
+      const bytes = utf8.encode(data).length + (params.eof ? 1 : 0);
+      const noted = target.noteInput({ by: MODEL_TYPIST, at: Date.now(), bytes });
+      [state] = await Promise.all([typing, noted]);
     } catch (err) {
       if (err instanceof SandboxHttpError && err.status < 500) {
         throw new Error(`${params.id}: ${err.reason}`);

@@ -8,7 +8,7 @@ import type { JsonObject } from "../core/chord/types.ts";
 import { defineTool } from "./registry.ts";
 import { asked, sandboxClientFor } from "./sandbox.ts";
 
-export const writeParams = z.strictObject({
+const writeParams = z.strictObject({
   path: z
     .string()
     .min(1)

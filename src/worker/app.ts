@@ -23,7 +23,7 @@ import { invocationStream, streamRoutes } from "./stream-routes.ts";
 import { testControlRoutes } from "./test-control-routes.ts";
 
 /** Path of the viewer page among the static assets (written to public/ by the client). */
-export const VIEWER_ASSET = "/viewer.html";
+const VIEWER_ASSET = "/viewer.html";
 
 export const app = new Hono<{ Bindings: Env }>();
 

@@ -58,7 +58,10 @@ export function subscribeSecret(env: Env): string {
  * Who presented a bearer token: the operator (`API_TOKEN`: every route, every sandbox),
  * or an agent holding one sandbox's token (that sandbox alone).
  */
-export type Principal = { kind: "operator" } | { kind: "sandbox"; sandbox: string };
+export type Principal =
+  | { kind: "operator" }
+  /** `nonce`: the token's own, which a subscription is checked by while it lasts (decision 253). */
+  | { kind: "sandbox"; sandbox: string; nonce: string };
 
 /**
  * Requires a bearer token: the operator's `API_TOKEN` or a good sandbox token, and says
@@ -86,11 +89,11 @@ export async function authorizeAgent(req: Request, env: Env): Promise<Principal>
     );
   }
   if (await secretMatches(token, workerConfig(env).apiToken ?? "")) return { kind: "operator" };
-  const sandbox = await sandboxOfBearer(env, token);
-  if (sandbox === null) {
+  const held = await sandboxOfBearer(env, token);
+  if (held === null) {
     raise("unauthorized", "the bearer token is not the configured API_TOKEN");
   }
-  return { kind: "sandbox", sandbox };
+  return { kind: "sandbox", ...held };
 }
 
 /**
@@ -190,7 +193,7 @@ export async function authorizeReader(
 }
 
 /** What the auth middlewares leave for their route: who called (null: a subscribe token). */
-export type PrincipalVariables = { principal: Principal | null };
+type PrincipalVariables = { principal: Principal | null };
 
 /**
  * Who called, as the route's auth middleware found; null for a subscribe token, which

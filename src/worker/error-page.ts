@@ -8,7 +8,7 @@ import type { ApiError } from "../protocol/index.ts";
 import type { TokenProblem } from "./auth.ts";
 
 /** What a page link names: one call's viewer, one run's page, or a sandbox's port (a preview URL). */
-export type PageSubject =
+type PageSubject =
   | { kind: "view"; id: string }
   | { kind: "run"; runId: string }
   | { kind: "preview"; port: number | null };

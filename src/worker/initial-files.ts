@@ -4,6 +4,7 @@
  * host's entry checks, the disk quota, extraction inside the jail). The whole create
  * body is bounded by the Worker's 1 MiB; larger trees go through `PUT …/files`.
  */
+import { concatBytes } from "../protocol/bytes.ts";
 
 const BLOCK = 512;
 const encoder = new TextEncoder();
@@ -41,13 +42,7 @@ export function ustarOf(files: Record<string, string>): Uint8Array {
     if (pad > 0) parts.push(new Uint8Array(pad));
   }
   parts.push(new Uint8Array(2 * BLOCK));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /** `name` (≤ 100 bytes) and `prefix` (≤ 155 bytes) split at a `/`, or null. */

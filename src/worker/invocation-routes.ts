@@ -48,6 +48,7 @@ import { sameJson } from "./same-json.ts";
 import { useSandbox } from "./sandbox-routes.ts";
 import { createInvocationBody, invocationIdParam, parseWith, waitQuery } from "./schemas.ts";
 import { spillRoute } from "./spill-route.ts";
+import { attachRoute, inputRoute, paintRoute, resizeRoute, typist } from "./terminal-routes.ts";
 
 export const invocationRoutes = new Hono<Routes>();
 invocationRoutes.use("*", noStore);
@@ -241,7 +242,10 @@ invocationRoutes.post("/:id/output", withId, anyAgent, inScope, async (c) => {
 function subscribe(c: Context<Routes>, path: SubscriptionPath) {
   const url = new URL(c.req.url);
   url.pathname = path;
-  const forwarded = forwardedSubscription(c.req.raw, url, c.get("credentialExpiresAt"));
+  const principal = principalOf(c);
+  const credential =
+    principal?.kind === "sandbox" ? { sandbox: principal.sandbox, nonce: principal.nonce } : null;
+  const forwarded = forwardedSubscription(c.req.raw, url, c.get("credentialExpiresAt"), credential);
   return invocationStub(c.env, c.get("id")).fetch(forwarded);
 }
 
@@ -259,3 +263,9 @@ invocationRoutes.get("/:id/socket", withId, reader, inScope, async (c) => {
 invocationRoutes.get("/:id/events", withId, reader, inScope, async (c) => subscribe(c, "/events"));
 
 invocationRoutes.get("/:id/spill", withId, reader, inScope, spillRoute);
+
+// A tty call's terminal for people (terminal-routes.ts, decision 191).
+invocationRoutes.post("/:id/attach", withId, anyAgent, inScope, attachRoute);
+invocationRoutes.get("/:id/terminal", withId, reader, inScope, paintRoute);
+invocationRoutes.post("/:id/terminal/input", withId, typist, inputRoute);
+invocationRoutes.post("/:id/terminal/resize", withId, typist, resizeRoute);

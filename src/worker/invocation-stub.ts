@@ -7,7 +7,7 @@ import type { InvocationApi, Outcome } from "../protocol/index.ts";
 import { ApiException } from "./errors.ts";
 
 /** The DO's RPC methods (src/protocol/invocation.ts) plus `fetch` for streams. */
-export type InvocationStub = InvocationApi & { fetch(req: Request): Promise<Response> };
+type InvocationStub = InvocationApi & { fetch(req: Request): Promise<Response> };
 
 /**
  * The stub of invocation `id`.

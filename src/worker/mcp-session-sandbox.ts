@@ -14,7 +14,7 @@ import { sandboxStub } from "./sandbox-stub.ts";
 export const SANDBOX_HEADER = "toolwire-sandbox";
 
 /** Answers one request in the sandbox `sandbox` (the `/mcp` handler, bound to it). */
-export type ServeInSandbox = (sandbox: string) => Promise<Response>;
+type ServeInSandbox = (sandbox: string) => Promise<Response>;
 
 /**
  * Serves a request of a session that owns its sandbox, making the sandbox on `initialize`.

@@ -17,7 +17,7 @@ import { sandboxStub } from "./sandbox-stub.ts";
 import { sandboxTokenFor } from "./sandbox-token.ts";
 
 /** What a new sandbox may ask for; everything left out takes the Worker's default. */
-export interface NewSandbox {
+interface NewSandbox {
   name?: string | null;
   backend?: "host" | "container";
   host?: string;
@@ -27,7 +27,7 @@ export interface NewSandbox {
 }
 
 /** A sandbox just made: its view, and the nonce its token is minted from (decision 250). */
-export interface MadeSandbox {
+interface MadeSandbox {
   view: SandboxView;
   tokenNonce: string;
 }

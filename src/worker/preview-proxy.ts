@@ -28,16 +28,13 @@ import { unwrap } from "./invocation-stub.ts";
 import { sandboxPorts } from "./preview-routes.ts";
 
 /** How a preview was addressed: `/p/<token>/…` on the Worker's origin, or `<token>.<domain>`. */
-export type PreviewForm = "path" | "host";
+type PreviewForm = "path" | "host";
 
 /**
  * The token of a host-form request (`<token>.localhost[:port]` or `<token>.<domain>`), or null.
  * @example previewHostToken("k3…q.localhost:8787", undefined) // "k3…q"
  */
-export function previewHostToken(
-  host: string | undefined,
-  domain: string | undefined,
-): string | null {
+function previewHostToken(host: string | undefined, domain: string | undefined): string | null {
   if (!host) return null;
   const name = host.toLowerCase().replace(/:\d+$/, "");
   const dot = name.indexOf(".");
@@ -52,7 +49,7 @@ export function previewHostToken(
  * app is asked for.
  * @example return servePreview(env, c.req.raw, token, "/app.js", "host")
  */
-export async function servePreview(
+async function servePreview(
   env: Env,
   req: Request,
   token: string,

@@ -52,7 +52,7 @@ export function sandboxPorts(env: Env, id: string): SandboxPortsApi {
  * `*.localhost` to loopback); the path form is on the request's own origin.
  * @example await exposureOf(env, "http://127.0.0.1:8787/v1/…", id, grant)
  */
-export async function exposureOf(
+async function exposureOf(
   env: Env,
   requestUrl: string,
   sandboxId: string,

@@ -51,7 +51,7 @@ const body = z.strictObject({
 });
 
 /** A validated producer body; `seq` absent means not retry-safe (today's behaviour). */
-export interface ProducerBody {
+interface ProducerBody {
   calls: ProducerCall[];
   end?: ProducerEnd;
   seq?: number;

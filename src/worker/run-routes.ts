@@ -34,10 +34,10 @@ import { mintRunToken, verifyRunToken } from "./run-token.ts";
 import { invocationIdParam, parseWith } from "./schemas.ts";
 
 /** Path of the run page among the static assets (written to public/ by the client build). */
-export const RUN_PAGE_ASSET = "/run.html";
+const RUN_PAGE_ASSET = "/run.html";
 
 /** A runId: a body's (at most 256), under a sandbox token's `<sandbox>:` (at most 58 more). */
-export const runIdParam = z
+const runIdParam = z
   .string()
   .min(1)
   .max(256 + 58);

@@ -26,7 +26,7 @@ import { parseWith } from "./schemas.ts";
 /** Default seconds a sandbox may idle (`SANDBOX_IDLE_TIMEOUT_SECONDS`): 10 minutes, as the Sandbox SDK's. */
 
 /** Longest idle timeout a create may ask for: 7 days. */
-export const MAX_SANDBOX_IDLE_SECONDS = 7 * 86_400;
+const MAX_SANDBOX_IDLE_SECONDS = 7 * 86_400;
 
 /**
  * Counts one call against a created sandbox before it starts: a 404 for an unknown id,

@@ -7,6 +7,7 @@
 import {
   mintSandboxToken,
   parseSandboxToken,
+  type SandboxCredential,
   signatureHolds,
   workerConfig,
 } from "../protocol/index.ts";
@@ -22,12 +23,12 @@ export async function sandboxTokenFor(env: Env, sandbox: string, nonce: string):
 }
 
 /**
- * The sandbox a bearer token opens, or null when the token is not shaped like a sandbox
- * token. One that is but does not hold is refused here with a 401 that says why: a bad
- * signature, a revoked nonce, an ended or forgotten sandbox.
- * @example const sandbox = await sandboxOfBearer(env, token) // "sbx_default_…" or null
+ * The sandbox a bearer token opens, with the token's nonce, or null when the token is
+ * not shaped like a sandbox token. One that is but does not hold is refused here with a
+ * 401 that says why: a bad signature, a revoked nonce, an ended or forgotten sandbox.
+ * @example const held = await sandboxOfBearer(env, token) // { sandbox: "sbx_default_…", nonce } or null
  */
-export async function sandboxOfBearer(env: Env, token: string): Promise<string | null> {
+export async function sandboxOfBearer(env: Env, token: string): Promise<SandboxCredential | null> {
   const parts = parseSandboxToken(token);
   if (parts === null) return null;
   if (!(await signatureHolds(tokenSecret(env), parts))) {
@@ -37,7 +38,7 @@ export async function sandboxOfBearer(env: Env, token: string): Promise<string |
     );
   }
   const check = await sandboxStub(env, parts.sandbox).checkToken(parts.nonce);
-  if (check.ok) return parts.sandbox;
+  if (check.ok) return { sandbox: parts.sandbox, nonce: parts.nonce };
   if (check.error.code === "unauthorized") raise("unauthorized", check.error.message);
   raise("unauthorized", `the sandbox token ended with its sandbox: ${check.error.message}`);
 }

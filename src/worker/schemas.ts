@@ -37,7 +37,7 @@ export const createInvocationBody = z.strictObject({
 export const invocationIdParam = invocationId;
 
 /** Longest a `?wait=` long-poll may hold a request: 30 seconds. */
-export const MAX_WAIT_SECONDS = 30;
+const MAX_WAIT_SECONDS = 30;
 
 /** `?wait=S` of the result route: non-negative seconds, capped at `MAX_WAIT_SECONDS`. */
 export const waitQuery = z

@@ -10,6 +10,7 @@
  */
 import type { Context } from "hono";
 import { execIdFor, fetchIdempotent, resolveSandbox } from "../execenv/index.ts";
+import { concatBytes } from "../protocol/bytes.ts";
 import { HEADER } from "../protocol/durable-streams/index.ts";
 import { errorBodyMessage, messageOf } from "../protocol/index.ts";
 import { raise } from "./errors.ts";
@@ -110,13 +111,7 @@ async function streamBytes(env: Env, url: string, id: string): Promise<Uint8Arra
     offset = res.headers.get(HEADER.nextOffset) ?? offset;
     if (res.headers.get(HEADER.upToDate) === "true") break;
   }
-  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 async function hostMessage(res: Response): Promise<string> {

@@ -48,6 +48,43 @@ export async function mintSubscribeToken(
   return `v1.${expiresAt}.${toBase64Url(encoder.encode(invocationId))}.${toBase64Url(sig)}`;
 }
 
+/** A token's own check: well-formed, signed, not expired; what it names (its subject). */
+export type SignedCheck =
+  | { ok: true; subject: string; expiresAt: number }
+  | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
+
+/**
+ * Checks a token signed with `secret` — well-formed, signature, expiry, in that order —
+ * and answers its subject (an invocation id, `run/<runId>`, `attach/<id>/<name>`).
+ * @example await verifySignedToken(secret, token, Date.now()) // { ok: true, subject: "call_1", ... }
+ */
+export async function verifySignedToken(
+  secret: string,
+  token: string,
+  nowMs: number,
+): Promise<SignedCheck> {
+  const parts = token.split(".");
+  if (parts.length !== 4 || parts[0] !== "v1") return { ok: false, reason: "malformed" };
+  const [, expiryText = "", idText = "", sigText = ""] = parts;
+  const idBytes = fromBase64Url(idText);
+  const presented = fromBase64Url(sigText);
+  if (!/^\d{1,12}$/.test(expiryText) || idBytes === null || presented === null) {
+    return { ok: false, reason: "malformed" };
+  }
+  const expiresAt = Number(expiryText);
+  let subject: string;
+  try {
+    subject = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(idBytes);
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  if (!bytesEqual(await sign(secret, subject, expiresAt), presented)) {
+    return { ok: false, reason: "bad_signature" };
+  }
+  if (expiresAt * 1000 <= nowMs) return { ok: false, reason: "expired" };
+  return { ok: true, subject, expiresAt };
+}
+
 /**
  * Checks a token for `invocationId`: well-formed, signed with `secret`, not expired,
  * and issued for this invocation — in that order.
@@ -59,25 +96,8 @@ export async function verifySubscribeToken(
   invocationId: string,
   nowMs: number,
 ): Promise<TokenCheck> {
-  const parts = token.split(".");
-  if (parts.length !== 4 || parts[0] !== "v1") return { ok: false, reason: "malformed" };
-  const [, expiryText = "", idText = "", sigText = ""] = parts;
-  const idBytes = fromBase64Url(idText);
-  const presented = fromBase64Url(sigText);
-  if (!/^\d{1,12}$/.test(expiryText) || idBytes === null || presented === null) {
-    return { ok: false, reason: "malformed" };
-  }
-  const expiresAt = Number(expiryText);
-  let tokenId: string;
-  try {
-    tokenId = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(idBytes);
-  } catch {
-    return { ok: false, reason: "malformed" };
-  }
-  if (!bytesEqual(await sign(secret, tokenId, expiresAt), presented)) {
-    return { ok: false, reason: "bad_signature" };
-  }
-  if (expiresAt * 1000 <= nowMs) return { ok: false, reason: "expired" };
-  if (tokenId !== invocationId) return { ok: false, reason: "other_invocation" };
-  return { ok: true, invocationId, expiresAt };
+  const check = await verifySignedToken(secret, token, nowMs);
+  if (!check.ok) return check;
+  if (check.subject !== invocationId) return { ok: false, reason: "other_invocation" };
+  return { ok: true, invocationId, expiresAt: check.expiresAt };
 }

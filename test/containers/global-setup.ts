@@ -155,6 +155,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       SANDBOX_TOKEN: hostToken,
       SANDBOXES: JSON.stringify({ default: hostUrl(defaultPort), spare: hostUrl(sparePort) }),
       SANDBOX_REJOIN_SECONDS: "5",
+      // network.test.ts's servers listen on the Docker bridge's (private) address.
+      CONTAINER_EGRESS_ALLOW_PRIVATE: "1",
     },
   });
   const teardown = async () => {

@@ -58,6 +58,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       SUBSCRIBE_SECRET: subscribeSecret,
       SANDBOX_TOKEN: sandboxToken,
       SANDBOXES: JSON.stringify({ default: sandboxUrl }),
+      // The Worker's own address, on which expose_port makes its URLs.
+      PUBLIC_URL: apiUrl,
       // /mcp keep-alive comments every second: under wrangler dev a write is how a closed
       // 2026-07-28 stream is noticed (and cancelled), so the e2e tests see it quickly.
       MCP_KEEPALIVE_SECONDS: "1",

@@ -90,6 +90,7 @@ describe.each([
       "job_output",
       "kill",
       "write_stdin",
+      "expose_port",
     ]);
     expect(byName.get("bash")?.description).toContain(
       "Output bound: the last 2,000 lines or 50 KB unless head, tail or maxBytes choose another window; the complete output is saved to a read-only file that read and grep open when given its path",
@@ -102,6 +103,12 @@ describe.each([
       expect(byName.get(name)?.annotations?.readOnlyHint).toBe(true);
     }
     expect(byName.get("web_fetch")?.annotations?.openWorldHint).toBe(true);
+    expect(byName.get("expose_port")?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
     for (const name of ["write", "edit"]) {
       expect(byName.get(name)?.annotations).toMatchObject({
         readOnlyHint: false,

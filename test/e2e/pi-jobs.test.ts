@@ -8,6 +8,7 @@ import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-a
 import { createBashToolDefinition } from "@mariozechner/pi-coding-agent";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { ToolwireClient } from "../../src/client/index.ts";
+import { EXPOSE_PORT_TOOL } from "../../src/pi/preview-tool.ts";
 import {
   bashParameters,
   type JsonSchemaObject,
@@ -88,7 +89,7 @@ describe("steering through pi", () => {
       createBashToolDefinition(process.cwd()).parameters as unknown as JsonSchemaObject,
     );
     expect(words(piBash)).toEqual(words(served.get("bash")));
-    for (const tool of STEERING_TOOLS) {
+    for (const tool of [...STEERING_TOOLS, EXPOSE_PORT_TOOL]) {
       expect(words(tool.parameters), tool.name).toEqual(words(served.get(tool.name)));
     }
   });

@@ -27,7 +27,7 @@ type Layer =
 
 /** Which layer a repo-relative path belongs to; undefined for a folder the table lacks. */
 function layerOf(file: string): Layer | undefined {
-  if (file === "src/index.ts") return "worker-entry";
+  if (file === "worker-entry.ts") return "worker-entry";
   // The bindings' types are read by every Worker file, so they are the Worker's.
   if (file === "worker-env.d.ts") return "worker";
   const [top, second] = file.split("/");
@@ -116,7 +116,11 @@ interface Edge {
 }
 
 function edges(): Edge[] {
-  const files = [...["src", "durable-objects", "sandbox"].flatMap(tsFiles), "worker-env.d.ts"];
+  const files = [
+    ...["src", "durable-objects", "sandbox"].flatMap(tsFiles),
+    "worker-env.d.ts",
+    "worker-entry.ts",
+  ];
   return files.flatMap((file) =>
     importsOf(readFileSync(path.join(ROOT, file), "utf8")).map((specifier) =>
       specifier.startsWith(".")

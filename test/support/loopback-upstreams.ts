@@ -15,8 +15,8 @@ export interface Upstream {
   close(): void;
 }
 
-async function listen(server: Server): Promise<Upstream> {
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+async function listen(server: Server, host = "127.0.0.1"): Promise<Upstream> {
+  await new Promise<void>((r) => server.listen(0, host, r));
   const port = (server.address() as AddressInfo).port;
   return { server, port, close: () => server.closeAllConnections() ?? server.close() };
 }
@@ -24,8 +24,14 @@ async function listen(server: Server): Promise<Upstream> {
 /**
  * A registry answering `GET /<name>` (the packument) and the tarball of `<name>@1.0.0`,
  * whose `index.js` exports `answer`; the tarball's URL names the host the request named.
+ * `host`: the loopback address it listens on (a sandbox reaches 127.0.0.1 without its
+ * proxy, NO_PROXY, so a test whose sandbox names the registry by address uses another).
  */
-export async function startTinyRegistry(dir: string, name: string): Promise<Upstream> {
+export async function startTinyRegistry(
+  dir: string,
+  name: string,
+  host = "127.0.0.1",
+): Promise<Upstream> {
   const pkg = path.join(dir, "pkg", "package");
   mkdirSync(pkg, { recursive: true });
   writeFileSync(
@@ -59,7 +65,7 @@ export async function startTinyRegistry(dir: string, name: string): Promise<Upst
       res.end("{}");
     }
   });
-  return listen(server);
+  return listen(server, host);
 }
 
 /** `git http-backend` (CGI) behind a small server, exporting every repository under `root`. */

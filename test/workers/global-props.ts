@@ -3,7 +3,7 @@
 // (worker-env.d.ts, which every Worker file reads, names nothing above the protocol).
 declare namespace Cloudflare {
   interface GlobalProps {
-    mainModule: typeof import("../../src/index.ts");
+    mainModule: typeof import("../../worker-entry.ts");
     durableNamespaces:
       | "InvocationDO"
       | "RunDO"

@@ -8,5 +8,5 @@ export {
   RunDO,
   SandboxDirectoryDO,
   SandboxDO,
-} from "../../src/index.ts";
+} from "../../worker-entry.ts";
 export { TestInvocationDO as InvocationDO } from "./test-invocation-do.ts";

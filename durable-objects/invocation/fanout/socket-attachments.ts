@@ -6,11 +6,15 @@
  * after a wake-up from hibernation it starts empty and refills from the attachments.
  */
 
+import type { SandboxCredential } from "../../../src/protocol/index.ts";
+
 /** One socket's attachment. */
-export interface SocketAttachment {
+interface SocketAttachment {
   subscriberId: string;
   /** When its subscribe token expires (epoch ms); null for the bearer token. */
   expiresAt?: number | null;
+  /** The sandbox token it was opened with, checked at each heartbeat (decision 253). */
+  credential?: SandboxCredential | null;
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { JsonValue, Op } from "../../../src/core/chord/types.ts";
 import {
+  CREDENTIAL_REVOKED_CLOSE,
   eventHeader,
   type HarnessEvent,
   type ToolStartEvent,
 } from "../../../src/core/events/index.ts";
 import type { ToolOutputState } from "../../../src/core/output/types.ts";
-import { expired, WORKER_DEFAULTS } from "../../../src/protocol/index.ts";
+import { expired, type SandboxCredential, WORKER_DEFAULTS } from "../../../src/protocol/index.ts";
 import { SSE_KEEPALIVE_COMMENT } from "./keep-alive.ts";
 import type { ResumedBatch } from "./resume.ts";
 import type { StreamEncoder } from "./stream-encoder.ts";
@@ -57,6 +58,8 @@ export class SseStream {
   #behind = false;
   #open = true;
   readonly #expiresAt: number | null;
+  /** The sandbox token it was opened with, checked at each heartbeat (decision 253). */
+  readonly credential: SandboxCredential | null;
 
   constructor(options: {
     start: ToolStartEvent;
@@ -69,6 +72,7 @@ export class SseStream {
     resume?: { after: number; batches: ResumedBatch[] } | null;
     /** When the reader's subscribe token expires (epoch ms): the stream ends then (null: never). */
     expiresAt?: number | null;
+    credential?: SandboxCredential | null;
     newEncoder: () => StreamEncoder;
     onCancel: () => void;
     maxQueuedBytes?: number;
@@ -82,6 +86,7 @@ export class SseStream {
     this.#keepAliveMs = options.keepAliveMs ?? WORKER_DEFAULTS.sseKeepAliveSeconds * 1000;
     this.#latest = { state: options.state, seq: options.seq };
     this.#expiresAt = options.expiresAt ?? null;
+    this.credential = options.credential ?? null;
     this.readable = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
@@ -163,6 +168,13 @@ export class SseStream {
 
   /** Ends the stream without `tool_end`, as a dropped connection would (test controls). */
   drop(): void {
+    this.#close();
+  }
+
+  /** Its sandbox token no longer holds: a comment says so and the stream ends. */
+  revoke(): void {
+    if (!this.#open) return;
+    this.#write(utf8.encode(`: ${CREDENTIAL_REVOKED_CLOSE.reason}\n\n`));
     this.#close();
   }
 

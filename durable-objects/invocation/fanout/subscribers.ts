@@ -4,9 +4,12 @@ import {
   type HarnessEvent,
   type ToolStartEvent,
 } from "../../../src/core/events/index.ts";
-import { TOKEN_EXPIRED_CLOSE } from "../../../src/core/events/socket-close.ts";
+import {
+  CREDENTIAL_REVOKED_CLOSE,
+  TOKEN_EXPIRED_CLOSE,
+} from "../../../src/core/events/socket-close.ts";
 import type { ToolOutputState } from "../../../src/core/output/types.ts";
-import { expired } from "../../../src/protocol/index.ts";
+import { expired, type SandboxCredential } from "../../../src/protocol/index.ts";
 import type { ResumedBatch } from "./resume.ts";
 import { SocketAttachments } from "./socket-attachments.ts";
 import { SseStream } from "./sse-stream.ts";
@@ -106,7 +109,12 @@ export class Subscribers {
     start: ToolStartEvent,
     state: ToolOutputState,
     ended: { isError: boolean } | null,
-    greeting: { seq: number; resumed: ResumedBatch[] | null; expiresAt?: number | null } = {
+    greeting: {
+      seq: number;
+      resumed: ResumedBatch[] | null;
+      expiresAt?: number | null;
+      credential?: SandboxCredential | null;
+    } = {
       seq: 0,
       resumed: null,
     },
@@ -116,7 +124,8 @@ export class Subscribers {
     const subscriberId = crypto.randomUUID();
     this.#ctx.acceptWebSocket(server);
     const expiresAt = greeting.expiresAt ?? null;
-    this.#attachments.write(server, { subscriberId, expiresAt });
+    const credential = greeting.credential ?? null;
+    this.#attachments.write(server, { subscriberId, expiresAt, credential });
     sendSocket(server, start);
     if (ended) {
       const encoder = this.#newEncoder();
@@ -152,6 +161,7 @@ export class Subscribers {
     ended: { isError: boolean } | null,
     resume: { after: number; batches: ResumedBatch[] } | null = null,
     expiresAt: number | null = null,
+    credential: SandboxCredential | null = null,
   ): Response {
     const streamId = crypto.randomUUID();
     const stream = new SseStream({
@@ -160,6 +170,7 @@ export class Subscribers {
       seq,
       resume,
       expiresAt,
+      credential,
       newEncoder: this.#newEncoder,
       onCancel: () => this.#streams.delete(streamId),
       keepAliveMs: this.#sseKeepAliveMs,
@@ -173,6 +184,38 @@ export class Subscribers {
         "x-accel-buffering": "no",
       },
     });
+  }
+
+  /**
+   * Ends every subscription whose sandbox token no longer holds (revoked, or its sandbox
+   * ended), asking `holds` once per distinct token: sockets close with
+   * `CREDENTIAL_REVOKED_CLOSE`, streams end with a comment saying so (decision 253).
+   * Returns how many were ended.
+   */
+  async endRevoked(holds: (credential: SandboxCredential) => Promise<boolean>): Promise<number> {
+    const sockets = this.#ctx.getWebSockets();
+    const streams = [...this.#streams.entries()];
+    const held = new Map<string, Promise<boolean>>();
+    const check = (c: SandboxCredential) => {
+      const key = `${c.sandbox} ${c.nonce}`;
+      if (!held.has(key)) held.set(key, holds(c));
+      return held.get(key)!;
+    };
+    let ended = 0;
+    for (const ws of sockets) {
+      const credential = this.#attachments.read(ws)?.credential;
+      if (!credential || (await check(credential))) continue;
+      this.drop(ws);
+      closeSocket(ws, CREDENTIAL_REVOKED_CLOSE.code, CREDENTIAL_REVOKED_CLOSE.reason);
+      ended++;
+    }
+    for (const [id, stream] of streams) {
+      if (!stream.credential || (await check(stream.credential))) continue;
+      stream.revoke();
+      this.#streams.delete(id);
+      ended++;
+    }
+    return ended;
   }
 
   /** How many sockets and streams a publication now goes to. */

@@ -6,7 +6,12 @@
 
 import type { ToolStartEvent } from "../../../src/core/events/index.ts";
 import type { ToolOutputState } from "../../../src/core/output/types.ts";
-import { apiError, errorResponse, tokenExpiryOf } from "../../../src/protocol/index.ts";
+import {
+  apiError,
+  errorResponse,
+  sandboxCredentialOf,
+  tokenExpiryOf,
+} from "../../../src/protocol/index.ts";
 import type { BatchLog } from "../output/batch-log.ts";
 import { resumeAfterOf, resumeBatches } from "./resume.ts";
 import type { Subscribers } from "./subscribers.ts";
@@ -33,13 +38,14 @@ export function openSubscription(
   const path = new URL(request.url).pathname;
   const seq = log.lastSeq;
   const expiresAt = tokenExpiryOf(request);
+  const credential = sandboxCredentialOf(request);
   const after = resumeAfterOf(request);
   // A settled log is cleared: a resuming subscriber then gets the result's base.
   const resumed =
     after === null || ended ? null : resumeBatches(log, after, JSON.stringify(state).length);
   if (path === "/events") {
     const resume = after !== null && resumed ? { after, batches: resumed } : null;
-    return subscribers.openEventStream(start, state, seq, ended, resume, expiresAt);
+    return subscribers.openEventStream(start, state, seq, ended, resume, expiresAt, credential);
   }
   if (path !== "/socket") {
     return errorResponse(
@@ -51,5 +57,5 @@ export function openSubscription(
       Upgrade: "websocket",
     });
   }
-  return subscribers.acceptSocket(start, state, ended, { seq, resumed, expiresAt });
+  return subscribers.acceptSocket(start, state, ended, { seq, resumed, expiresAt, credential });
 }

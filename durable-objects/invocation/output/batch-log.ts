@@ -3,9 +3,9 @@ import type { WireOp } from "../../../src/core/chord/types.ts";
 import { bytesToChunks, fromChunks, toChunks } from "./chunks.ts";
 
 /** `"base"` for a batch whose first op is `r` (a recovery point), `"delta"` otherwise. */
-export type BatchTag = "base" | "delta";
+type BatchTag = "base" | "delta";
 
-export interface StoredBatch {
+interface StoredBatch {
   seq: number;
   tag: BatchTag;
   wire: WireOp[];

@@ -18,7 +18,7 @@ export const REBASE_EVERY = 50;
  * minimum interval rules and nothing changes; 1,000 viewers get an update a second, and
  * the object keeps most of its time for the sockets still connecting.
  */
-export const FANOUT_MS_PER_SUBSCRIBER = 1;
+const FANOUT_MS_PER_SUBSCRIBER = 1;
 
 const utf8 = new TextEncoder();
 
@@ -35,7 +35,7 @@ interface PreparedBatch {
   bytes: number;
 }
 
-export interface DurableOutputOptions {
+interface DurableOutputOptions {
   storage: DurableObjectStorage;
   log: BatchLog;
   store: InvocationStore;

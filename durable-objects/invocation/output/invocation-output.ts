@@ -17,7 +17,7 @@ import { DurableOutput } from "./durable-output.ts";
 import { recoverOutput } from "./recovery.ts";
 import type { InvocationStore } from "./store.ts";
 
-export interface InvocationOutputOptions {
+interface InvocationOutputOptions {
   storage: DurableObjectStorage;
   log: BatchLog;
   store: InvocationStore;

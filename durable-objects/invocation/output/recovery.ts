@@ -3,7 +3,7 @@ import type { JsonValue } from "../../../src/core/chord/types.ts";
 import type { ToolOutputState } from "../../../src/core/output/types.ts";
 import type { BatchLog } from "./batch-log.ts";
 
-export interface RecoveredOutput {
+interface RecoveredOutput {
   /** The durable state: what every subscriber had folded. */
   state: ToolOutputState;
   /** Batches decoded (the newest base and the deltas after it). */

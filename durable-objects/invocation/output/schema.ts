@@ -17,6 +17,9 @@
  * - `stream_meta`, `stream_data`, `stream_producers`: the call's Durable Stream
  *   (../stream/stream-log.ts): its settings, its bytes by first offset, and each
  *   producer's epoch and last seq.
+ * - `stream_forks`: the live forks of this stream, by name (../stream/stream-forks.ts).
+ * - `typed_inputs`, `typed_reads`: what people typed into a tty call's terminal, and which
+ *   of those each model read was given (../typed-inputs.ts, decision 191).
  */
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE invocation (
@@ -78,6 +81,30 @@ export const MIGRATIONS: readonly string[] = [
      producer_id TEXT PRIMARY KEY,
      epoch INTEGER NOT NULL,
      seq INTEGER NOT NULL
+   );`,
+  // 5: forks inside an append and soft delete (decision 205): each row says where its
+  // append began, a fork remembers its source, a source its live forks and whether it
+  // was deleted while they lived.
+  `ALTER TABLE stream_data ADD COLUMN append_start INTEGER NOT NULL DEFAULT 0;
+   UPDATE stream_data SET append_start = start;
+   CREATE INDEX stream_data_by_append ON stream_data (append_start, start);
+   ALTER TABLE stream_meta ADD COLUMN fork_of TEXT;
+   ALTER TABLE stream_meta ADD COLUMN fork_generation TEXT;
+   ALTER TABLE stream_meta ADD COLUMN fork_offset INTEGER;
+   ALTER TABLE stream_meta ADD COLUMN fork_sub_offset INTEGER;
+   ALTER TABLE stream_meta ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE stream_forks (name TEXT PRIMARY KEY, generation TEXT NOT NULL);`,
+  // 6: what people typed into a tty call's terminal (decision 191).
+  `CREATE TABLE typed_inputs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     at INTEGER NOT NULL,
+     by TEXT NOT NULL,
+     bytes INTEGER NOT NULL
+   );
+   CREATE TABLE typed_reads (
+     reader TEXT PRIMARY KEY,
+     from_seq INTEGER NOT NULL,
+     to_seq INTEGER NOT NULL
    );`,
 ];
 

@@ -14,7 +14,7 @@ import {
 } from "./store.ts";
 
 /** What settling writes besides the result. */
-export type SettledMarks = Pick<InvocationRecord, "isError" | "cancelled"> & {
+type SettledMarks = Pick<InvocationRecord, "isError" | "cancelled"> & {
   settledAt: number;
   deleteAt: number;
 };

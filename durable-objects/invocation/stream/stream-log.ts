@@ -1,8 +1,9 @@
 /**
  * The bytes of this object's Durable Stream and what governs them, in SQLite (tables
  * `stream_meta`, `stream_data`, `stream_producers` of ../output/schema.ts): appends as
- * rows keyed by their first offset, the stream's settings, and each producer's
- * epoch and last seq. Synchronous SQL, so a check and the append it guards are one step.
+ * rows keyed by their first offset (each row saying where its append began), the
+ * stream's settings and origin, and each producer's epoch and last seq. Synchronous SQL,
+ * so a check and the append it guards are one step.
  */
 import type { StreamSlice } from "../../../src/protocol/durable-streams/index.ts";
 import { WaitList } from "../wait-list.ts";
@@ -24,6 +25,18 @@ export interface StreamMeta {
   /** Changes each time the name is made again after a delete (part of the ETag). */
   generation: string;
   touchedAt: number;
+  /** Where this stream was forked from, or null for a stream made without a source. */
+  origin: ForkOrigin | null;
+  /** Deleted while forks of it lived (decision 205): a name kept, no bytes. */
+  deleted: boolean;
+}
+
+/** A fork's source as the fork's `PUT` named it: its name, which making of it, where. */
+export interface ForkOrigin {
+  name: string;
+  generation: string;
+  offset: number;
+  subOffset: number;
 }
 
 type MetaRow = {
@@ -35,7 +48,14 @@ type MetaRow = {
   writer_seq: string | null;
   generation: string;
   touched_at: number;
+  fork_of: string | null;
+  fork_generation: string | null;
+  fork_offset: number | null;
+  fork_sub_offset: number | null;
+  deleted: number;
 };
+
+type DataRow = { start: number; data: ArrayBuffer; append_start: number };
 
 /** Whether `meta`'s stream has outlived its TTL or expiry at `now`. */
 export function expired(meta: StreamMeta, now: number): boolean {
@@ -44,7 +64,7 @@ export function expired(meta: StreamMeta, now: number): boolean {
 }
 
 /** A producer's place: the epoch it writes in and the last seq accepted there. */
-export type ProducerPlace = {
+type ProducerPlace = {
   epoch: number;
   seq: number;
 };
@@ -77,31 +97,52 @@ export class StreamLog {
       writerSeq: row.writer_seq,
       generation: row.generation,
       touchedAt: row.touched_at,
+      origin:
+        row.fork_of === null
+          ? null
+          : {
+              name: row.fork_of,
+              generation: row.fork_generation ?? "",
+              offset: row.fork_offset ?? 0,
+              subOffset: row.fork_sub_offset ?? 0,
+            },
+      deleted: row.deleted === 1,
     };
   }
 
   /** Makes the stream (empty). Call when `meta()` is null. */
-  create(settings: Pick<StreamMeta, "contentType" | "ttlSeconds" | "expiresAt">): void {
+  create(settings: Pick<StreamMeta, "contentType" | "ttlSeconds" | "expiresAt" | "origin">): void {
+    const origin = settings.origin;
     this.#sql.exec(
-      "INSERT INTO stream_meta (id, content_type, ttl_seconds, expires_at, closed, tail, writer_seq, generation, touched_at) VALUES (1, ?, ?, ?, 0, 0, NULL, ?, ?)",
+      "INSERT INTO stream_meta (id, content_type, ttl_seconds, expires_at, closed, tail, writer_seq, generation, touched_at, fork_of, fork_generation, fork_offset, fork_sub_offset, deleted) VALUES (1, ?, ?, ?, 0, 0, NULL, ?, ?, ?, ?, ?, ?, 0)",
       settings.contentType,
       settings.ttlSeconds,
       settings.expiresAt,
       crypto.randomUUID().slice(0, 8),
       Date.now(),
+      origin?.name ?? null,
+      origin?.generation ?? null,
+      origin?.offset ?? null,
+      origin?.subOffset ?? null,
     );
   }
 
   /**
-   * Appends `pieces` (one row each in JSON mode: one message per row) and answers the
-   * new tail. The offsets count bytes.
+   * Appends `pieces` as one append (one row each in JSON mode: one message per row) and
+   * answers the new tail. The offsets count bytes.
    */
   append(pieces: Uint8Array[]): number {
     let tail = this.#tail();
+    const appendStart = tail;
     for (const piece of pieces) {
       for (let at = 0; at < piece.byteLength; at += ROW_BYTES) {
         const row = piece.subarray(at, at + ROW_BYTES);
-        this.#sql.exec("INSERT INTO stream_data (start, data) VALUES (?, ?)", tail, row);
+        this.#sql.exec(
+          "INSERT INTO stream_data (start, data, append_start) VALUES (?, ?, ?)",
+          tail,
+          row,
+          appendStart,
+        );
         tail += row.byteLength;
       }
     }
@@ -126,9 +167,23 @@ export class StreamLog {
     this.#sql.exec("UPDATE stream_meta SET touched_at = ? WHERE id = 1", Date.now());
   }
 
-  /** Forgets the stream, its bytes and its producers. */
+  /** Forgets the stream, its bytes, its producers and its forks. */
   delete(): void {
     this.#sql.exec("DELETE FROM stream_meta");
+    this.#sql.exec("DELETE FROM stream_forks");
+    this.#forgetBytes();
+  }
+
+  /**
+   * Deleted while forks of it live (decision 205): the name and the list of forks stay,
+   * the bytes and producers go (every fork has its own copy).
+   */
+  softDelete(): void {
+    this.#sql.exec("UPDATE stream_meta SET deleted = 1 WHERE id = 1");
+    this.#forgetBytes();
+  }
+
+  #forgetBytes(): void {
     this.#sql.exec("DELETE FROM stream_data");
     this.#sql.exec("DELETE FROM stream_producers");
     this.#readers.wakeAll();
@@ -178,21 +233,52 @@ export class StreamLog {
   }
 
   /**
-   * The rows before `offset`, the last one cut there in byte mode; null in JSON mode
-   * when `offset` is inside a message. A fork's inheritance (stream-fork.ts).
+   * The appends before `offset` (each its rows), the last row cut there in byte mode;
+   * null in JSON mode when `offset` is inside a message. A fork's inheritance
+   * (stream-fork.ts).
    */
-  prefix(offset: number, json: boolean): Uint8Array[] | null {
-    const pieces: Uint8Array[] = [];
-    const rows = this.#sql.exec<{ start: number; data: ArrayBuffer }>(
-      "SELECT start, data FROM stream_data WHERE start < ? ORDER BY start",
+  prefix(offset: number, json: boolean): Uint8Array[][] | null {
+    const appends: Uint8Array[][] = [];
+    let current = -1;
+    const rows = this.#sql.exec<DataRow>(
+      "SELECT start, data, append_start FROM stream_data WHERE start < ? ORDER BY start",
       offset,
     );
     for (const row of rows) {
       const bytes = new Uint8Array(row.data);
       const end = row.start + bytes.byteLength;
-      if (end <= offset) pieces.push(bytes);
-      else if (json) return null;
-      else pieces.push(bytes.slice(0, offset - row.start));
+      if (end > offset && json) return null;
+      if (row.append_start !== current) {
+        appends.push([]);
+        current = row.append_start;
+      }
+      appends.at(-1)?.push(end <= offset ? bytes : bytes.slice(0, offset - row.start));
+    }
+    return appends;
+  }
+
+  /**
+   * The rest of the append that holds the byte at `offset`, from there (the first row cut
+   * at `offset` in byte mode): empty when no byte is there. A sub-offset fork's base.
+   */
+  appendFrom(offset: number, json: boolean): Uint8Array[] {
+    const holder = this.#sql
+      .exec<{ append_start: number }>(
+        "SELECT append_start FROM stream_data WHERE start <= ? AND start + length(data) > ? ORDER BY start DESC LIMIT 1",
+        offset,
+        offset,
+      )
+      .toArray()[0];
+    if (!holder) return [];
+    const rows = this.#sql.exec<DataRow>(
+      "SELECT start, data, append_start FROM stream_data WHERE append_start = ? AND start + length(data) > ? ORDER BY start",
+      holder.append_start,
+      offset,
+    );
+    const pieces: Uint8Array[] = [];
+    for (const row of rows) {
+      const bytes = new Uint8Array(row.data);
+      pieces.push(!json && row.start < offset ? bytes.subarray(offset - row.start) : bytes);
     }
     return pieces;
   }

@@ -14,44 +14,45 @@ import {
 } from "../../../src/protocol/durable-streams/index.ts";
 import { EXTERNAL_TOOL } from "../../../src/tools/index.ts";
 import type { InvocationRecord } from "../output/store.ts";
-import { expired, type StreamLog } from "./stream-log.ts";
 import {
-  appendToStream,
-  createStream,
   deleteStream,
-  type ForkSource,
-  lifeHeaders,
-} from "./stream-writes.ts";
+  release,
+  type StreamLineage,
+  softDeleted,
+  stillHeld,
+} from "./stream-lineage.ts";
+import { expired, type StreamLog } from "./stream-log.ts";
+import { appendToStream, createStream, lifeHeaders } from "./stream-writes.ts";
 
 /** What the face reads of the invocation this object holds. */
-export interface StreamedInvocation {
+interface StreamedInvocation {
   record(): InvocationRecord | undefined;
   result(): SettledResult | undefined;
   /** Resolves when the invocation settles, or after `ms`. */
   settled(ms: number): Promise<unknown>;
-  /** The prefix a fork inherits from the stream named `name` (its own object's `forkSource`). */
-  fork: ForkSource;
 }
 
 /** The type a call's output is served as: the text the tool wrote, in UTF-8. */
-export const OUTPUT_TYPE = "text/plain; charset=utf-8";
+const OUTPUT_TYPE = "text/plain; charset=utf-8";
 
 /**
  * Answers one stream request.
- * @example return answerStream(request, this.#streamLog, invocation)
+ * @example return answerStream(request, { log, forks, peers }, invocation, 20_000)
  */
 export async function answerStream(
   request: Request,
-  log: StreamLog,
+  lineage: StreamLineage,
   invocation: StreamedInvocation,
   longPollMs: number,
 ): Promise<Response> {
   const method = request.method;
+  const log = lineage.log;
   let meta = log.meta();
   if (meta && expired(meta, Date.now())) {
-    log.delete();
+    await release(lineage, meta);
     meta = null;
   }
+  if (meta?.deleted && !(await stillHeld(lineage, meta))) meta = null;
   if (method === "PUT") {
     if (!meta && invocation.record()) {
       return streamError(
@@ -59,10 +60,12 @@ export async function answerStream(
         "this name is a tool call's id; its output is read here but it is written through its producer API",
       );
     }
-    return createStream(request, log, invocation.fork);
+    return createStream(request, log, lineage.peers);
   }
+  // The Worker routes only GET, HEAD, PUT, POST and DELETE here.
+  if (meta?.deleted) return softDeleted();
   if (method === "POST") return appendToStream(request, log);
-  if (method === "DELETE") return deleteStream(log);
+  if (method === "DELETE") return deleteStream(lineage);
   if (method !== "GET" && method !== "HEAD") {
     return streamError("method_not_allowed", `${method} is not allowed on a stream`, {
       Allow: "GET, HEAD, PUT, POST, DELETE",
@@ -129,6 +132,6 @@ function invocationSource(log: StreamLog, invocation: StreamedInvocation): Strea
 }
 
 /** A settled call's text: its text content, in order. */
-export function textOf(result: SettledResult): string {
+function textOf(result: SettledResult): string {
   return result.content.map((item) => (item.type === "text" ? item.text : "")).join("");
 }

@@ -4,6 +4,7 @@
  * mode; `Stream-Seq` writer ordering; idempotent producers (`Producer-Id`, `-Epoch`,
  * `-Seq`, decision 203); closing; deleting. Every check runs before anything is stored.
  */
+import { concatBytes } from "../../../src/protocol/bytes.ts";
 import {
   appendTooLarge,
   formatOffset,
@@ -14,18 +15,9 @@ import {
   SECURITY_HEADERS,
   streamError,
 } from "../../../src/protocol/durable-streams/index.ts";
-import {
-  FORK_OFFSET,
-  FORK_SUB_OFFSET,
-  FORKED_FROM,
-  type ForkAnswer,
-  forkSourceName,
-  offsetWithoutSource,
-} from "./stream-fork.ts";
+import { type ForkPrefix, forkRequest, originOf, sameOrigin } from "./stream-fork.ts";
+import type { StreamPeers } from "./stream-lineage.ts";
 import type { StreamLog, StreamMeta } from "./stream-log.ts";
-
-/** Asks the object named `name` for the prefix a fork of it at `offset` inherits. */
-export type ForkSource = (name: string, offset: string | null) => Promise<ForkAnswer>;
 
 /** The type of a stream made without a `Content-Type`. */
 const DEFAULT_TYPE = "application/octet-stream";
@@ -94,13 +86,7 @@ async function bodyOf(request: Request): Promise<Uint8Array | Response> {
     if (size > MAX_APPEND_BYTES) return appendTooLarge();
     chunks.push(chunk);
   }
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
+  return concatBytes(chunks);
 }
 
 /** The messages (JSON mode) or the one run of bytes (byte mode) an append stores. */
@@ -131,46 +117,47 @@ function ok(status: 200 | 201 | 204, headers: Record<string, string>): Response 
   return new Response(null, { status, headers: { ...SECURITY_HEADERS, ...headers } });
 }
 
+const FORK_REFUSALS = {
+  400: "bad_request",
+  404: "not_found",
+  409: "conflict",
+  413: "too_large",
+} as const;
+
+/** A `PUT` of a name soft-deleted while its forks live (decision 205). */
+function nameHeld(): Response {
+  return streamError(
+    "conflict",
+    "this name's stream was deleted while forks of it live; it can be made again once they are all deleted",
+  );
+}
+
 /**
  * `PUT`: makes the stream (201), or answers 200 for the same settings again and 409 for
- * other ones.
+ * other ones. A fork asks its source for its prefix first and tells it once it is made.
  */
 export async function createStream(
   request: Request,
   log: StreamLog,
-  fork: ForkSource,
+  peers: StreamPeers,
 ): Promise<Response> {
   let life = parseLife(request);
   if (life instanceof Response) return life;
-  if (request.headers.get(FORK_SUB_OFFSET) !== null) {
-    return streamError(
-      "bad_request",
-      `${FORK_SUB_OFFSET}: forks inside an append are not supported here; fork at a ${FORK_OFFSET} a read gave`,
-    );
-  }
-  if (offsetWithoutSource(request)) {
-    return streamError(
-      "bad_request",
-      `${FORK_OFFSET} without ${FORKED_FROM}: name the stream to fork`,
-    );
-  }
-  const source = forkSourceName(request);
-  if (source === null) {
-    return streamError("bad_request", `${FORKED_FROM}: not a /v1/stream/<name> of this server`);
-  }
+  const fork = forkRequest(request);
+  if (fork instanceof Response) return fork;
   const stated = request.headers.get("Content-Type");
   let contentType = stated ?? DEFAULT_TYPE;
-  let inherited: Uint8Array[] = [];
+  let prefix: ForkPrefix | null = null;
   const current = log.meta();
-  if (source !== undefined) {
+  if (current?.deleted) return nameHeld();
+  if (fork !== null) {
     // A fork takes its source's type and life unless the PUT says otherwise.
-    const answer = current ? null : await fork(source, request.headers.get(FORK_OFFSET));
-    if (answer && !answer.ok) {
-      const code =
-        answer.status === 404 ? "not_found" : answer.status === 413 ? "too_large" : "bad_request";
-      return streamError(code, answer.message);
+    if (!current) {
+      const answer = await peers.forkSource(fork);
+      if (!answer.ok) return streamError(FORK_REFUSALS[answer.status], answer.message);
+      prefix = answer.prefix;
     }
-    const from = answer?.prefix ?? current;
+    const from = prefix ?? current;
     if (from) {
       if (stated !== null && mediaType(stated) !== mediaType(from.contentType)) {
         return streamError(
@@ -183,22 +170,23 @@ export async function createStream(
         life = { ttlSeconds: from.ttlSeconds, expiresAt: from.expiresAt };
       }
     }
-    inherited = answer?.prefix.pieces ?? [];
   }
   const close = closing(request);
   const body = await bodyOf(request);
   if (body instanceof Response) return body;
   const existing = log.meta();
+  if (existing?.deleted) return nameHeld();
   if (existing) {
     const same =
       mediaType(existing.contentType) === mediaType(contentType) &&
       existing.ttlSeconds === life.ttlSeconds &&
       existing.expiresAt === life.expiresAt &&
-      existing.closed === close;
+      existing.closed === close &&
+      sameOrigin(existing, fork);
     if (!same) {
       return streamError(
         "conflict",
-        "the stream exists with other settings (content type, TTL, expiry or closed); delete it first or use another name",
+        "the stream exists with other settings (content type, TTL, expiry, closed, or the fork it is); delete it first or use another name",
       );
     }
     return ok(200, {
@@ -208,14 +196,22 @@ export async function createStream(
       ...lifeHeaders(existing),
     });
   }
+  if (fork !== null && prefix === null) {
+    // The stream this fork PUT found was deleted while its body arrived: nothing was copied.
+    return streamError("conflict", "the stream was deleted while this PUT arrived; send it again");
+  }
   // A PUT may start a JSON stream with `[]`: made, and empty.
   const pieces = body.byteLength > 0 ? piecesOf(body, contentType, "allowed") : [];
   if (pieces instanceof Response) return pieces;
-  log.create({ contentType, ...life });
-  log.append(inherited);
+  const origin = fork && prefix ? originOf(fork, prefix) : null;
+  log.create({ contentType, ...life, origin });
+  for (const inherited of prefix?.appends ?? []) log.append(inherited);
   const tail = log.append(pieces);
   if (close) log.close();
   const meta = log.meta() as StreamMeta;
+  // Told once the fork is stored: a fork its source missed only lets the source be
+  // deleted outright, where a source told of a fork never made would stay held.
+  if (origin) await peers.forkMade(origin, meta.generation).catch(() => undefined);
   return ok(201, {
     "Content-Type": contentType,
     Location: request.url,
@@ -375,11 +371,4 @@ export async function appendToStream(request: Request, log: StreamLog): Promise<
     ...(close ? { [HEADER.closed]: "true" } : {}),
     ...producerHeaders,
   });
-}
-
-/** `DELETE`: forgets the stream; its name can be made again. */
-export function deleteStream(log: StreamLog): Response {
-  if (!log.meta()) return streamError("not_found", "no such stream");
-  log.delete();
-  return ok(204, {});
 }

@@ -10,6 +10,7 @@ import { type ToolInfo, ToolwireClient } from "../http-client.ts";
 import { SandboxesClient } from "../sandboxes.ts";
 import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
 import { describeTruncation, formatBytes } from "../truncation-notice.ts";
+import { type AttachEnd, attach, clampSize, typistName } from "./attach-command.ts";
 import type { CliProcess } from "./cli-process.ts";
 import { helpText } from "./help.ts";
 import { LivePrinter } from "./live-printer.ts";
@@ -63,7 +64,7 @@ function endStatus(ending: CallEnding): number {
   }
 }
 
-export const DEFAULT_URL = "http://127.0.0.1:8787";
+const DEFAULT_URL = "http://127.0.0.1:8787";
 
 export type { CliProcess } from "./cli-process.ts";
 
@@ -110,6 +111,8 @@ export async function runCli(argv: readonly string[], proc: CliProcess): Promise
           timedByCall: true,
         });
       }
+      case "attach":
+        return await attachCommand(client, command.id, command.as, proc);
       case "watchRun": {
         const token = connection.token ?? proc.env.TOOLWIRE_TOKEN ?? "";
         const end = await watchRun(client.baseUrl, token, command.runId, proc);
@@ -188,6 +191,15 @@ async function run(
     );
   }
   const args = toolArgs(command.args, command.argsJson, tool.parameters);
+  // `run bash --tty` at a person's terminal is interactive: the call gets their size
+  // (unless --cols/--rows say otherwise) and they are attached to it (decision 191).
+  const interactive =
+    command.tool === "bash" && args.tty === true && proc.keyboard !== undefined && !command.detach;
+  if (interactive && proc.keyboard) {
+    const size = clampSize(proc.keyboard.size());
+    args.cols ??= size.cols;
+    args.rows ??= size.rows;
+  }
   const sandbox =
     command.sandbox === NEW_SANDBOX ? await newSandbox(sandboxes(), proc) : command.sandbox;
   const created = await client.createInvocation({
@@ -205,6 +217,7 @@ async function run(
     proc.stderr.write(`Viewer: ${created.viewUrl}\n`);
     if (created.runViewUrl) proc.stderr.write(`Run: ${created.runViewUrl}\n`);
   }
+  if (interactive) return attachCommand(client, created.id, command.as, proc);
   // By id with the API token: the subscribe token in `created` expires after an hour,
   // and a reconnect after that would be refused while the command still runs.
   return follow(client, created.id, proc, {
@@ -214,6 +227,53 @@ async function run(
     startedAt: Date.now(),
     timedByCall: false,
   });
+}
+
+/**
+ * `toolwire attach <id>`: the person's terminal attached to a tty call until they detach
+ * (exit 0, the call left running) or it ends (its own exit status, as `watch`).
+ */
+async function attachCommand(
+  client: ToolwireClient,
+  id: string,
+  as: string | undefined,
+  proc: CliProcess,
+): Promise<number> {
+  const keyboard = proc.keyboard;
+  if (!keyboard) {
+    throw new UsageError(
+      "attach needs a terminal (stdin and stdout): use toolwire watch to follow a call from a pipe.",
+      "attach",
+    );
+  }
+  const name = typistName(as, proc.env);
+  const sub = client.subscribe(id);
+  let end: AttachEnd;
+  try {
+    end = await attach(client, id, name, proc, keyboard, sub);
+  } catch (error) {
+    sub.close();
+    throw error;
+  }
+  if (end.kind === "failed") {
+    sub.close();
+    return failure(proc, end.error);
+  }
+  if (end.kind === "detached") {
+    sub.close();
+    proc.stderr.write(`[toolwire] detached; ${id} runs on (toolwire attach ${id} to come back)\n`);
+    return EXIT.ok;
+  }
+  const outcome = await sub.finished;
+  const info = await client.get(id).catch(() => null);
+  const ending = callEnding({
+    isError: outcome.end?.isError,
+    cancelled: info?.cancelled,
+    details: outcome.state?.details,
+    args: info?.args,
+  });
+  proc.stderr.write(`[toolwire] ${id} ${ending.words}\n`);
+  return endStatus(ending);
 }
 
 /**
@@ -355,7 +415,7 @@ async function tools(client: ToolwireClient, json: boolean, proc: CliProcess): P
 }
 
 /** One tool for people: name, first line of its description, its parameters. */
-export function describeTool(tool: ToolInfo): string {
+function describeTool(tool: ToolInfo): string {
   const schema = tool.parameters as {
     properties?: Record<string, { type?: string; description?: string }>;
     required?: string[];

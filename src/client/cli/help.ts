@@ -18,6 +18,7 @@ Commands:
   run <tool> [--name value]...   start an invocation and print its output live
   watch <id>                     follow a running invocation's output
   watch --run <runId>            follow every call of a run as it starts and settles
+  attach <id> [--as NAME]        take over a tty call's terminal from yours (Ctrl-] detaches)
   output <id>                    print a call's whole output (toolwire output <id> > file)
   link <id>                      print a fresh viewer link (when an old one expired)
   link --run <runId>             print a fresh run page link
@@ -48,6 +49,26 @@ Options (before the tool name):
   --sandbox NAME   the sandbox to run in (default: default)
   --detach         print the new invocation (id, viewUrl, …) as JSON and exit
   --sse            follow over Server-Sent Events instead of a WebSocket
+  --as NAME        who you type as when "run bash --tty" attaches you (default: $USER)
+
+"toolwire run bash --command CMD --tty" at a terminal is interactive: the call gets
+your terminal's size (unless --cols/--rows say otherwise) and you are attached to it,
+as "toolwire attach" does; Ctrl-] detaches and leaves it running.
+
+${CONNECTION}
+
+${EXIT}`,
+  attach: `Usage: toolwire attach <id> [--as NAME]
+
+Takes over a running tty call (bash with tty: true): your terminal shows its screen
+and every key you press goes to it, Ctrl-C and Escape included, as if you sat at it.
+Everyone watching sees that NAME typed (default: $USER), and the model's next read
+says a person typed. While you are attached the call's terminal takes your size; it
+gets its own back when you detach.
+
+Ctrl-] detaches (exit 0; the call runs on). When the call ends, attach exits with its
+status, as watch does. Needs a terminal; the API token or the call's sandbox's token
+mints the attach token (POST /v1/invocations/:id/attach).
 
 ${CONNECTION}
 

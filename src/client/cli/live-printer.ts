@@ -1,10 +1,11 @@
+import { formatCount } from "../../core/output/footer.ts";
 import type { ToolOutputState } from "../../core/output/types.ts";
 import { queuedAheadOf, queuedWords } from "../../protocol/index.ts";
 import { type CallEnding, wholeOutputCommand, withoutModelFooter } from "../call-story.ts";
 import { formatElapsed } from "../elapsed.ts";
 import { OutputFollower } from "../output-follower.ts";
 import type { Subscription, SubscriptionOutcome } from "../subscription.ts";
-import { describeTruncation, formatBytes, formatCount } from "../truncation-notice.ts";
+import { describeTruncation, formatBytes } from "../truncation-notice.ts";
 import { TerminalFilter } from "./terminal-filter.ts";
 
 /** Where the CLI writes. `isTTY` decides the progress line and the line-start bookkeeping. */

@@ -33,9 +33,12 @@ export type CliCommand =
       sandbox?: string;
       detach: boolean;
       transport: StreamKind;
+      /** `--as NAME`: who a person types as when `run bash --tty` attaches them. */
+      as?: string;
     }
   | { kind: "watch"; id: string; transport: StreamKind }
   | { kind: "watchRun"; runId: string }
+  | { kind: "attach"; id: string; as?: string }
   | { kind: "link"; id: string }
   | { kind: "output"; id: string }
   | { kind: "linkRun"; runId: string }
@@ -45,7 +48,7 @@ export type CliCommand =
 
 export type RunCommand = Extract<CliCommand, { kind: "run" }>;
 
-export interface ParsedCommandLine {
+interface ParsedCommandLine {
   connection: Connection;
   command: CliCommand;
 }
@@ -69,8 +72,10 @@ const OPTIONS = {
     sandbox: { type: "string" },
     detach: { type: "boolean" },
     sse: { type: "boolean" },
+    as: { type: "string" },
   },
   watch: { ...CONNECTION_OPTIONS, sse: { type: "boolean" }, run: { type: "string" } },
+  attach: { ...CONNECTION_OPTIONS, as: { type: "string" } },
   link: { ...CONNECTION_OPTIONS, run: { type: "string" } },
   output: CONNECTION_OPTIONS,
   result: { ...CONNECTION_OPTIONS, wait: { type: "string" }, json: { type: "boolean" } },
@@ -148,6 +153,11 @@ function parseCommand(
       }
       return { kind: "link", id: onePositional(positional, "an invocation id", name) };
     }
+    case "attach": {
+      const id = onePositional(positional, "an invocation id", name);
+      const as = options.get("as");
+      return typeof as === "string" ? { kind: "attach", id, as } : { kind: "attach", id };
+    }
     case "output":
       return { kind: "output", id: onePositional(positional, "an invocation id", name) };
     case "result": {
@@ -185,6 +195,8 @@ function parseRun(rest: readonly string[], connection: Connection): CliCommand {
   if (typeof id === "string") command.toolCallId = id;
   if (typeof runId === "string") command.runId = runId;
   if (typeof sandbox === "string") command.sandbox = sandbox;
+  const as = values.get("as");
+  if (typeof as === "string") command.as = as;
   const toolArgs = readToolArgs(rest.slice(next));
   if (toolArgs === "help") return { kind: "help", topic: "run" };
   command.args = toolArgs.pairs;

@@ -3,10 +3,19 @@
  * part of the CLI that reads arguments shares, so none of them imports another's parser.
  */
 
-export type CommandName = "run" | "watch" | "link" | "output" | "result" | "tools" | "sandbox";
+export type CommandName =
+  | "run"
+  | "watch"
+  | "attach"
+  | "link"
+  | "output"
+  | "result"
+  | "tools"
+  | "sandbox";
 export const COMMANDS: readonly CommandName[] = [
   "run",
   "watch",
+  "attach",
   "link",
   "output",
   "result",

@@ -3,17 +3,19 @@
  * per call as it starts and one as it settles (status, lines, bytes, elapsed), the
  * calls already in the run first, and keeps following until Ctrl-C.
  */
+
+import { formatCount } from "../../core/output/footer.ts";
 import { ToolwireError } from "../errors.ts";
 import { followRun, type RunCall } from "../run-view/run-follower.ts";
-import { formatBytes, formatCount } from "../truncation-notice.ts";
+import { formatBytes } from "../truncation-notice.ts";
 import type { Terminal } from "./live-printer.ts";
 
-export interface WatchRunProcess extends Terminal {
+interface WatchRunProcess extends Terminal {
   onInterrupt(handler: () => void): () => void;
 }
 
 /** What the command ended with: Ctrl-C, or a socket that could not be kept. */
-export type WatchRunEnd = { kind: "interrupted" } | { kind: "failed"; error: ToolwireError };
+type WatchRunEnd = { kind: "interrupted" } | { kind: "failed"; error: ToolwireError };
 
 /**
  * Follows run `runId` on the Worker at `baseUrl` with the API token.

@@ -11,7 +11,7 @@
  */
 
 /** A line start: line `line` begins at byte `offset`. */
-export interface Checkpoint {
+interface Checkpoint {
   line: number;
   offset: number;
 }

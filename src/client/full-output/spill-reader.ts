@@ -11,13 +11,13 @@ import { errorBodyMessage } from "../../protocol/index.ts";
 import { DEFAULT_SPACING, LineIndex, type LineIndexSpacing } from "./line-index.ts";
 
 /** Range size of reads for lines and search. */
-export const CHUNK_BYTES = 64 * 1024;
+const CHUNK_BYTES = 64 * 1024;
 /** Range size of the indexing pass. */
-export const INDEX_CHUNK_BYTES = 1024 * 1024;
+const INDEX_CHUNK_BYTES = 1024 * 1024;
 /** Chunks kept for re-reads while a reader scrolls. */
 const CACHED_CHUNKS = 64;
 /** Bytes of one line kept for display and search; the rest is counted, not kept. */
-export const MAX_LINE_BYTES = 64 * 1024;
+const MAX_LINE_BYTES = 64 * 1024;
 
 /** The file cannot be read: the route's message, or why the answer made no sense. */
 export class SpillUnavailableError extends Error {
@@ -30,7 +30,7 @@ export class SpillUnavailableError extends Error {
 }
 
 /** One line of the file: its number and its text (cut at `MAX_LINE_BYTES`). */
-export interface SpillLine {
+interface SpillLine {
   line: number;
   text: string;
   /** True when the line was longer than what `text` holds. */
@@ -38,7 +38,7 @@ export interface SpillLine {
 }
 
 /** Everything but the URL is for tests (small chunks put chunk boundaries everywhere). */
-export interface SpillReaderOptions {
+interface SpillReaderOptions {
   fetch?: typeof fetch;
   chunkBytes?: number;
   indexChunkBytes?: number;

@@ -4,16 +4,19 @@
  * over the call's WebSocket (a subscribe token from `/v1/runs/:runId/calls/:id/links`).
  */
 import type { RunCall } from "../../core/events/run-call.ts";
+import { formatCount } from "../../core/output/footer.ts";
 import { withoutModelFooter } from "../call-story.ts";
 import { formatElapsed } from "../elapsed.ts";
 import { type Subscription, subscribe } from "../subscription.ts";
-import { formatBytes, formatCount } from "../truncation-notice.ts";
+import { TerminalClient } from "../terminal-client.ts";
+import { formatBytes } from "../truncation-notice.ts";
 import { el } from "../viewer/dom.ts";
 import { OutputPane } from "../viewer/output-pane.ts";
+import { callSize, TerminalPane } from "../viewer/terminal-pane.ts";
 import { runCallStatus } from "./call-status.ts";
 
 /** How the page gets a call's links; a failure's message is shown in the entry. */
-export type LinksFor = (toolCallId: string) => Promise<{ socketUrl: string; viewUrl: string }>;
+type LinksFor = (toolCallId: string) => Promise<{ socketUrl: string; viewUrl: string }>;
 
 /** A badge's short word; its title has the whole story ("failed (exit 3)"). */
 const BADGE = {
@@ -35,6 +38,8 @@ export class CallEntry {
   #call: RunCall;
   #sub: Subscription | null = null;
   #pane: OutputPane | null = null;
+  /** A tty call's terminal (decision 191), in place of the output pane. */
+  #terminal: TerminalPane | null = null;
   /** Whether #follow has started (it awaits the links before #sub is set). */
   #following = false;
 
@@ -129,10 +134,39 @@ export class CallEntry {
     this.#sub = sub;
     sub.onChange(() => {
       const first = sub.state?.content[0];
+      const text = first?.type === "text" ? first.text : "";
+      const terminal = this.#terminalFor(sub, links.socketUrl, output, follow);
+      const running = !sub.end && sub.status !== "settled";
+      if (terminal && sub.state) {
+        terminal.render(sub.state, running, withoutModelFooter(text));
+      }
       // People get the viewer link above, not the model's footer and its read call.
-      this.#pane?.render(first?.type === "text" ? withoutModelFooter(first.text) : "");
+      else this.#pane?.render(withoutModelFooter(text));
       this.node.dataset.output = sub.status;
       this.#showTotals();
     });
+  }
+
+  /** Once the call's start says it is a tty call: its terminal, read-only, in place of the output. */
+  #terminalFor(
+    sub: Subscription,
+    socketUrl: string,
+    output: HTMLElement,
+    follow: HTMLElement,
+  ): TerminalPane | null {
+    if (this.#terminal || !sub.start) return this.#terminal;
+    const args = sub.start.args as Record<string, unknown> | null;
+    if (sub.start.toolName !== "bash" || args?.tty !== true) return null;
+    const url = new URL(socketUrl);
+    const token = url.searchParams.get("token");
+    const client = new TerminalClient({
+      baseUrl: `${url.protocol === "wss:" ? "https:" : "http:"}//${url.host}`,
+      id: this.#call.toolCallId,
+      ...(token ? { subscribeToken: token } : {}),
+    });
+    this.#terminal = new TerminalPane(client, callSize(args));
+    follow.remove();
+    output.replaceWith(this.#terminal.node);
+    return this.#terminal;
   }
 }

@@ -2,7 +2,7 @@ import type { RunCall } from "../../core/events/run-call.ts";
 import { timedOutWords } from "../call-story.ts";
 
 /** A run's call as the page styles it (`kind`) and says it (`words`, as every face does). */
-export interface RunCallStatus {
+interface RunCallStatus {
   kind: RunCall["status"] | "timedout";
   words: string;
 }

@@ -4,8 +4,9 @@
  * into public/run.html by scripts/build-client.ts.
  */
 
+import { formatCount } from "../../core/output/footer.ts";
 import { formatElapsed } from "../elapsed.ts";
-import { formatBytes, formatCount } from "../truncation-notice.ts";
+import { formatBytes } from "../truncation-notice.ts";
 import { byId } from "../viewer/dom.ts";
 import { ServerClock } from "../viewer/server-clock.ts";
 import { CallEntry } from "./call-entry.ts";

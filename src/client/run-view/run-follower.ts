@@ -14,9 +14,9 @@ import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "../backoff.ts
 
 export type { RunCall, RunMessage };
 
-export type RunFollowerStatus = "connecting" | "live" | "reconnecting" | "failed" | "closed";
+type RunFollowerStatus = "connecting" | "live" | "reconnecting" | "failed" | "closed";
 
-export interface RunFollower {
+interface RunFollower {
   readonly status: RunFollowerStatus;
   /** Calls by toolCallId, in the order they were created. */
   readonly calls: ReadonlyMap<string, RunCall>;
@@ -28,7 +28,7 @@ export interface RunFollower {
   close(): void;
 }
 
-export interface FollowRunOptions {
+interface FollowRunOptions {
   /** Upgrade headers (Node only), e.g. `{ Authorization: "Bearer …" }`. */
   headers?: Record<string, string>;
   backoff?: Partial<BackoffPolicy>;
@@ -53,7 +53,7 @@ function openSocket(url: string, headers?: Record<string, string>): SocketLike {
 }
 
 /** Applies one message to `calls`; true when something a reader sees changed. */
-export function applyRunMessage(calls: Map<string, RunCall>, message: RunMessage): boolean {
+function applyRunMessage(calls: Map<string, RunCall>, message: RunMessage): boolean {
   if (message.type === "calls") {
     for (const call of message.calls) calls.set(call.toolCallId, call);
     return message.calls.length > 0;

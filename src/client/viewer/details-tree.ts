@@ -1,5 +1,5 @@
 import type { JsonValue } from "../../core/chord/types.ts";
-import { formatCount } from "../truncation-notice.ts";
+import { formatCount } from "../../core/output/footer.ts";
 import { el } from "./dom.ts";
 
 /** Depth below which branches start open. */

@@ -11,9 +11,11 @@
  * Scrolling is virtual: a spacer gives the scroll bar the file's height (capped, beyond
  * which a pixel stands for more than one line) and the rows stay in view (sticky).
  */
+
+import { formatCount } from "../../core/output/footer.ts";
 import { parseAnsi } from "../ansi.ts";
 import { SpillReader, SpillUnavailableError } from "../full-output/spill-reader.ts";
-import { formatBytes, formatCount } from "../truncation-notice.ts";
+import { formatBytes } from "../truncation-notice.ts";
 import { byId, el } from "./dom.ts";
 
 /** Height of one row in pixels (CSS: #full-rows .row). */

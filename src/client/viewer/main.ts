@@ -5,13 +5,15 @@
  * scripts/build-client.ts.
  */
 import type { JsonValue } from "../../core/chord/types.ts";
+import { formatCount } from "../../core/output/footer.ts";
 import type { ToolOutputState, Usage } from "../../core/output/types.ts";
-import { queuedAheadOf, queuedWords } from "../../protocol/index.ts";
+import { lastInputOf, queuedAheadOf, queuedWords } from "../../protocol/index.ts";
 import { callEnding, limitSeconds, stoppedByOf, withoutModelFooter } from "../call-story.ts";
 import { formatElapsed } from "../elapsed.ts";
 import { ToolwireClient } from "../http-client.ts";
 import { type Subscription, subscribe } from "../subscription.ts";
-import { describeTruncation, formatBytes, formatCount } from "../truncation-notice.ts";
+import { TerminalClient } from "../terminal-client.ts";
+import { describeTruncation, formatBytes } from "../truncation-notice.ts";
 import { DetailsTree } from "./details-tree.ts";
 import { byId, el } from "./dom.ts";
 import { describeFailure } from "./failure-message.ts";
@@ -19,6 +21,7 @@ import { FullOutputPane } from "./full-output-pane.ts";
 import { OutputPane } from "./output-pane.ts";
 import { RateChart } from "./rate-chart.ts";
 import { ServerClock } from "./server-clock.ts";
+import { callSize, TerminalPane } from "./terminal-pane.ts";
 
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
 /** A badge's words where they differ from the status it styles. */
@@ -52,7 +55,11 @@ const chart = new RateChart(byId("chart"));
 
 const id = decodeURIComponent(/\/view\/([^/]+)/.exec(location.pathname)?.[1] ?? "");
 const token = new URLSearchParams(location.search).get("token") ?? "";
+/** The write capability of a take-over link, in its fragment (never sent to a server). */
+const attachToken = new URLSearchParams(location.hash.slice(1)).get("attach") ?? undefined;
 const clock = new ServerClock();
+/** A tty call's terminal, made once its tool_start says it is one. */
+let terminal: TerminalPane | null = null;
 const spillUrl = `/v1/invocations/${encodeURIComponent(id)}/spill?token=${encodeURIComponent(token)}`;
 const fullOutput = new FullOutputPane(spillUrl);
 page.fullOpen.addEventListener("click", () => void fullOutput.open());
@@ -79,7 +86,8 @@ let stoppedAt: number | null = null;
 let unknownCall = false;
 let renderQueued = false;
 
-const sub = subscribe(location.href);
+// Without the fragment: it holds the attach token, and a WebSocket URL may not have one.
+const sub = subscribe(`${location.origin}${location.pathname}${location.search}`);
 sub.onChange(() => {
   if (sub.status === "settled" && endedAt === null) onSettled();
   queueRender();
@@ -218,10 +226,34 @@ function renderConnection(s: Subscription): void {
   }
 }
 
+/** A bash call with `tty: true` is shown as its terminal (decision 191). */
+function terminalFor(s: Subscription): TerminalPane | null {
+  if (terminal || !s.start) return terminal;
+  const args = s.start.args as Record<string, unknown> | null;
+  if (s.start.toolName !== "bash" || args?.tty !== true) return null;
+  const client = new TerminalClient({
+    baseUrl: location.origin,
+    id,
+    subscribeToken: token,
+    ...(attachToken ? { attachToken } : {}),
+  });
+  terminal = new TerminalPane(client, callSize(args));
+  const section = byId("output").parentElement as HTMLElement;
+  section.classList.add("is-terminal");
+  section.replaceChildren(terminal.node);
+  return terminal;
+}
+
 function renderState(state: ToolOutputState): void {
   const first = state.content[0];
+  const text = first?.type === "text" ? first.text : "";
+  const term = terminalFor(sub);
+  const running = !sub.end && sub.status !== "settled";
   // People get the banner below and the full-output pane, not the model's footer.
-  output.render(first?.type === "text" ? withoutModelFooter(first.text) : "");
+  if (term) {
+    term.render(state, running, withoutModelFooter(text));
+    term.showLastInput(lastInputOf(state.details), clock.now(Date.now()));
+  } else output.render(withoutModelFooter(text));
   const t = state.truncation;
   const banner = describeTruncation(t, t.spillPath ? "tail" : undefined);
   page.bannerRow.hidden = banner === null;

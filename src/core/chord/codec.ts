@@ -4,7 +4,7 @@ import type { JsonValue, Op, Path, WireOp, WirePath } from "./types.ts";
 import { assertValidWireOp, carriesPath, isBase, mayAddressRoot } from "./validate.ts";
 
 /** Encodes one stream's batches. Keep one per consumer (per subscriber, per durable log). */
-export interface Encoder {
+interface Encoder {
   encode(ops: readonly Op[]): WireOp[];
 }
 

@@ -1,5 +1,5 @@
 export { apply } from "./apply.ts";
-export { type Decoder, decoder, type Encoder, encoder } from "./codec.ts";
+export { type Decoder, decoder, encoder } from "./codec.ts";
 export {
   ApplyError,
   ChordError,
@@ -11,6 +11,6 @@ export {
 export { fitsDepth, MAX_JSON_DEPTH } from "./json.ts";
 export { upgradeLegacyWire } from "./legacy-wire.ts";
 export { findOverlap } from "./overlap.ts";
-export { type FlushWork, type JsonShape, type Tracker, track } from "./tracker.ts";
+export { type Tracker, track } from "./tracker.ts";
 export type * from "./types.ts";
 export { assertValidOp, assertValidWireOp, isBase } from "./validate.ts";

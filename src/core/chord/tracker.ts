@@ -22,7 +22,7 @@ import type { JsonObject, JsonValue, Op, Path, Seg } from "./types.ts";
  * Types whose values are JSON. Interfaces qualify too (no index signature needed);
  * an optional property means "absent". Functions, Maps, Dates and the like do not.
  */
-export type JsonShape<T> = [T] extends [JsonValue]
+type JsonShape<T> = [T] extends [JsonValue]
   ? T
   : T extends string | number | boolean | null | undefined
     ? T
@@ -85,7 +85,7 @@ export interface Tracker<T> {
 }
 
 /** Work done by one flush: nodes visited, entries (keys, elements) compared. */
-export interface FlushWork {
+interface FlushWork {
   readonly nodes: number;
   readonly entries: number;
 }

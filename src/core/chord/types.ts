@@ -13,23 +13,23 @@ export type Seg = string | number;
 export type Path = Seg[];
 
 /** Replace the whole value. Only ever at index 0 of a batch. */
-export type ReplaceOp = ["r", JsonValue];
+type ReplaceOp = ["r", JsonValue];
 /** Set the value at a non-empty path. */
-export type SetOp = ["s", Path, JsonValue];
+type SetOp = ["s", Path, JsonValue];
 /** Delete the value at a non-empty path. */
-export type DeleteOp = ["d", Path];
+type DeleteOp = ["d", Path];
 /** Append text to the string at `path`. */
-export type AppendOp = ["a", Path, string];
+type AppendOp = ["a", Path, string];
 /** Drop `n` UTF-16 code units from the start of the string at `path`. */
-export type TrimOp = ["t", Path, number];
+type TrimOp = ["t", Path, number];
 /** Array splice at `path` (may be the root `[]`). */
-export type SpliceOp = ["p", Path, number, number, JsonValue[]];
+type SpliceOp = ["p", Path, number, number, JsonValue[]];
 /**
  * Reorder the array at `path` (may be the root `[]`) in place:
  * `new[i] = old[permutation[i]]`, where `permutation` is a permutation of `0..n-1`
  * and `n` is the array's length.
  */
-export type ReorderOp = ["m", Path, number[]];
+type ReorderOp = ["m", Path, number[]];
 
 export type Op = ReplaceOp | SetOp | DeleteOp | AppendOp | TrimOp | SpliceOp | ReorderOp;
 
@@ -41,7 +41,7 @@ export type WirePath = Path | number;
  * path's second use, as a wire op of its own just before the op that uses the number;
  * ids count up from 0 after each base.
  */
-export type DefineOp = ["#", number, Path];
+type DefineOp = ["#", number, Path];
 
 /**
  * An encoded op: the same tuples with paths compressed (see `encoder`), plus `DefineOp`.

@@ -55,11 +55,7 @@ function verbOf(op: unknown, wire: boolean): string {
 }
 
 /** Checks a path: an array of safe string keys and non-negative integer indexes. */
-export function assertValidPath(
-  path: unknown,
-  op: unknown,
-  allowEmpty: boolean,
-): asserts path is Path {
+function assertValidPath(path: unknown, op: unknown, allowEmpty: boolean): asserts path is Path {
   if (!Array.isArray(path)) fail(op, "the path must be an array of keys and indexes");
   if (path.length > MAX_JSON_DEPTH) {
     fail(

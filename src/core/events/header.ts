@@ -1,7 +1,7 @@
 import type { ToolStartEvent } from "./types.ts";
 
 /** The fields every event of one tool call repeats after its `tool_start`. */
-export interface EventHeader {
+interface EventHeader {
   runId: string;
   turnId: string;
   toolCallId: string;

@@ -11,6 +11,14 @@
 export const TOKEN_EXPIRED_CLOSE = { code: 4401, reason: "subscribe token expired" } as const;
 
 /**
+ * The sandbox token the socket was opened with no longer holds: it was revoked (a newer
+ * one was made) or its sandbox ended. The object checks at each heartbeat of a running
+ * call, so the socket closes within one heartbeat of the revocation; reconnecting with
+ * the same token is refused (docs/decisions/253).
+ */
+export const CREDENTIAL_REVOKED_CLOSE = { code: 4403, reason: "sandbox token revoked" } as const;
+
+/**
  * Every subscriber was cut off on purpose by a test's control (docs/testing.md), as a
  * lost connection would be: a client reconnects and resumes after its last event.
  */

@@ -35,7 +35,7 @@ export interface ToolEndEvent {
 }
 export type HarnessEvent = ToolStartEvent | ToolUpdateEvent | ToolEndEvent;
 
-export type ToolStatus = "running" | "done" | "error";
+type ToolStatus = "running" | "done" | "error";
 
 export interface LaneTool {
   toolCallId: string;

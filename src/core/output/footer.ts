@@ -5,7 +5,7 @@
 import type { Truncation } from "./types.ts";
 
 /** Options for `formatTruncationFooter`. */
-export interface FooterOptions {
+interface FooterOptions {
   /** Which end of the output was kept. */
   retain: "head" | "tail";
   /** False when the totals are lower bounds (the source stopped reading): no total is claimed. */

@@ -1,16 +1,10 @@
-export { type FooterOptions, formatCount, formatSize, formatTruncationFooter } from "./footer.ts";
+export { formatCount, formatSize } from "./footer.ts";
 export { LATEST_LINE_MAX, latestLine } from "./latest-line.ts";
 /** The sink's bounds and the checks at them, every one of them public. */
 export * from "./limits.ts";
 export { messageOf } from "./message-of.ts";
-export { ToolOutputSink, type ToolOutputSinkOptions } from "./sink.ts";
-export {
-  assertOutputState,
-  cloneOutputState,
-  emptyOutputState,
-  isOutputState,
-  outputStateError,
-} from "./state.ts";
+export { ToolOutputSink } from "./sink.ts";
+export { emptyOutputState } from "./state.ts";
 export { plainTerminalText } from "./terminal-text.ts";
 export * from "./types.ts";
-export { assertOutputPolicy, countLines, TextWindow, type WindowChange } from "./window.ts";
+export { TextWindow } from "./window.ts";

@@ -33,7 +33,7 @@ import {
 import { TextWindow } from "./window.ts";
 
 /** Options for `ToolOutputSink`. */
-export interface ToolOutputSinkOptions {
+interface ToolOutputSinkOptions {
   /** How the text is bounded; defaults to tail, 50 KiB, 2000 lines. */
   policy?: OutputPolicy;
   /** Called after every change (and when `details` is handed out), e.g. to schedule a publication. */

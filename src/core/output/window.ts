@@ -19,7 +19,7 @@ import { utf8ByteLength, utf8HeadCut } from "../retention/utf8.ts";
 import type { OutputPolicy, Truncation } from "./types.ts";
 
 /** What changed in the retained text: `next = prev.slice(drop) + append`. */
-export interface WindowChange {
+interface WindowChange {
   /** UTF-16 code units removed from the start of the retained text (always 0 in head mode). */
   drop: number;
   /** Text added at the end of the retained text. */
@@ -42,7 +42,7 @@ export function countLines(text: string): number {
  * Throws a `RangeError` unless `policy` is `{ retain: "head" | "tail", maxBytes, maxLines }`
  * with non-negative integer caps.
  */
-export function assertOutputPolicy(policy: OutputPolicy): void {
+function assertOutputPolicy(policy: OutputPolicy): void {
   if (policy === null || typeof policy !== "object") {
     throw new TypeError("Output policy must be an object { retain, maxBytes, maxLines }.");
   }

@@ -5,16 +5,16 @@ import { Omitted } from "./omitted.ts";
  * `stopWhenFull`: the item after the cap is a probe that proves truncation and asks
  * the producer to stop. `readToEnd`: keep counting so the omitted count is exact.
  */
-export type ItemStop = "stopWhenFull" | "readToEnd";
+type ItemStop = "stopWhenFull" | "readToEnd";
 
-export interface ItemRetainerOptions {
+interface ItemRetainerOptions {
   kind: "head";
   maxItems: number;
   stop: ItemStop;
 }
 
 /** What one `push` did. */
-export interface ItemPush {
+interface ItemPush {
   /** The item was kept. */
   kept: boolean;
   /** The budget has cut something so far. */
@@ -23,7 +23,7 @@ export interface ItemPush {
   shouldStop: boolean;
 }
 
-export interface ItemRetention<T> {
+interface ItemRetention<T> {
   items: T[];
   /** Cut by the budget (never "upstream incomplete"). */
   truncated: boolean;

@@ -1,7 +1,7 @@
 import { describeOmitted, type Omitted, type OmittedUnit, unitNoun } from "./omitted.ts";
 
 /** What a tool tells the model about a budget cut. */
-export interface RetentionNotice {
+interface RetentionNotice {
   omitted: Omitted;
   unit: OmittedUnit;
   /** What was kept, if worth saying: how many units, from which end of the output. */

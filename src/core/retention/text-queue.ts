@@ -10,7 +10,7 @@ import { utf8ByteLength, utf8ReachCut } from "./utf8.ts";
 const RELEASE_AFTER = 65_536;
 
 /** What a drop removed: UTF-16 units, UTF-8 bytes and "\n" characters. */
-export interface Dropped {
+interface Dropped {
   units: number;
   bytes: number;
   newlines: number;

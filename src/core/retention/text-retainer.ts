@@ -17,7 +17,7 @@ export type TextRetainerOptions =
   | { kind: "tail"; maxBytes: number }
   | { kind: "headTail"; headBytes: number; tailBytes: number };
 
-export interface TextPush {
+interface TextPush {
   /** The producer should stop feeding (head with `stopWhenFull`, once the budget is exceeded). */
   shouldStop: boolean;
 }

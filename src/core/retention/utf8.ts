@@ -69,7 +69,7 @@ export function utf8CharBytes(s: string, i: number): number {
 }
 
 /** A cut in a string: the UTF-16 index where it falls, and the UTF-8 bytes before it. */
-export interface Utf8Cut {
+interface Utf8Cut {
   end: number;
   bytes: number;
 }

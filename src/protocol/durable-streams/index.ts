@@ -6,7 +6,6 @@
 export {
   answerRead,
   appendTooLarge,
-  type ReadTiming,
   type StreamSlice,
   type StreamSource,
   streamError,
@@ -15,13 +14,9 @@ export {
   formatOffset,
   HEADER,
   isJsonType,
-  isTextType,
   MAX_APPEND_BYTES,
   mediaType,
-  nextCursor,
   PREFLIGHT_HEADERS,
   parseOffset,
-  READ_CHUNK_BYTES,
   SECURITY_HEADERS,
-  SSE_OPEN_MS,
 } from "./wire.ts";

@@ -4,6 +4,7 @@
  * headers, `ETag`/`If-None-Match` and `Cache-Control` (decision 202). The Worker serves
  * a bash call's spill through it, the Invocation Durable Object every other stream.
  */
+import { concatBytes } from "../bytes.ts";
 import { apiError, errorResponse } from "../errors.ts";
 import {
   formatOffset,
@@ -65,7 +66,7 @@ export function appendTooLarge(): Response {
 }
 
 /** How long the reader waits: a long-poll (`STREAM_LONG_POLL_SECONDS`), an SSE answer. */
-export interface ReadTiming {
+interface ReadTiming {
   longPollMs: number;
   sseOpenMs: number;
 }
@@ -206,7 +207,7 @@ function bytesAnswer(
       ? slice.parts
       : isJsonType(source.contentType)
         ? jsonArray(slice.parts)
-        : concat(slice.parts);
+        : concatBytes(slice.parts);
   return new Response(body, { status: 200, headers: all });
 }
 
@@ -220,25 +221,15 @@ function jsonArray(messages: Uint8Array[]): Uint8Array<ArrayBuffer> {
     pieces.push(message);
   });
   pieces.push(encoder.encode("]"));
-  return concat(pieces);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
+  return concatBytes(pieces);
 }
 
 /** The text of a `data` event: base64 for binary types, the messages' array in JSON mode. */
 function dataEventOf(source: StreamSource, parts: Uint8Array[]): string {
   let payload: string;
   if (isJsonType(source.contentType)) payload = new TextDecoder().decode(jsonArray(parts));
-  else if (isTextType(source.contentType)) payload = new TextDecoder().decode(concat(parts));
-  else payload = base64(concat(parts));
+  else if (isTextType(source.contentType)) payload = new TextDecoder().decode(concatBytes(parts));
+  else payload = base64(concatBytes(parts));
   const lines = payload.split(/\r\n|\r|\n/).map((line) => `data:${line}`);
   return `event: data\n${lines.join("\n")}\n\n`;
 }
@@ -256,7 +247,7 @@ function base64(bytes: Uint8Array): string {
  * the rest comes in the next event.
  */
 function wholeCharacters(parts: Uint8Array[], from: number, slice: StreamSlice): StreamSlice {
-  const bytes = concat(parts);
+  const bytes = concatBytes(parts);
   let end = bytes.length;
   let back = 0;
   while (back < 4 && end - back - 1 >= 0 && ((bytes[end - back - 1] ?? 0) & 0xc0) === 0x80) back++;

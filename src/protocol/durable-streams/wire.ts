@@ -22,7 +22,7 @@ export const HEADER = {
 } as const;
 
 /** Digits of an offset: a byte position, zero-padded so that offsets sort as strings. */
-export const OFFSET_DIGITS = 16;
+const OFFSET_DIGITS = 16;
 
 /** How long one SSE answer stays open before the server closes it and the reader reconnects. */
 export const SSE_OPEN_MS = 60_000;
@@ -45,10 +45,14 @@ export function formatOffset(position: number): string {
 }
 
 /** A requested offset: the start, the current tail, or a position this server gave out. */
-export type RequestedOffset =
-  | { kind: "start" }
-  | { kind: "now" }
-  | { kind: "at"; position: number };
+type RequestedOffset = { kind: "start" } | { kind: "now" } | { kind: "at"; position: number };
+
+/**
+ * The zero offset in the reference server's `<read seq>_<byte offset>` form: taken as
+ * position 0. No other offset of that form names a position here (its halves count that
+ * server's own storage), and none is ever given out (decision 205).
+ */
+const REFERENCE_ZERO_OFFSET = "0000000000000000_0000000000000000";
 
 /**
  * The `offset` query parameter, or null when it is none this server could have given.
@@ -57,6 +61,7 @@ export type RequestedOffset =
 export function parseOffset(value: string | undefined): RequestedOffset | null {
   if (value === undefined || value === "-1") return { kind: "start" };
   if (value === "now") return { kind: "now" };
+  if (value === REFERENCE_ZERO_OFFSET) return { kind: "at", position: 0 };
   if (!/^\d{16}$/.test(value)) return null;
   const position = Number(value);
   return Number.isSafeInteger(position) ? { kind: "at", position } : null;

@@ -64,6 +64,19 @@ describe("workerConfig", () => {
     }
   });
 
+  it("lets container sandboxes' proxies reach private addresses only for CONTAINER_EGRESS_ALLOW_PRIVATE=1", () => {
+    expect(workerConfig({}).containerEgressAllowPrivate).toBe(false);
+    expect(workerConfig({ CONTAINER_EGRESS_ALLOW_PRIVATE: "1" }).containerEgressAllowPrivate).toBe(
+      true,
+    );
+    for (const off of ["", "0", "true", "yes"]) {
+      expect(
+        workerConfig({ CONTAINER_EGRESS_ALLOW_PRIVATE: off }).containerEgressAllowPrivate,
+        off,
+      ).toBe(false);
+    }
+  });
+
   it("reads an env once: the same object answers the same config", () => {
     const env = { SANDBOX_REJOIN_SECONDS: "5" };
     expect(workerConfig(env)).toBe(workerConfig(env));

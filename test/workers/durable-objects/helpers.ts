@@ -2,7 +2,7 @@
  * Helpers for the InvocationDO tests: stubs by name, start requests, and a real
  * WebSocket / SSE subscriber that folds what it receives the way a client does.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { apply, decoder } from "../../../src/core/chord/index.ts";
@@ -37,6 +37,15 @@ export async function crash(name: string): Promise<void> {
   await runInDurableObject(stubFor(name), (_instance, state) =>
     state.abort("simulated crash"),
   ).catch(() => {});
+}
+
+/**
+ * Runs the resume a new instance of a running call scheduled at once (lifecycle.ts
+ * `#load`), if the runtime has not run it on its own already: either way the call's
+ * work goes on now, and what follows asserts that it did.
+ */
+export async function resumeDue(name: string): Promise<void> {
+  await runDurableObjectAlarm(stubFor(name));
 }
 
 /** Unwraps an outcome the test expects to succeed. */

@@ -37,6 +37,8 @@ export interface PiSessionOptions {
   sessionDir?: string;
   /** A provider name of its own, for sessions that run at once. */
   provider?: string;
+  /** `TOOLWIRE_SANDBOX_ALLOW`: the network policy of the session's sandbox; unset when not given. */
+  allow?: string;
 }
 
 /** Starts a session whose model answers with `responses`, in order. */
@@ -50,6 +52,8 @@ export async function startPiSession(
   const sandbox = options.sandbox === undefined ? "default" : options.sandbox;
   if (sandbox === null) delete process.env.TOOLWIRE_SANDBOX;
   else process.env.TOOLWIRE_SANDBOX = sandbox;
+  if (options.allow === undefined) delete process.env.TOOLWIRE_SANDBOX_ALLOW;
+  else process.env.TOOLWIRE_SANDBOX_ALLOW = options.allow;
   const cwd = mkdtempSync(path.join(tmpdir(), "toolwire-pi-cwd-"));
   const agentDir = mkdtempSync(path.join(tmpdir(), "toolwire-pi-agent-"));
   const faux = registerFauxProvider(

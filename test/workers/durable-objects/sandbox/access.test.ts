@@ -4,7 +4,8 @@
 // operator routes (403/404), and the same request with the rightful credential works,
 // so each refusal is the scope and not a broken request; A's token against A's own
 // works. A route the app registers that the matrix does not list fails the first test.
-import { exports } from "cloudflare:workers";
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listTools } from "../../../../src/tools/index.ts";
 import { app } from "../../../../src/worker/app.ts";
@@ -825,6 +826,51 @@ describe("sandbox tokens are revoked and end with their sandbox", () => {
     const refused = await send(forged, "GET", `/v1/sandboxes/${sbx.id}`);
     expect(refused.status).toBe(401);
     expect(await refused.text()).toContain("signature");
+    await send(API_TOKEN, "DELETE", `/v1/sandboxes/${sbx.id}`);
+  }, 60_000);
+
+  it("a reader's socket and event stream opened with a revoked token end at the next heartbeat; the operator's stay open", async () => {
+    const sbx = await createSandbox();
+    const call = await json<Call>(
+      await send(sbx.token, "POST", "/v1/invocations", {
+        json: { tool: "bash", args: { command: "echo up; sleep 60" }, toolCallId: fresh("live") },
+      }),
+      201,
+    );
+    const open = async (token: string) => {
+      const res = await send(token, "GET", `/v1/invocations/${call.id}/socket`, {
+        headers: { Upgrade: "websocket" },
+      });
+      const socket = res.webSocket;
+      if (!socket) throw new Error(`no socket (${res.status})`);
+      socket.accept();
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason })),
+      );
+      return { socket, closed };
+    };
+    const agent = await open(sbx.token);
+    const operator = await open(API_TOKEN);
+    const events = await send(sbx.token, "GET", `/v1/invocations/${call.id}/events`);
+    expect(events.headers.get("content-type")).toBe("text/event-stream");
+    const streamText = events.text();
+
+    // Before any revocation a heartbeat leaves every reader be.
+    await runDurableObjectAlarm(env.INVOCATIONS.getByName(call.id));
+    expect(agent.socket.readyState).toBe(WebSocket.OPEN);
+
+    await json(await send(API_TOKEN, "POST", `/v1/sandboxes/${sbx.id}/token`), 200);
+    await runDurableObjectAlarm(env.INVOCATIONS.getByName(call.id));
+    expect(await agent.closed).toEqual({ code: 4403, reason: "sandbox token revoked" });
+    expect(await streamText).toContain(": sandbox token revoked\n\n");
+    expect(operator.socket.readyState).toBe(WebSocket.OPEN);
+    // And the old token opens no new one.
+    const again = await send(sbx.token, "GET", `/v1/invocations/${call.id}/socket`, {
+      headers: { Upgrade: "websocket" },
+    });
+    expect(again.status).toBe(401);
+    operator.socket.close(1000, "done");
+    await send(API_TOKEN, "POST", `/v1/invocations/${call.id}/cancel`);
     await send(API_TOKEN, "DELETE", `/v1/sandboxes/${sbx.id}`);
   }, 60_000);
 

@@ -1,8 +1,8 @@
-import { runDurableObjectAlarm } from "cloudflare:test";
 import { expect, it } from "vitest";
 import {
   connectSocket,
   crash,
+  resumeDue,
   startRequest,
   stubFor,
   textOf,
@@ -24,7 +24,7 @@ it("after a crash, bash reattaches to its still-running sandbox process: every l
   expect(before).not.toContain("line 40\n");
   const sub = await connectSocket(name);
   // No live runner: the keep-alive alarm resumes the call by rejoining the same exec.
-  expect(await runDurableObjectAlarm(stubFor(name))).toBe(true);
+  await resumeDue(name);
   await sub.untilEnded();
   const poll = value(await stubFor(name).result(0));
   if (poll.status !== "settled") throw new Error("not settled");

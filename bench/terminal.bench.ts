@@ -1,0 +1,250 @@
+/**
+ * Issue 26's terminals for people (decision 191), through the whole stack (bench/stack.ts:
+ * `wrangler dev` and a real sandbox host):
+ *
+ * - keystroke to screen: a person's key (`POST /terminal/input` with an attach token)
+ *   until a WebSocket subscriber of the call holds its echo, p50/p95, against the sandbox
+ *   host's own echo time (its `/input`, then its `/terminal` read until the byte is there);
+ * - bytes a subscriber receives per echoed keystroke and per full-screen repaint (`top`),
+ *   against sending the whole screen (the bytes that draw it, `GET /terminal`) each time;
+ * - the sandbox host's CPU with 100 idle terminals, against 100 idle pipe calls and none.
+ *
+ * `TERMINAL_KEYS` (default 60), `TERMINAL_TOP_SECONDS` (default 10) and
+ * `TERMINAL_IDLE` (default 100) set the load.
+ */
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { subscribe } from "../src/client/subscription.ts";
+import { groupOf, usageOf } from "./process-group.ts";
+import { type Stack, startStack } from "./stack.ts";
+
+const KEYS = Number(process.env.TERMINAL_KEYS ?? 60);
+const TOP_SECONDS = Number(process.env.TERMINAL_TOP_SECONDS ?? 10);
+const IDLE = Number(process.env.TERMINAL_IDLE ?? 100);
+/** Between keys: a fast typist, and longer than the publisher's pacing interval. */
+const KEY_GAP_MS = 150;
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+/** How Toolwire's bytes compare with the alternative's, in the direction they go. */
+const times = (alternative: number, ours: number) =>
+  alternative >= ours
+    ? `${(alternative / ours).toFixed(1)}× fewer`
+    : `${(ours / alternative).toFixed(1)}× more`;
+
+class Api {
+  readonly stack: Stack;
+  constructor(stack: Stack) {
+    this.stack = stack;
+  }
+  async call(method: string, path: string, body?: unknown, auth = this.stack.apiToken) {
+    const res = await fetch(`${this.stack.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${auth}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+  async tty(command: string, extra: Record<string, unknown> = {}) {
+    return (await this.call("POST", "/v1/invocations", {
+      tool: "bash",
+      args: { command, tty: true, timeout: 900, ...extra },
+    })) as { id: string; socketUrl: string };
+  }
+  async attach(id: string) {
+    return (await this.call("POST", `/v1/invocations/${id}/attach`, { name: "bench" }))
+      .attachToken as string;
+  }
+  async paintBytes(id: string) {
+    const paint = await this.call("GET", `/v1/invocations/${id}/terminal`);
+    return Buffer.byteLength(JSON.stringify(paint));
+  }
+  cancel(id: string) {
+    return this.call("POST", `/v1/invocations/${id}/cancel`, {}).catch(() => null);
+  }
+}
+
+/** A raw WebSocket subscriber that counts the bytes and updates it receives. */
+function countingSocket(url: string) {
+  const socket = new WebSocket(url);
+  const counts = { bytes: 0, updates: 0 };
+  socket.addEventListener("message", (event) => {
+    const data = typeof event.data === "string" ? event.data : "";
+    counts.bytes += Buffer.byteLength(data);
+    if (data.includes('"tool_update"')) counts.updates++;
+  });
+  return { counts, close: () => socket.close() };
+}
+
+async function keystrokes(api: Api, lines: string[]) {
+  const { stack } = api;
+  // A full screen first (39 rows of 110 characters), then a prompt-less echo of each key.
+  const call = await api.tty(
+    "for i in $(seq 1 39); do printf '%0110d\\n' 0; done; cat > /dev/null",
+    {
+      cols: 120,
+      rows: 40,
+    },
+  );
+  const attachToken = await api.attach(call.id);
+  const sub = subscribe(call.socketUrl);
+  const raw = countingSocket(call.socketUrl);
+  const total = () => sub.state?.truncation.totalBytes ?? -1;
+  const waitFor = async (bytes: number) => {
+    const deadline = Date.now() + 20_000;
+    while (total() < bytes) {
+      if (Date.now() > deadline) {
+        throw new Error(`the subscriber holds ${total()} bytes after 20 s, not ${bytes}`);
+      }
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 250);
+        const off = sub.onChange(() => {
+          off();
+          clearTimeout(timer);
+          resolve(null);
+        });
+      });
+    }
+  };
+  console.error("keystrokes: the screen filled, typing…");
+  await waitFor(39 * 112);
+  await sleep(1000);
+  const through: number[] = [];
+  raw.counts.bytes = 0;
+  raw.counts.updates = 0;
+  for (let i = 0; i < KEYS; i++) {
+    const before = total();
+    const t0 = performance.now();
+    // As a page does: the echo is awaited on the subscription, not the input's answer.
+    const typing = api.call(
+      "POST",
+      `/v1/invocations/${call.id}/terminal/input`,
+      { data: "x" },
+      attachToken,
+    );
+    await waitFor(before + 1);
+    through.push(performance.now() - t0);
+    await typing;
+    await sleep(KEY_GAP_MS);
+  }
+  await sleep(500);
+  const wsBytes = raw.counts.bytes;
+  const screenBytes = await api.paintBytes(call.id);
+  // The sandbox host's own echo: its /input, then its /terminal until the byte is there.
+  const host = `${stack.sandboxUrl}/v1/exec/${call.id}`;
+  const hostHeaders = {
+    authorization: `Bearer ${stack.sandboxToken}`,
+    "content-type": "application/json",
+  };
+  const hostTotal = async () =>
+    (
+      (await (await fetch(`${host}/terminal`, { headers: hostHeaders })).json()) as {
+        totalBytes: number;
+      }
+    ).totalBytes;
+  const own: number[] = [];
+  for (let i = 0; i < KEYS; i++) {
+    const before = await hostTotal();
+    const t0 = performance.now();
+    await (
+      await fetch(`${host}/input`, {
+        method: "POST",
+        headers: hostHeaders,
+        body: JSON.stringify({ data: "y", waitMs: 0 }),
+      })
+    ).body?.cancel();
+    while ((await hostTotal()) <= before) {}
+    own.push(performance.now() - t0);
+    await sleep(KEY_GAP_MS);
+  }
+  raw.close();
+  sub.close();
+  await api.cancel(call.id);
+  through.sort((a, b) => a - b);
+  own.sort((a, b) => a - b);
+  lines.push(
+    `| keystroke → echo at a WebSocket subscriber, p50 / p95 (${KEYS} keys) | ${ms(pct(through, 50))} / ${ms(pct(through, 95))} | ${ms(pct(own, 50))} / ${ms(pct(own, 95))} (the host's own: its /input, then its /terminal) | ${(pct(through, 95) / pct(own, 95)).toFixed(1)}× at p95; aim ≤ 50 ms p95: ${pct(through, 95) <= 50 ? "met" : "not met"} |`,
+    `| bytes a subscriber receives per echoed keystroke | ${(wsBytes / KEYS).toFixed(0)} B | ${screenBytes.toLocaleString("en-US")} B (the whole screen each time, as GET /terminal draws it) | ${times(screenBytes, wsBytes / KEYS)} |`,
+  );
+}
+
+async function repaints(api: Api, lines: string[]) {
+  console.error("repaints: top…");
+  const call = await api.tty(`top -d 1 -n ${TOP_SECONDS}`, { cols: 120, rows: 40 });
+  const raw = countingSocket(call.socketUrl);
+  const paints: number[] = [];
+  const started = Date.now();
+  while (Date.now() - started < (TOP_SECONDS - 1) * 1000) {
+    await sleep(1000);
+    paints.push(await api.paintBytes(call.id).catch(() => Number.NaN));
+  }
+  const settled = (await api.call("GET", `/v1/invocations/${call.id}/result?wait=30`)) as {
+    truncation?: { totalBytes: number };
+  };
+  await sleep(500);
+  raw.close();
+  const screens = paints.filter(Number.isFinite);
+  const screen = screens.reduce((a, b) => a + b, 0) / screens.length;
+  const perRepaint = raw.counts.bytes / TOP_SECONDS;
+  const output = settled.truncation?.totalBytes ?? Number.NaN;
+  lines.push(
+    `| bytes per full-screen repaint, \`top -d 1\` at 120×40 for ${TOP_SECONDS} s (${raw.counts.updates} updates) | ${perRepaint.toFixed(0)} B | ${screen.toFixed(0)} B (the whole screen each time) | ${times(screen, perRepaint)} (top printed ${(output / TOP_SECONDS).toFixed(0)} B a repaint) |`,
+  );
+}
+
+async function idleCpu(api: Api, stack: Stack, lines: string[]) {
+  const host = groupOf([path.resolve(import.meta.dirname, "../sandbox/main.ts")]);
+  if (host === null) throw new Error("cannot find the sandbox host's process group");
+  const cpuOver = async (seconds: number) => {
+    const before = usageOf(host).cpu;
+    await sleep(seconds * 1000);
+    return ((usageOf(host).cpu - before) / seconds) * 100;
+  };
+  const startMany = async (make: () => Promise<{ id: string }>) => {
+    const ids: string[] = [];
+    for (let i = 0; i < IDLE; i += 10) {
+      const batch = await Promise.all(Array.from({ length: Math.min(10, IDLE - i) }, make));
+      ids.push(...batch.map((c) => c.id));
+    }
+    await sleep(3000);
+    return ids;
+  };
+  console.error("idle CPU: none, then pipes, then terminals…");
+  const none = await cpuOver(10);
+  const pipes = await startMany(
+    async () =>
+      (await api.call("POST", "/v1/invocations", {
+        tool: "bash",
+        args: { command: "cat > /dev/null", background: true, timeout: 900 },
+      })) as { id: string },
+  );
+  const pipeCpu = await cpuOver(10);
+  await Promise.all(pipes.map((id) => api.cancel(id)));
+  await sleep(3000);
+  const ttys = await startMany(() => api.tty("cat > /dev/null"));
+  const ttyCpu = await cpuOver(10);
+  await Promise.all(ttys.map((id) => api.cancel(id)));
+  void stack;
+  lines.push(
+    `| sandbox host CPU, ${IDLE} idle terminals (\`cat\` waiting for input), over 10 s | ${ttyCpu.toFixed(1)}% of a core | ${pipeCpu.toFixed(1)}% (${IDLE} idle pipe calls) / ${none.toFixed(1)}% (none) | ${(ttyCpu - pipeCpu).toFixed(1)} points for the terminals |`,
+  );
+}
+
+export default async function bench(): Promise<void> {
+  // 100 idle terminals and 100 idle pipe calls must all run, not wait their turn.
+  process.env.SANDBOX_MAX_RUNNING_EXECS = String(Math.max(64, IDLE + 16));
+  const stack = await startStack();
+  const api = new Api(stack);
+  const lines = ["| what | Toolwire | alternative | ratio |", "| --- | ---: | ---: | ---: |"];
+  try {
+    await keystrokes(api, lines);
+    await repaints(api, lines);
+    await idleCpu(api, stack, lines);
+  } finally {
+    console.log(lines.join("\n"));
+    await stack.stop();
+  }
+}
