@@ -17,18 +17,26 @@ import type { SandboxNamespace } from "./netns.ts";
  */
 export function bridgeNamespacePrefix(): string[] {
   return [
-    "unshare",
-    "--user",
-    "--map-current-user",
-    "--keep-caps",
-    "--net",
-    "--",
+    ...USER_NET_NAMESPACE,
     "sh",
     "-c",
     // `$0 "$@"`: the bridge's own argv, after loopback is up.
     'ip link set lo up && exec "$0" "$@"',
   ];
 }
+
+/**
+ * `unshare` into a new user namespace (the caller's uid mapped to itself, capabilities
+ * kept) and a network namespace of its own; the command follows.
+ */
+export const USER_NET_NAMESPACE = [
+  "unshare",
+  "--user",
+  "--map-current-user",
+  "--keep-caps",
+  "--net",
+  "--",
+] as const;
 
 /** The namespaces the bridge with process id `pid` holds. */
 export class BridgeNamespace implements SandboxNamespace {

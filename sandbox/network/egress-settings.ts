@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import type { EgressGuard } from "../../src/protocol/network-policy.ts";
 import { positiveInt } from "../env-number.ts";
+import { USER_NET_NAMESPACE } from "./bridge-namespace.ts";
 import type { Lookup } from "./egress-proxy.ts";
 
 /** The host operator's egress settings, read once at start. */
@@ -70,22 +71,11 @@ export function egressSettingsFromEnv(
  */
 function bridgeNamespacesWork(): boolean {
   try {
-    execFileSync(
-      "unshare",
-      [
-        "--user",
-        "--map-current-user",
-        "--keep-caps",
-        "--net",
-        "--",
-        "ip",
-        "link",
-        "set",
-        "lo",
-        "up",
-      ],
-      { stdio: "ignore", timeout: 10_000 },
-    );
+    const [command, ...args] = USER_NET_NAMESPACE;
+    execFileSync(command, [...args, "ip", "link", "set", "lo", "up"], {
+      stdio: "ignore",
+      timeout: 10_000,
+    });
     return true;
   } catch {
     return false;

@@ -48,7 +48,7 @@ describe.skipIf(missing !== "")(
           /The following containers are available:\n- toolwire-sandboxcontainer \(.*container\/Dockerfile\)/,
         );
         expect(stdout).toContain("--dry-run: exiting now.");
-        expect(readdirSync(out)).toContain("index.js");
+        expect(readdirSync(out)).toContain("worker-entry.js");
       } finally {
         rmSync(out, { recursive: true, force: true });
       }

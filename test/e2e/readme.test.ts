@@ -3,7 +3,7 @@
 // gives (`.dev.vars`, `node_modules`, `package.json`, `bin`). The one change made to the
 // text: the Worker's port, 8787, becomes the free port this npm start listens on. Any
 // command that exits non-zero fails the test (`set -e`).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -42,8 +42,32 @@ afterAll(async () => {
       }
     }
   }
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs) await removeWhenFree(dir);
 });
+
+/**
+ * Removes a workspace the host mounted `nosuid` (decision 240): the host lets the mount go
+ * just after it stops answering, so a removal at once can meet it still mounted (EBUSY).
+ * One the host never let go (it was killed first) is unmounted here.
+ */
+async function removeWhenFree(dir: string): Promise<void> {
+  for (let attempt = 0; attempt < 40; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EBUSY") throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  const mounts = readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((line) => line.split(" ")[4] ?? "")
+    .filter((point) => point === dir || point.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const point of mounts) execFileSync("umount", ["-l", point]);
+  rmSync(dir, { recursive: true, force: true });
+}
 
 async function answers(url: string): Promise<boolean> {
   try {

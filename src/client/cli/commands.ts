@@ -50,6 +50,18 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
+/** How a followed call ended, from its last state and its record (null when unreadable). */
+async function endingOf(client: ToolwireClient, id: string, outcome: SubscriptionOutcome) {
+  const info = await client.get(id).catch(() => null);
+  const ending = callEnding({
+    isError: outcome.end?.isError,
+    cancelled: info?.cancelled,
+    details: outcome.state?.details,
+    args: info?.args,
+  });
+  return { ending, info };
+}
+
 /** The exit status of a settled call: what its ending says (decision 260). */
 function endStatus(ending: CallEnding): number {
   switch (ending.kind) {
@@ -264,14 +276,7 @@ async function attachCommand(
     proc.stderr.write(`[toolwire] detached; ${id} runs on (toolwire attach ${id} to come back)\n`);
     return EXIT.ok;
   }
-  const outcome = await sub.finished;
-  const info = await client.get(id).catch(() => null);
-  const ending = callEnding({
-    isError: outcome.end?.isError,
-    cancelled: info?.cancelled,
-    details: outcome.state?.details,
-    args: info?.args,
-  });
+  const { ending } = await endingOf(client, id, await sub.finished);
   proc.stderr.write(`[toolwire] ${id} ${ending.words}\n`);
   return endStatus(ending);
 }
@@ -345,13 +350,7 @@ async function follow(
     if (outcome.status === "failed" && outcome.error) return failure(proc, outcome.error);
     return EXIT.connection;
   }
-  const info = await client.get(id).catch(() => null);
-  const ending = callEnding({
-    isError: outcome.end?.isError,
-    cancelled: info?.cancelled,
-    details: outcome.state?.details,
-    args: info?.args,
-  });
+  const { ending, info } = await endingOf(client, id, outcome);
   printer.finish(outcome, id, ending, timedByCall ? info?.settledAt : undefined);
   return endStatus(ending);
 }

@@ -121,6 +121,9 @@ interface World {
   /** A running background `cat` each (job_output, kill, write_stdin). */
   jobA: Call;
   jobB: Call;
+  /** A running tty `cat` each (the terminal's routes, decision 191). */
+  ttyA: Call;
+  ttyB: Call;
 }
 
 let w: World;
@@ -129,11 +132,14 @@ beforeAll(async () => {
   const [a, b] = await Promise.all([createSandbox(), createSandbox()]);
   const spilling = { tool: "bash", args: { command: "seq 1 3000" }, runId: "r" };
   const background = { tool: "bash", args: { command: "cat", background: true } };
-  const [callA, callB, jobA, jobB] = await Promise.all([
+  const tty = { tool: "bash", args: { command: "cat", tty: true } };
+  const [callA, callB, jobA, jobB, ttyA, ttyB] = await Promise.all([
     start(a.token, spilling),
     start(b.token, spilling),
     start(a.token, background),
     start(b.token, background),
+    start(a.token, tty),
+    start(b.token, tty),
   ]);
   await Promise.all([settled(callA.id), settled(callB.id)]);
   w = {
@@ -145,8 +151,37 @@ beforeAll(async () => {
     runB: `${b.id}:r`,
     jobA,
     jobB,
+    ttyA,
+    ttyB,
   };
 }, 120_000);
+
+/** An attach token of `call`, minted with `token` (the operator's, or its sandbox's). */
+async function attachTokenOf(token: string, call: Call): Promise<string> {
+  const res = await send(token, "POST", `/v1/invocations/${call.id}/attach`, { json: {} });
+  return (await json<{ attachToken: string }>(res, 200)).attachToken;
+}
+
+/** Typing routes: A's sandbox token is no attach token (403); an attach token types. */
+function typingCase(tail: "/terminal/input" | "/terminal/resize", body: unknown): RouteCase {
+  return {
+    route: `POST /v1/invocations/:id${tail}`,
+    foreign: {
+      request: async (who) => {
+        const token = who === "a" ? w.a.token : await attachTokenOf(API_TOKEN, w.ttyB);
+        return send(token, "POST", `/v1/invocations/${w.ttyB.id}${tail}`, { json: body });
+      },
+      refused: 403,
+    },
+    own: {
+      request: async () => {
+        const token = await attachTokenOf(w.a.token, w.ttyA);
+        return send(token, "POST", `/v1/invocations/${w.ttyA.id}${tail}`, { json: body });
+      },
+      status: 200,
+    },
+  };
+}
 
 afterAll(async () => {
   for (const id of made)
@@ -260,6 +295,31 @@ const ROUTES: RouteCase[] = [
       status: 101,
     },
   },
+  {
+    route: "GET /v1/invocations/:id/terminal",
+    foreign: {
+      request: (who) => send(bearer(who), "GET", `/v1/invocations/${w.ttyB.id}/terminal`),
+      refused: 404,
+    },
+    own: {
+      request: () => send(w.a.token, "GET", `/v1/invocations/${w.ttyA.id}/terminal`),
+      status: 200,
+    },
+  },
+  {
+    route: "POST /v1/invocations/:id/attach",
+    foreign: {
+      request: (who) =>
+        send(bearer(who), "POST", `/v1/invocations/${w.ttyB.id}/attach`, { json: {} }),
+      refused: 404,
+    },
+    own: {
+      request: () => send(w.a.token, "POST", `/v1/invocations/${w.ttyA.id}/attach`, { json: {} }),
+      status: 200,
+    },
+  },
+  typingCase("/terminal/input", { data: "x" }),
+  typingCase("/terminal/resize", { cols: 100, rows: 30 }),
   {
     route: "POST /v1/invocations/:id/cancel",
     foreign: {
