@@ -6,7 +6,7 @@
  * checkout `BENCH_BEFORE` names when given, and against a plain directory with no
  * network (the floor: no quota, no namespace) and a command in the default workspace
  * (no create at all). Then 50 created at once, each way: create p50/p99, how many were
- * refused, and the memory per idle sandbox (the host's RSS and its bridges' private
+ * refused, and the memory per idle sandbox (the host's RSS and its child processes' private
  * memory); and a burst past `SANDBOX_MAX_SANDBOXES`: every refusal a 429 with Retry-After.
  * Each host is started in this process; rows of one table come from one run.
  * `PATH=$PWD/node_modules/.bin:$PATH BENCH_BEFORE=/tmp/tw-before node bench/run.ts sandboxes`
@@ -255,7 +255,7 @@ export default async function main(): Promise<void> {
     `\n${AT_ONCE} creates at once (below SANDBOX_MAX_SANDBOXES=64), then one echo in each, all at once:\n`,
   );
   console.log(
-    "| way | create p50 | create p99 | refused | first output (median) | host RSS per idle sandbox | its bridge's private memory |",
+    "| way | create p50 | create p99 | refused | first output (median) | host RSS per idle sandbox | its processes' private memory |",
   );
   console.log("|---|---:|---:|---:|---:|---:|---:|");
   for (const way of ways) {

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import type { EgressGuard } from "../../src/protocol/network-policy.ts";
 import { positiveInt } from "../env-number.ts";
-import { USER_NET_NAMESPACE } from "./bridge-namespace.ts";
 import type { Lookup } from "./egress-proxy.ts";
+import { USER_NET_NAMESPACE } from "./held-namespace.ts";
 
 /** The host operator's egress settings, read once at start. */
 export interface EgressSettings extends EgressGuard {
@@ -25,7 +25,7 @@ const DEFAULT_RESERVED_PORTS = [8787];
  * never reached on a non-public address, comma-separated; default the Worker's 8787;
  * the host's own `port` is always added) and `SANDBOX_EGRESS_MAX_CONNECTIONS` (64).
  * Namespaces need the jail (root holds them with a bind mount, any other user in a user
- * namespace its bridge holds; decision 183): without it, or where this user cannot make
+ * namespace the host holds by descriptor; decisions 183, 254): without it, or where this user cannot make
  * that namespace, `available` is false.
  * @example const egress = egressSettingsFromEnv(process.env, 8788, "bwrap");
  */
@@ -52,7 +52,7 @@ export function egressSettingsFromEnv(
           return n;
         });
   return {
-    available: isolation === "bwrap" && (process.getuid?.() === 0 || bridgeNamespacesWork()),
+    available: isolation === "bwrap" && (process.getuid?.() === 0 || ownNamespacesWork()),
     allowPrivate: allow === "1",
     reservedPorts: [...new Set([...reserved, hostPort])],
     maxConnections: positiveInt(
@@ -64,12 +64,12 @@ export function egressSettingsFromEnv(
 }
 
 /**
- * Whether a host that is not root can make the namespace its bridges hold (decision 183):
+ * Whether a host that is not root can make a namespace of its own (decision 183):
  * tried once at start, so that a host where user namespaces are refused to `unshare`
  * (some distributions allow them to bubblewrap alone) keeps its sandboxes without a
  * network, as before, instead of failing every create.
  */
-function bridgeNamespacesWork(): boolean {
+function ownNamespacesWork(): boolean {
   try {
     const [command, ...args] = USER_NET_NAMESPACE;
     execFileSync(command, [...args, "ip", "link", "set", "lo", "up"], {

@@ -1,21 +1,25 @@
 import { mkdir, rm, rmdir } from "node:fs/promises";
+import type { Server } from "node:net";
 import path from "node:path";
-import { type Bridge, startBridge } from "./bridge.ts";
-import { BridgeNamespace, bridgeNamespacePrefix } from "./bridge-namespace.ts";
+import { HeldNamespace, ownNamespacePrefix } from "./held-namespace.ts";
+import { IngressBridge } from "./ingress-bridge.ts";
 import { NetworkNamespace, type SandboxNamespace } from "./netns.ts";
+import { takeProxyListener } from "./proxy-listener.ts";
 
 /**
  * The part of a sandbox's network that belongs to no sandbox yet (decision 225): its
- * namespace, loopback up, and the bridge running inside it, in a host folder no jail
- * mounts. The egress proxy, which carries the sandbox's id, policy and byte budget, is
- * added when a sandbox takes it (`SandboxNetwork.attach`).
+ * namespace, loopback up, with the proxy's listening socket made inside it, in a host
+ * folder no jail mounts. The egress proxy, which carries the sandbox's id, policy and
+ * byte budget, is added when a sandbox takes it (`SandboxNetwork.attach`). No process
+ * runs for it (decision 254).
  */
 export interface ReadyNetwork {
   dir: string;
   namespace: SandboxNamespace;
-  bridge: Bridge;
-  /** The bridge's host-only way in (preview URLs). */
-  inSocket: string;
+  /** `127.0.0.1:900` inside the namespace, the host's to accept on. */
+  proxyListener: Server;
+  /** The way in of preview URLs, started when first used. */
+  ingress: IngressBridge;
   /** Where the sandbox's egress proxy will listen. */
   egressSocket: string;
 }
@@ -24,9 +28,9 @@ export interface ReadyNetwork {
 const MAX_SOCKET_PATH = 107;
 
 /**
- * Makes the namespace at `<dir>/ns` and starts its bridge; throws (after undoing what
- * it made) when it cannot. This is the slow part of a sandbox's network: the bridge is
- * a Node process of its own.
+ * Makes the namespace (at `<dir>/ns` on a root host) and the proxy's socket in it;
+ * throws (after undoing what it made) when it cannot. The slow part is the short-lived
+ * Node child that makes the socket.
  * @example const ready = await prepareNetwork("/srv/sandboxes/sbx_…/net");
  */
 export async function prepareNetwork(dir: string): Promise<ReadyNetwork> {
@@ -40,27 +44,36 @@ export async function prepareNetwork(dir: string): Promise<ReadyNetwork> {
   }
   // Sockets a host killed before it could close them would refuse to listen again.
   await Promise.all([rm(egressSocket, { force: true }), rm(inSocket, { force: true })]);
-  // Root holds the namespace with a bind mount; any other host has its bridge hold it
-  // in a user namespace of its own (the container backend; decision 183).
+  // Root holds the namespace with a bind mount; any other host holds it by descriptor,
+  // in a user namespace of its own (the container backend; decisions 183, 254).
   const mounted =
     process.getuid?.() === 0 ? await NetworkNamespace.create(path.join(dir, "ns")) : null;
+  let held: HeldNamespace | null = null;
   try {
-    const bridge = await startBridge(mounted?.enter() ?? bridgeNamespacePrefix(), inSocket);
-    const namespace = mounted ?? new BridgeNamespace(bridge.child.pid as number);
-    return { dir, namespace, bridge, inSocket, egressSocket };
+    const proxyListener = await takeProxyListener(
+      mounted?.enter() ?? ownNamespacePrefix(),
+      (pid) => {
+        if (!mounted) held = HeldNamespace.hold(pid);
+      },
+    );
+    const namespace = (mounted ?? held) as SandboxNamespace;
+    const ingress = new IngressBridge(() => namespace.enter(), inSocket);
+    return { dir, namespace, proxyListener, ingress, egressSocket };
   } catch (err) {
-    await mounted?.remove();
+    await (mounted ?? (held as HeldNamespace | null))?.remove();
     throw err;
   }
 }
 
 /**
- * Stops the bridge, lets the namespace go and removes the folder's sockets (and the
- * folder, when nothing else is in it).
+ * Stops the way in, closes the proxy's socket, lets the namespace go and removes the
+ * folder's sockets (and the folder, when nothing else is in it).
  */
 export async function discardNetwork(ready: ReadyNetwork): Promise<void> {
-  ready.bridge.stop();
+  ready.ingress.stop();
+  ready.proxyListener.close();
   await ready.namespace.remove();
-  await Promise.all([rm(ready.egressSocket, { force: true }), rm(ready.inSocket, { force: true })]);
+  const inSocket = path.join(ready.dir, "in.sock");
+  await Promise.all([rm(ready.egressSocket, { force: true }), rm(inSocket, { force: true })]);
   await rmdir(ready.dir).catch(() => {});
 }

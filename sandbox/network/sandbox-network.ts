@@ -1,14 +1,14 @@
-import * as net from "node:net";
+import type * as net from "node:net";
 import {
   type EgressGuard,
   EgressPolicy,
   type NetworkPolicy,
 } from "../../src/protocol/network-policy.ts";
-import { BRIDGE_PROXY_PORT } from "./bridge.ts";
 import { ConnectionLog, type ConnectionRecord, type EgressTotals } from "./connection-log.ts";
 import { EgressProxy } from "./egress-proxy.ts";
 import type { EgressSettings } from "./egress-settings.ts";
 import type { SandboxNamespace } from "./netns.ts";
+import { BRIDGE_PROXY_PORT } from "./proxy-listener.ts";
 import { discardNetwork, prepareNetwork, type ReadyNetwork } from "./ready-network.ts";
 
 /** What the jail's commands find in their environment: the proxy, and what bypasses it. */
@@ -104,7 +104,7 @@ export class SandboxNetwork {
         maxConnections: settings.maxConnections,
         lookup: settings.lookup,
       });
-      proxy.accept(ready.bridge.proxyListener);
+      proxy.accept(ready.proxyListener);
       return new SandboxNetwork(ready, log, proxy, current, guard);
     } catch (err) {
       await proxy?.close();
@@ -127,34 +127,11 @@ export class SandboxNetwork {
   }
 
   /**
-   * A connection to `port` on the sandbox's own loopback, through the bridge (the way in
-   * of preview URLs), or an error whose code says why (`ECONNREFUSED`: nothing listens).
+   * A connection to `port` on the sandbox's own loopback, through its way in (preview
+   * URLs), or an error whose code says why (`ECONNREFUSED`: nothing listens).
    */
   connectInto(port: number): Promise<net.Socket> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(this.#ready.inSocket);
-      let line = "";
-      socket.once("error", reject);
-      socket.write(`${port}\n`);
-      const onData = (chunk: Buffer) => {
-        line += chunk.toString("latin1");
-        const end = line.indexOf("\n");
-        if (end < 0) return;
-        socket.off("data", onData);
-        socket.pause();
-        const answer = line.slice(0, end);
-        const rest = Buffer.from(line.slice(end + 1), "latin1");
-        if (answer !== "ok") {
-          socket.destroy();
-          reject(Object.assign(new Error(answer), { code: answer.replace(/^error /, "") }));
-          return;
-        }
-        socket.removeListener("error", reject);
-        if (rest.length > 0) socket.unshift(rest);
-        resolve(socket);
-      };
-      socket.on("data", onData);
-    });
+    return this.#ready.ingress.connect(port);
   }
 
   async close(): Promise<void> {
