@@ -42,6 +42,8 @@ export default defineConfig({
           name: "node",
           include: ["test/node/**/*.test.ts", "test/support/**/*.test.ts"],
           environment: "node",
+          // A cap, not a speed check: the e2e half runs beside this one (scripts/test.ts).
+          testTimeout: 30_000,
         },
       },
       {
