@@ -3,7 +3,8 @@
  * to make a sandbox, timed alone with the host's own modules, made on demand against
  * taken from what was made ahead (decision 225), in one run, interleaved round by round.
  * On demand: format the image (truncate + mkfs.ext4), mount it, remove lost+found, make
- * the network (a namespace, then its bridge, a Node process), the pids cgroup, the app
+ * the network (a namespace, then a short-lived Node child that makes the proxy's socket
+ * in it, decision 254), the pids cgroup, the app
  * with its jail (with the bubblewrap probe a created sandbox ran before decision 227,
  * and without). Made ahead: move the mounted disk in, attach the ready network. Then the
  * first command (`echo`, jailed, to its exit) and the unmount. Median and max of
@@ -79,8 +80,9 @@ export default async function createSteps(): Promise<void> {
           await time("on demand: remove lost+found", () =>
             rm(`${mp}/lost+found`, { recursive: true }),
           );
-          const net = await time("on demand: namespace + its bridge (a Node process)", () =>
-            prepareNetwork(path.join(mp, "net")),
+          const net = await time(
+            "on demand: namespace + the proxy's socket (a Node child that exits)",
+            () => prepareNetwork(path.join(mp, "net")),
           );
           network = await SandboxNetwork.attach(net, `sbx_${i}`, { allow: [] }, GiB, {
             ...config.egress,
