@@ -1,17 +1,19 @@
 // Disks and networks made ahead (decision 225), on a real host as root: loop-mounted
-// images and network namespaces with their bridges. A sandbox that takes them gets a
+// images and network namespaces with the proxy's socket in each. A sandbox that takes them gets a
 // fresh file system and its full quota; the pool refills and never holds more than its
 // size; creates past what is ready make their own.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SANDBOX_CONFIG } from "../../../../sandbox/index.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "../../../../sandbox/sandboxes/config.ts";
 import type { SandboxInfo } from "../../../../sandbox/sandboxes/hosted-sandbox.ts";
 import { READY_DIR } from "../../../../sandbox/sandboxes/ready-parts.ts";
-import { startTestHost } from "../harness.ts";
-import { type SandboxTestHost, startSandboxTestHost } from "./sandbox-host.ts";
+import { SandboxClient } from "../../../../src/execenv/index.ts";
+import { execId, fold, startTestHost } from "../harness.ts";
+import { type SandboxTestHost, sandboxId, startSandboxTestHost } from "./sandbox-host.ts";
 
 if (process.getuid?.() !== 0) throw new Error("these tests need root (loop-mounted disks)");
 
@@ -150,5 +152,67 @@ describe("disks and networks made ahead", { timeout: 60_000 }, () => {
     // Closing a host discards what it made ahead: no image, no disk or namespace mount left.
     expect(readdirSync(path.join(host.dir, READY_DIR, "disks"))).toHaveLength(0);
     expect(mounts()).not.toContain(`${host.dir}/${READY_DIR}/`);
+  });
+});
+
+describe("made ahead under a shared mount (systemd's `/`)", { timeout: 60_000 }, () => {
+  it("the kernel refuses the move, so the ready disk is mounted again at its place: the sandbox works and its quota holds", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "toolwire-shared-"));
+    execFileSync("mount", ["--bind", dir, dir]);
+    execFileSync("mount", ["--make-shared", dir]);
+    const shared = await startTestHost({
+      egress: { ...DEFAULT_SANDBOX_CONFIG.egress, available: false },
+      sandboxes: {
+        dir,
+        disk: "loop",
+        maxSandboxes: 4,
+        poolSize: 1,
+        limits: { ...DEFAULT_SANDBOX_LIMITS, diskBytes: 32 * MiB },
+      },
+    });
+    try {
+      await shared.sandboxes.ready?.filled();
+      const [ready] = readdirSync(path.join(dir, READY_DIR, "disks")).filter((n) =>
+        n.endsWith(".img"),
+      );
+      // What the host meets: a move out of a shared mount is refused.
+      const probe = path.join(dir, "probe");
+      mkdirSync(probe);
+      expect(() =>
+        execFileSync(
+          "mount",
+          ["--move", path.join(dir, READY_DIR, "disks", ready!.slice(0, -4)), probe],
+          {
+            stdio: "pipe",
+          },
+        ),
+      ).toThrow();
+      rmSync(probe, { recursive: true });
+      const id = sandboxId();
+      const res = await fetch(`${shared.url}/v1/sandboxes`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${shared.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ id }),
+      });
+      expect(res.status).toBe(201);
+      // It took the ready image (renamed its own) rather than formatting another.
+      expect(existsSync(path.join(dir, `${id}.img`))).toBe(true);
+      expect(readdirSync(path.join(dir, READY_DIR, "disks"))).not.toContain(ready);
+      expect(mounts().split("\n")).toContain(path.join(dir, id));
+      const client = new SandboxClient(`${shared.url}/sandboxes/${id}`, shared.token);
+      const ran = await fold(
+        client.exec({
+          execId: execId(),
+          command: `ls -A; head -c ${40 * MiB} /dev/zero > big; echo "exit=$?"`,
+        }),
+      );
+      expect(ran.text).toMatch(/No space left on device/);
+      expect(ran.text).toContain("exit=1");
+      expect(ran.text).not.toContain("lost+found");
+    } finally {
+      await shared.close();
+      execFileSync("umount", ["-R", dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
