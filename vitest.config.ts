@@ -68,6 +68,7 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
+          testTimeout: 30_000,
           include: ["test/workers/**/*.test.ts"],
           exclude: ["test/workers/durable-objects/sandbox/**"],
           globalSetup: ["test/workers/tools/web-server.global-setup.ts"],
@@ -102,6 +103,7 @@ export default defineConfig({
         ],
         test: {
           name: "workers-sandbox",
+          testTimeout: 30_000,
           include: ["test/workers/durable-objects/sandbox/**/*.test.ts"],
           globalSetup: ["test/workers/durable-objects/sandbox/sandbox-host.global-setup.ts"],
         },

@@ -19,7 +19,6 @@ function run(half: (typeof HALVES)[number]): Promise<number> {
   const args = ["vitest", "run", ...half.projects.flatMap((p) => ["--project", p])];
   const child = spawn("npx", [...args, ...process.argv.slice(2)], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? "0" },
   });
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on("line", (line) => {
