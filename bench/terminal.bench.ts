@@ -7,10 +7,12 @@
  *   host's own echo time (its `/input`, then its `/terminal` read until the byte is there);
  * - bytes a subscriber receives per echoed keystroke and per full-screen repaint (`top`),
  *   against sending the whole screen (the bytes that draw it, `GET /terminal`) each time;
+ * - WebSocket updates per second of a terminal flooded by `yes`, nobody typing and a
+ *   person typing (an input's echo goes out unpaced; the flood must stay paced);
  * - the sandbox host's CPU with 100 idle terminals, against 100 idle pipe calls and none.
  *
- * `TERMINAL_KEYS` (default 60), `TERMINAL_TOP_SECONDS` (default 10) and
- * `TERMINAL_IDLE` (default 100) set the load.
+ * `TERMINAL_KEYS` (default 60), `TERMINAL_FLOOD_SECONDS` (default 5),
+ * `TERMINAL_TOP_SECONDS` (default 10) and `TERMINAL_IDLE` (default 100) set the load.
  */
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -21,7 +23,8 @@ import { type Stack, startStack } from "./stack.ts";
 const KEYS = Number(process.env.TERMINAL_KEYS ?? 60);
 const TOP_SECONDS = Number(process.env.TERMINAL_TOP_SECONDS ?? 10);
 const IDLE = Number(process.env.TERMINAL_IDLE ?? 100);
-/** Between keys: a fast typist, and longer than the publisher's pacing interval. */
+const FLOOD_SECONDS = Number(process.env.TERMINAL_FLOOD_SECONDS ?? 5);
+/** Between keys: a fast typist. */
 const KEY_GAP_MS = 150;
 
 const pct = (sorted: number[], p: number) =>
@@ -171,6 +174,45 @@ async function keystrokes(api: Api, lines: string[]) {
   );
 }
 
+/**
+ * A program that floods its terminal (`yes`): WebSocket updates per second while nobody
+ * types, then while a person types a key every `KEY_GAP_MS`. An input's echo goes out
+ * unpaced (decision 192), one publication per input, so the flood stays paced.
+ */
+async function flood(api: Api, lines: string[]) {
+  console.error("flood: yes…");
+  const call = await api.tty("yes", { cols: 120, rows: 40 });
+  const attachToken = await api.attach(call.id);
+  const raw = countingSocket(call.socketUrl);
+  await sleep(2000);
+  const rate = async (typing: boolean) => {
+    const before = raw.counts.updates;
+    const started = performance.now();
+    let keys = 0;
+    while (performance.now() - started < FLOOD_SECONDS * 1000) {
+      if (typing) {
+        keys++;
+        await api.call(
+          "POST",
+          `/v1/invocations/${call.id}/terminal/input`,
+          { data: "x" },
+          attachToken,
+        );
+      }
+      await sleep(KEY_GAP_MS);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { perSecond: (raw.counts.updates - before) / seconds, keysPerSecond: keys / seconds };
+  };
+  const alone = await rate(false);
+  const typed = await rate(true);
+  raw.close();
+  await api.cancel(call.id);
+  lines.push(
+    `| WebSocket updates per second, \`yes\` flooding a 120×40 terminal, ${FLOOD_SECONDS} s each | ${typed.perSecond.toFixed(1)}/s while a person types ${typed.keysPerSecond.toFixed(1)} keys/s | ${alone.perSecond.toFixed(1)}/s with nobody typing | +${(typed.perSecond - alone.perSecond).toFixed(1)}/s: at most one early update per key |`,
+  );
+}
+
 async function repaints(api: Api, lines: string[]) {
   console.error("repaints: top…");
   const call = await api.tty(`top -d 1 -n ${TOP_SECONDS}`, { cols: 120, rows: 40 });
@@ -241,6 +283,7 @@ export default async function bench(): Promise<void> {
   const lines = ["| what | Toolwire | alternative | ratio |", "| --- | ---: | ---: | ---: |"];
   try {
     await keystrokes(api, lines);
+    await flood(api, lines);
     await repaints(api, lines);
     await idleCpu(api, stack, lines);
   } finally {

@@ -1,6 +1,7 @@
 import type { ToolOutput } from "../../src/core/output/index.ts";
 import { admitCommand, probeSandbox } from "../../src/execenv/index.ts";
 import {
+  INPUT_ECHO_WINDOW_MS,
   type InvocationView,
   markLastInput,
   type Outcome,
@@ -217,6 +218,7 @@ export class InvocationLifecycle {
       return refusal("conflict", "Invocation already settled; nothing can be typed into it.");
     }
     this.#pendingInput = input;
+    this.#output.durable?.expedite(INPUT_ECHO_WINDOW_MS);
     clearTimeout(this.#inputTimer);
     this.#inputTimer = setTimeout(() => this.#markInput(), INPUT_MARK_MS);
     return ok(null);

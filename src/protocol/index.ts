@@ -107,6 +107,7 @@ export {
 export {
   ATTACH_TOKEN_TTL_SECONDS,
   DEFAULT_TYPIST,
+  INPUT_ECHO_WINDOW_MS,
   lastInputOf,
   MODEL_TYPIST,
   markLastInput,

@@ -21,6 +21,14 @@ export const TYPIST_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,63}$/;
 /** How long an attach token is good for: one hour, as a viewer link. */
 export const ATTACH_TOKEN_TTL_SECONDS = 3600;
 
+/**
+ * How long after an input its echo goes out unpaced: the sandbox host's update stream
+ * and the call's Durable Object each publish the first change within this window at once
+ * rather than at their pacing deadline (a key's echo is what its typist waits for). One
+ * change per input, so a program that floods output stays paced.
+ */
+export const INPUT_ECHO_WINDOW_MS = 500;
+
 /** Most people's inputs one model read reports one by one; the rest are counted. */
 export const TYPED_REPORT_ENTRIES = 5;
 
