@@ -21,7 +21,10 @@ try {
   const res = await fetch(`${stack.apiUrl}/v1/invocations`, {
     method: "POST",
     headers: { authorization: `Bearer ${stack.apiToken}`, "content-type": "application/json" },
-    body: JSON.stringify({ tool: "bash", args: { command: "cat > /dev/null", tty: true, timeout: 300 } }),
+    body: JSON.stringify({
+      tool: "bash",
+      args: { command: "cat > /dev/null", tty: true, timeout: 300 },
+    }),
   });
   const call = (await res.json()) as { id: string; socketUrl: string };
   const grant = await fetch(`${stack.apiUrl}/v1/invocations/${call.id}/attach`, {
@@ -76,7 +79,10 @@ try {
     const t0 = performance.now();
     void fetch(`${stack.sandboxUrl}/v1/exec/${execId}/input`, {
       method: "POST",
-      headers: { authorization: `Bearer ${stack.sandboxToken}`, "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${stack.sandboxToken}`,
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ data: "y", waitMs: 0 }),
     }).then((r) => r.text());
     while (hostTotal <= hostBefore) await new Promise((r) => setTimeout(r, 1));

@@ -8,6 +8,7 @@ import { encoder } from "../../src/core/chord/index.ts";
 import { DROPPED_BY_TEST_CLOSE } from "../../src/core/events/index.ts";
 import {
   errorResponse,
+  type HeldSize,
   type InvocationApi,
   type InvocationView,
   MODEL_TYPIST,
@@ -19,7 +20,6 @@ import {
   type ReadRange,
   type ResultPoll,
   type StartRequest,
-  type HeldSize,
   type TypedInput,
   workerConfig,
 } from "../../src/protocol/index.ts";

@@ -9,8 +9,8 @@ import { execIdFor, type InputState, type TerminalScreen } from "../execenv/inde
 import {
   heldSizeOf,
   type InvocationView,
-  TTY_DEFAULT_SIZE,
   type TerminalSize,
+  TTY_DEFAULT_SIZE,
 } from "../protocol/index.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 
@@ -76,7 +76,10 @@ function inputLine(state: InputState): string {
  * The line that tells the model its terminal is not at its own size: a person holding the
  * keyboard resized it (decision 193); "" when it is at its own size.
  */
-function sizeLine(view: Pick<InvocationView, "tool" | "args" | "state">, state: InputState): string {
+function sizeLine(
+  view: Pick<InvocationView, "tool" | "args" | "state">,
+  state: InputState,
+): string {
   const screen = state.screen;
   if (!screen || state.exited || !isTtyCall(view)) return "";
   const own = ownTerminalSize(view);

@@ -7,12 +7,7 @@
 import type { JsonValue } from "../../core/chord/types.ts";
 import { formatCount } from "../../core/output/footer.ts";
 import type { ToolOutputState, Usage } from "../../core/output/types.ts";
-import {
-  attachOfFragment,
-  lastInputOf,
-  queuedAheadOf,
-  queuedWords,
-} from "../../protocol/index.ts";
+import { attachOfFragment, lastInputOf, queuedAheadOf, queuedWords } from "../../protocol/index.ts";
 import { callEnding, limitSeconds, stoppedByOf, withoutModelFooter } from "../call-story.ts";
 import { formatElapsed } from "../elapsed.ts";
 import { ToolwireClient } from "../http-client.ts";
