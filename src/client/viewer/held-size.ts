@@ -19,15 +19,15 @@ const clamp = (n: number, min: number, max: number) => Math.max(min, Math.min(ma
 
 /**
  * The cols × rows that fit `width` × `height` pixels, for cells of `cell` pixels, within the
- * bounds of a tty call's size.
+ * bounds of a tty call's size; null while the terminal is not drawn (no cell size).
  * @example fittingSize(960, 540, { width: 8, height: 17 }) // { cols: 120, rows: 31 }
  */
 export function fittingSize(
   width: number,
   height: number,
   cell: { width: number; height: number },
-): TerminalSize {
-  if (!(cell.width > 0 && cell.height > 0)) return { ...TTY_MIN_SIZE };
+): TerminalSize | null {
+  if (!(cell.width > 0 && cell.height > 0)) return null;
   return {
     cols: clamp(Math.floor(width / cell.width), TTY_MIN_SIZE.cols, TTY_MAX_SIZE.cols),
     rows: clamp(Math.floor(height / cell.height), TTY_MIN_SIZE.rows, TTY_MAX_SIZE.rows),
@@ -83,6 +83,7 @@ export class SizeHolder {
     const width = this.#p.area.clientWidth - BESIDE_PX;
     const height = window.innerHeight - BELOW_PX;
     const size = fittingSize(width, height, this.#p.cell());
+    if (size === null) return;
     if (this.#asked?.cols === size.cols && this.#asked.rows === size.rows) return;
     this.#asked = size;
     this.#p.onSize(size);
