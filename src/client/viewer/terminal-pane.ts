@@ -162,6 +162,7 @@ export class TerminalPane {
     if (!running && !this.#settled) {
       this.#settled = true;
       this.#holder?.stop();
+      this.node.querySelector(".terminal-let-go")?.remove();
       this.#term.options.disableStdin = true;
       this.#term.options.cursorBlink = false;
       this.#typing.textContent = "The command has ended: this is the screen it left.";
