@@ -7,21 +7,25 @@
  *   host's own echo time (its `/input`, then its `/terminal` read until the byte is there);
  * - bytes a subscriber receives per echoed keystroke and per full-screen repaint (`top`),
  *   against sending the whole screen (the bytes that draw it, `GET /terminal`) each time;
+ * - WebSocket updates per second of a terminal flooded by `yes`, nobody typing and a
+ *   person typing (an input's echo goes out unpaced; the flood must stay paced);
  * - the sandbox host's CPU with 100 idle terminals, against 100 idle pipe calls and none.
  *
- * `TERMINAL_KEYS` (default 60), `TERMINAL_TOP_SECONDS` (default 10) and
- * `TERMINAL_IDLE` (default 100) set the load.
+ * `TERMINAL_KEYS` (default 60), `TERMINAL_FLOOD_SECONDS` (default 5),
+ * `TERMINAL_TOP_SECONDS` (default 10) and `TERMINAL_IDLE` (default 100) set the load.
  */
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { subscribe } from "../src/client/subscription.ts";
 import { groupOf, usageOf } from "./process-group.ts";
 import { type Stack, startStack } from "./stack.ts";
+import { compressedSize, wireSocket } from "./wire-bytes.ts";
 
 const KEYS = Number(process.env.TERMINAL_KEYS ?? 60);
 const TOP_SECONDS = Number(process.env.TERMINAL_TOP_SECONDS ?? 10);
 const IDLE = Number(process.env.TERMINAL_IDLE ?? 100);
-/** Between keys: a fast typist, and longer than the publisher's pacing interval. */
+const FLOOD_SECONDS = Number(process.env.TERMINAL_FLOOD_SECONDS ?? 5);
+/** Between keys: a fast typist. */
 const KEY_GAP_MS = 150;
 
 const pct = (sorted: number[], p: number) =>
@@ -58,26 +62,17 @@ class Api {
     return (await this.call("POST", `/v1/invocations/${id}/attach`, { name: "bench" }))
       .attachToken as string;
   }
-  async paintBytes(id: string) {
-    const paint = await this.call("GET", `/v1/invocations/${id}/terminal`);
-    return Buffer.byteLength(JSON.stringify(paint));
+  /** The whole screen as GET /terminal sends it (JSON text). */
+  async paint(id: string) {
+    return JSON.stringify(await this.call("GET", `/v1/invocations/${id}/terminal`));
   }
   cancel(id: string) {
     return this.call("POST", `/v1/invocations/${id}/cancel`, {}).catch(() => null);
   }
 }
 
-/** A raw WebSocket subscriber that counts the bytes and updates it receives. */
-function countingSocket(url: string) {
-  const socket = new WebSocket(url);
-  const counts = { bytes: 0, updates: 0 };
-  socket.addEventListener("message", (event) => {
-    const data = typeof event.data === "string" ? event.data : "";
-    counts.bytes += Buffer.byteLength(data);
-    if (data.includes('"tool_update"')) counts.updates++;
-  });
-  return { counts, close: () => socket.close() };
-}
+const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const bytes = (n: number) => `${Math.round(n).toLocaleString("en-US")} B`;
 
 async function keystrokes(api: Api, lines: string[]) {
   const { stack } = api;
@@ -91,7 +86,7 @@ async function keystrokes(api: Api, lines: string[]) {
   );
   const attachToken = await api.attach(call.id);
   const sub = subscribe(call.socketUrl);
-  const raw = countingSocket(call.socketUrl);
+  const raw = await wireSocket(call.socketUrl);
   const total = () => sub.state?.truncation.totalBytes ?? -1;
   const waitFor = async (bytes: number) => {
     const deadline = Date.now() + 20_000;
@@ -113,8 +108,9 @@ async function keystrokes(api: Api, lines: string[]) {
   await waitFor(39 * 112);
   await sleep(1000);
   const through: number[] = [];
-  raw.counts.bytes = 0;
-  raw.counts.updates = 0;
+  raw.reset();
+  /** The alternative: the whole screen after each key. */
+  const screens: string[] = [];
   for (let i = 0; i < KEYS; i++) {
     const before = total();
     const t0 = performance.now();
@@ -128,11 +124,12 @@ async function keystrokes(api: Api, lines: string[]) {
     await waitFor(before + 1);
     through.push(performance.now() - t0);
     await typing;
-    await sleep(KEY_GAP_MS);
+    const gap = sleep(KEY_GAP_MS);
+    screens.push(await api.paint(call.id));
+    await gap;
   }
   await sleep(500);
-  const wsBytes = raw.counts.bytes;
-  const screenBytes = await api.paintBytes(call.id);
+  const sent = { ...raw.counts };
   // The sandbox host's own echo: its /input, then its /terminal until the byte is there.
   const host = `${stack.sandboxUrl}/v1/exec/${call.id}`;
   const hostHeaders = {
@@ -167,31 +164,73 @@ async function keystrokes(api: Api, lines: string[]) {
   own.sort((a, b) => a - b);
   lines.push(
     `| keystroke → echo at a WebSocket subscriber, p50 / p95 (${KEYS} keys) | ${ms(pct(through, 50))} / ${ms(pct(through, 95))} | ${ms(pct(own, 50))} / ${ms(pct(own, 95))} (the host's own: its /input, then its /terminal) | ${(pct(through, 95) / pct(own, 95)).toFixed(1)}× at p95; aim ≤ 50 ms p95: ${pct(through, 95) <= 50 ? "met" : "not met"} |`,
-    `| bytes a subscriber receives per echoed keystroke | ${(wsBytes / KEYS).toFixed(0)} B | ${screenBytes.toLocaleString("en-US")} B (the whole screen each time, as GET /terminal draws it) | ${times(screenBytes, wsBytes / KEYS)} |`,
+    `| bytes a subscriber receives per echoed keystroke: message text / on the wire (permessage-deflate) | ${bytes(sent.text / KEYS)} / ${bytes(sent.wire / KEYS)} | ${bytes(avg(screens.map((s) => Buffer.byteLength(s))))} / ${bytes((await compressedSize(screens)) / KEYS)} (the whole screen after each key, as GET /terminal draws it; on the wire through the same compression) | ${times(avg(screens.map((s) => Buffer.byteLength(s))), sent.text / KEYS)} / ${times((await compressedSize(screens)) / KEYS, sent.wire / KEYS)} |`,
+  );
+}
+
+/**
+ * A program that floods its terminal (`yes`): WebSocket updates per second while nobody
+ * types, then while a person types a key every `KEY_GAP_MS`. An input's echo goes out
+ * unpaced (decision 192), one publication per input, so the flood stays paced.
+ */
+async function flood(api: Api, lines: string[]) {
+  console.error("flood: yes…");
+  const call = await api.tty("yes", { cols: 120, rows: 40 });
+  const attachToken = await api.attach(call.id);
+  const raw = await wireSocket(call.socketUrl);
+  await sleep(2000);
+  const rate = async (typing: boolean) => {
+    const before = raw.counts.updates;
+    const started = performance.now();
+    let keys = 0;
+    while (performance.now() - started < FLOOD_SECONDS * 1000) {
+      if (typing) {
+        keys++;
+        await api.call(
+          "POST",
+          `/v1/invocations/${call.id}/terminal/input`,
+          { data: "x" },
+          attachToken,
+        );
+      }
+      await sleep(KEY_GAP_MS);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { perSecond: (raw.counts.updates - before) / seconds, keysPerSecond: keys / seconds };
+  };
+  const alone = await rate(false);
+  const typed = await rate(true);
+  raw.close();
+  await api.cancel(call.id);
+  lines.push(
+    `| WebSocket updates per second, \`yes\` flooding a 120×40 terminal, ${FLOOD_SECONDS} s each | ${typed.perSecond.toFixed(1)}/s while a person types ${typed.keysPerSecond.toFixed(1)} keys/s | ${alone.perSecond.toFixed(1)}/s with nobody typing | ${(typed.perSecond - alone.perSecond).toFixed(1)}/s (at most one early update per key) |`,
   );
 }
 
 async function repaints(api: Api, lines: string[]) {
   console.error("repaints: top…");
   const call = await api.tty(`top -d 1 -n ${TOP_SECONDS}`, { cols: 120, rows: 40 });
-  const raw = countingSocket(call.socketUrl);
-  const paints: number[] = [];
+  const raw = await wireSocket(call.socketUrl);
+  raw.reset();
+  const paints: string[] = [];
   const started = Date.now();
   while (Date.now() - started < (TOP_SECONDS - 1) * 1000) {
     await sleep(1000);
-    paints.push(await api.paintBytes(call.id).catch(() => Number.NaN));
+    const paint = await api.paint(call.id).catch(() => null);
+    if (paint !== null) paints.push(paint);
   }
   const settled = (await api.call("GET", `/v1/invocations/${call.id}/result?wait=30`)) as {
     truncation?: { totalBytes: number };
   };
   await sleep(500);
   raw.close();
-  const screens = paints.filter(Number.isFinite);
-  const screen = screens.reduce((a, b) => a + b, 0) / screens.length;
-  const perRepaint = raw.counts.bytes / TOP_SECONDS;
+  const screen = avg(paints.map((p) => Buffer.byteLength(p)));
+  const screenWire = (await compressedSize(paints)) / paints.length;
+  const text = raw.counts.text / TOP_SECONDS;
+  const wire = raw.counts.wire / TOP_SECONDS;
   const output = settled.truncation?.totalBytes ?? Number.NaN;
   lines.push(
-    `| bytes per full-screen repaint, \`top -d 1\` at 120×40 for ${TOP_SECONDS} s (${raw.counts.updates} updates) | ${perRepaint.toFixed(0)} B | ${screen.toFixed(0)} B (the whole screen each time) | ${times(screen, perRepaint)} (top printed ${(output / TOP_SECONDS).toFixed(0)} B a repaint) |`,
+    `| bytes per full-screen repaint, \`top -d 1\` at 120×40 for ${TOP_SECONDS} s (${raw.counts.updates} updates): message text / on the wire (${raw.extensions || "no compression"}) | ${bytes(text)} / ${bytes(wire)} | ${bytes(screen)} / ${bytes(screenWire)} (the whole screen each time; on the wire through the same compression) | ${times(screen, text)} / ${times(screenWire, wire)} (top printed ${(output / TOP_SECONDS).toFixed(0)} B a repaint) |`,
   );
 }
 
@@ -241,6 +280,7 @@ export default async function bench(): Promise<void> {
   const lines = ["| what | Toolwire | alternative | ratio |", "| --- | ---: | ---: | ---: |"];
   try {
     await keystrokes(api, lines);
+    await flood(api, lines);
     await repaints(api, lines);
     await idleCpu(api, stack, lines);
   } finally {

@@ -8,6 +8,7 @@ import { encoder } from "../../src/core/chord/index.ts";
 import { DROPPED_BY_TEST_CLOSE } from "../../src/core/events/index.ts";
 import {
   errorResponse,
+  type HeldSize,
   type InvocationApi,
   type InvocationView,
   MODEL_TYPIST,
@@ -141,6 +142,11 @@ export class InvocationDO extends DurableObject<Env> implements InvocationApi {
     const noted = this.#life.noteInput(input);
     if (noted.ok && input.by !== MODEL_TYPIST) this.#typed.add(input);
     return noted;
+  }
+
+  /** The size a person holds the terminal at, or null for the call's own (decision 193). */
+  async noteSize(size: HeldSize | null): Promise<Outcome<null>> {
+    return this.#life.noteSize(size);
   }
 
   /** People's inputs since the last model read, given to `reader` once (typed-inputs.ts). */

@@ -1,7 +1,10 @@
 import type { ToolOutput } from "../../src/core/output/index.ts";
 import { admitCommand, probeSandbox } from "../../src/execenv/index.ts";
 import {
+  type HeldSize,
+  INPUT_ECHO_WINDOW_MS,
   type InvocationView,
+  markHeldSize,
   markLastInput,
   type Outcome,
   ok,
@@ -217,8 +220,21 @@ export class InvocationLifecycle {
       return refusal("conflict", "Invocation already settled; nothing can be typed into it.");
     }
     this.#pendingInput = input;
+    this.#output.durable?.expedite(INPUT_ECHO_WINDOW_MS);
     clearTimeout(this.#inputTimer);
     this.#inputTimer = setTimeout(() => this.#markInput(), INPUT_MARK_MS);
+    return ok(null);
+  }
+
+  /** Names the size a person holds the terminal at in its details, or removes it (decision 193). */
+  noteSize(size: HeldSize | null): Outcome<null> {
+    const record = this.#stored.record;
+    if (!record) return notFound();
+    if (record.status === "settled") {
+      return refusal("conflict", "Invocation already settled; its terminal is gone.");
+    }
+    const sink = this.#output.sink;
+    if (sink) markHeldSize(sink.output.details, size);
     return ok(null);
   }
 

@@ -101,6 +101,8 @@ export class ExecRun {
   /** Which limit stopped the command, if one did. */
   #stoppedBy: ExitUpdate["stoppedBy"] = undefined;
   readonly #listeners = new Set<() => void>();
+  /** Told of each input before it is written (its streams expect the echo). */
+  readonly #inputListeners = new Set<() => void>();
   /** Execs before this one in its sandbox's line (exec-gate.ts); null once it runs, or if it never waited. */
   #ahead: number | null = null;
   /** When its place was last told (performance.now()), so a long line is not told each move. */
@@ -303,6 +305,7 @@ export class ExecRun {
 
   /** Sends `data` to the command's terminal or stdin pipe; with `eof`, then ends its input. */
   input(data: string, eof: boolean): void {
+    for (const listener of this.#inputListeners) listener();
     if (this.#terminal) {
       if (data !== "") this.#terminal.write(data);
       if (eof) this.#terminal.endInput();
@@ -432,6 +435,12 @@ export class ExecRun {
   subscribe(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Calls `listener` at each input, before it is written; returns the unsubscribe. */
+  onInput(listener: () => void): () => void {
+    this.#inputListeners.add(listener);
+    return () => this.#inputListeners.delete(listener);
   }
 
   /**

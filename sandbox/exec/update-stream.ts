@@ -1,6 +1,10 @@
 import type { Truncation } from "../../src/core/output/index.ts";
 import { AdaptivePublisher, type Clock } from "../../src/core/publish/index.ts";
-import type { ExitUpdate, ShellUpdate } from "../../src/protocol/index.ts";
+import {
+  type ExitUpdate,
+  INPUT_ECHO_WINDOW_MS,
+  type ShellUpdate,
+} from "../../src/protocol/index.ts";
 import type { ViewPosition } from "./source-view.ts";
 
 interface StreamPacing {
@@ -24,6 +28,8 @@ export interface StreamedRun extends PublishedView {
   readonly queuedAhead: number | null;
   /** Calls `listener` after every change and at the exit; returns the unsubscribe. */
   subscribe(listener: () => void): () => void;
+  /** Calls `listener` at each input (its echo is expected); returns the unsubscribe. */
+  onInput(listener: () => void): () => void;
 }
 
 /** What one consumer has been sent so far. */
@@ -132,7 +138,13 @@ export function execUpdateStream(
           finish();
           return;
         }
-        unsubscribe = run.subscribe(() => (run.exit ? finish() : publisher.markDirty()));
+        const offChange = run.subscribe(() => (run.exit ? finish() : publisher.markDirty()));
+        // A key's echo is what its typist waits for: it goes out unpaced (decision 192).
+        const offInput = run.onInput(() => publisher.expedite(INPUT_ECHO_WINDOW_MS));
+        unsubscribe = () => {
+          offChange();
+          offInput();
+        };
       },
       pull() {
         if (closed) return;

@@ -69,6 +69,8 @@ export interface AttachGrant extends InvocationLinks {
   attachToken: string;
   /** The viewer link with the token in its fragment: whoever opens it can type. */
   attachUrl: string;
+  /** For a call of a run: the run page with the token and the call in its fragment. */
+  runAttachUrl?: string;
 }
 
 export interface ToolInfo {

@@ -18,6 +18,11 @@ export interface TerminalClientOptions {
   fetch?: typeof fetch;
 }
 
+/** What a resize answered: the size, and when the attach token stops resizing (epoch ms). */
+export interface ResizeAnswer extends TerminalSize {
+  expiresAt?: number;
+}
+
 /** What an input answered: who it typed as. */
 export interface TypedAnswer {
   by: string;
@@ -70,13 +75,27 @@ export class TerminalClient {
     }
   }
 
-  /** Resizes the terminal to `size`, or with "restore" gives it back the call's own size. */
-  async resize(size: TerminalSize | "restore"): Promise<TerminalSize> {
+  /**
+   * Resizes the terminal to `size`, or with "restore" gives it back the call's own size;
+   * answers the size and until when this token may resize (`expiresAt`, epoch ms).
+   */
+  async resize(size: TerminalSize | "restore"): Promise<ResizeAnswer> {
     const body = size === "restore" ? { restore: true } : size;
-    return (await this.#send("POST", "terminal/resize", body, "Resizing")) as TerminalSize;
+    return (await this.#send("POST", "terminal/resize", body, "Resizing")) as ResizeAnswer;
   }
 
-  async #send(method: "GET" | "POST", route: string, body: unknown, what: string) {
+  /** Gives the call its own size back from a page that is closing: the request outlives the page. */
+  restoreOnLeave(): void {
+    void this.#send("POST", "terminal/resize", { restore: true }, "Resizing", true).catch(() => {});
+  }
+
+  async #send(
+    method: "GET" | "POST",
+    route: string,
+    body: unknown,
+    what: string,
+    keepalive = false,
+  ) {
     const o = this.#o;
     const url = new URL(
       `${o.baseUrl.replace(/\/+$/, "")}/v1/invocations/${encodeURIComponent(o.id)}/${route}`,
@@ -93,6 +112,7 @@ export class TerminalClient {
       res = await this.#fetch(url.toString(), {
         method,
         headers,
+        ...(keepalive ? { keepalive } : {}),
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {

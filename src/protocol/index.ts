@@ -106,9 +106,15 @@ export {
 } from "./subscription-expiry.ts";
 export {
   ATTACH_TOKEN_TTL_SECONDS,
+  attachFragment,
+  attachOfFragment,
   DEFAULT_TYPIST,
+  type HeldSize,
+  heldSizeOf,
+  INPUT_ECHO_WINDOW_MS,
   lastInputOf,
   MODEL_TYPIST,
+  markHeldSize,
   markLastInput,
   TYPIST_NAME_PATTERN,
   type TypedInput,

@@ -11,7 +11,7 @@ import type {
 } from "../core/output/index.ts";
 import { type ApiError, apiError } from "./errors.ts";
 import type { Outcome } from "./outcome.ts";
-import type { TypedInput } from "./terminal-input.ts";
+import type { HeldSize, TypedInput } from "./terminal-input.ts";
 
 /**
  * Invocation ids are the `toolCallId`: URL-safe, 1-128 characters, starting with a
@@ -154,6 +154,11 @@ export interface InvocationApi {
    * `details.lastInput` names who, and a person's input waits for the model's next read.
    */
   noteInput(input: TypedInput): Promise<Outcome<null>>;
+  /**
+   * Records the size a person holds this running tty call's terminal at, or (null) that
+   * it has its own again: `details.terminalSize` (decision 193).
+   */
+  noteSize(size: HeldSize | null): Promise<Outcome<null>>;
   /**
    * People's inputs since the last model read, given to `reader` (a job_output or
    * write_stdin call's toolCallId) once; the same reader asking again gets the same ones.

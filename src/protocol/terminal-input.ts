@@ -21,8 +21,78 @@ export const TYPIST_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,63}$/;
 /** How long an attach token is good for: one hour, as a viewer link. */
 export const ATTACH_TOKEN_TTL_SECONDS = 3600;
 
+/**
+ * How long after an input its echo goes out unpaced: the sandbox host's update stream
+ * and the call's Durable Object each publish the first change within this window at once
+ * rather than at their pacing deadline (a key's echo is what its typist waits for). One
+ * change per input, so a program that floods output stays paced.
+ */
+export const INPUT_ECHO_WINDOW_MS = 500;
+
+/**
+ * A take-over link's fragment (`#attach=…`, and on the run page `&call=<id>`, the call it
+ * types into): a fragment is never sent to a server or in a `Referer`, and the page reads
+ * it to give that call's terminal the keyboard.
+ * @example `${viewUrl}#${attachFragment(token)}`; `${runViewUrl}#${attachFragment(token, "call_1")}`
+ */
+export function attachFragment(attachToken: string, callId?: string): string {
+  const fragment = new URLSearchParams({ attach: attachToken });
+  if (callId !== undefined) fragment.set("call", callId);
+  return fragment.toString();
+}
+
+/**
+ * What a page's fragment gives: the attach token and the call it names (null when it
+ * names none: the viewer's own call); null without a token.
+ * @example attachOfFragment(location.hash) // { attachToken: "v1.…", callId: "call_1" }
+ */
+export function attachOfFragment(
+  hash: string,
+): { attachToken: string; callId: string | null } | null {
+  const fragment = new URLSearchParams(hash.replace(/^#/, ""));
+  const attachToken = fragment.get("attach");
+  return attachToken ? { attachToken, callId: fragment.get("call") } : null;
+}
+
 /** Most people's inputs one model read reports one by one; the rest are counted. */
 export const TYPED_REPORT_ENTRIES = 5;
+
+/** The `details` field of a tty call whose terminal a person resized: its size now, and whose. */
+export const HELD_SIZE_DETAIL = "terminalSize";
+
+/**
+ * A person's size for the terminal while they hold the keyboard (decision 193); the call's
+ * own size (its `cols`/`rows`) comes back when they let go.
+ */
+export interface HeldSize {
+  cols: number;
+  rows: number;
+  by: string;
+}
+
+/**
+ * The size a person holds the terminal at, from the call's details; null when it is the call's own.
+ * @example heldSizeOf({ terminalSize: { cols: 100, rows: 30, by: "ada" } }) // { cols: 100, … }
+ */
+export function heldSizeOf(details: unknown): HeldSize | null {
+  if (typeof details !== "object" || details === null || Array.isArray(details)) return null;
+  const value = (details as Record<string, unknown>)[HELD_SIZE_DETAIL];
+  if (typeof value !== "object" || value === null) return null;
+  const { cols, rows, by } = value as Record<string, unknown>;
+  if (typeof cols !== "number" || typeof rows !== "number" || typeof by !== "string") return null;
+  return { cols, rows, by };
+}
+
+/**
+ * Sets (or, with null, removes) the held size on a call's details (an object; anything else is left).
+ * @example markHeldSize(out.details, null) // the call's own size again
+ */
+export function markHeldSize(details: unknown, size: HeldSize | null): void {
+  if (typeof details !== "object" || details === null || Array.isArray(details)) return;
+  const record = details as Record<string, unknown>;
+  if (size) record[HELD_SIZE_DETAIL] = { ...size };
+  else if (HELD_SIZE_DETAIL in record) delete record[HELD_SIZE_DETAIL];
+}
 
 /** One input into a terminal: who, when (ms since the epoch) and how many bytes. */
 export interface TypedInput {

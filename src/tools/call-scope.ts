@@ -56,6 +56,7 @@ export function scopedCall(env: Env, id: string, sandbox: string | null): Scoped
     readCursor: guard((reader) => stub.readCursor(reader)),
     commitRead: guard((reader, range) => stub.commitRead(reader, range)),
     noteInput: guard((input) => stub.noteInput(input)),
+    noteSize: guard((size) => stub.noteSize(size)),
     typedSince: guard((reader) => stub.typedSince(reader)),
   };
 }

@@ -76,7 +76,7 @@ export async function firstMoment(job: JobReader, id: string): Promise<FirstMome
   const input = await job.input(view);
   // A full-screen program's lines are its repaints: its screen says what it shows.
   if (input?.screen?.alternate) text = "";
-  text += inputText(input);
+  text += inputText(input, view);
   const after = shown ? "the lines after these" : "its lines from line 1";
   const drive =
     isTtyCall(view) || input?.inputOpen

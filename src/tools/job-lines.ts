@@ -254,7 +254,7 @@ export function writeJobRead(out: ToolOutput, read: NewLines, input: InputState 
       : "that is all of its output";
   const typed = typedByPeopleLine(read.typed);
   if (typed !== "") out.write(`${typed}\n`);
-  out.write(inputText(input));
+  out.write(inputText(input, view));
   out.write(`[job ${view.id} · ${status} · ${span} · ${next}]`);
   const details = out.details as Record<string, unknown>;
   Object.assign(details, {

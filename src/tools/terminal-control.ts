@@ -8,6 +8,8 @@ import type { InvocationView } from "../protocol/index.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 import { isTtyCall } from "./terminal-view.ts";
 
+export { ownTerminalSize } from "./terminal-view.ts";
+
 /**
  * Why a call has no terminal to reach now, in words for its 409; null when it has one.
  * @example terminalRefusal(view) // "call_1 has ended; its output is all there is"
@@ -18,15 +20,6 @@ export function terminalRefusal(view: InvocationView): string | null {
   }
   if (view.status !== "running") return `${view.id} has ended; its output is all there is`;
   return null;
-}
-
-/** The call's own size: what its args asked for, else the default. */
-export function ownTerminalSize(view: InvocationView, fallback: TerminalSize): TerminalSize {
-  const args = view.args as { cols?: unknown; rows?: unknown } | null;
-  return {
-    cols: typeof args?.cols === "number" ? args.cols : fallback.cols,
-    rows: typeof args?.rows === "number" ? args.rows : fallback.rows,
-  };
 }
 
 /** The bytes that draw the call's screen, and the output byte they show. */

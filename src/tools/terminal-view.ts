@@ -6,13 +6,30 @@
  */
 import { plainTerminalText } from "../core/output/index.ts";
 import { execIdFor, type InputState, type TerminalScreen } from "../execenv/index.ts";
-import type { InvocationView } from "../protocol/index.ts";
+import {
+  heldSizeOf,
+  type InvocationView,
+  type TerminalSize,
+  TTY_DEFAULT_SIZE,
+} from "../protocol/index.ts";
 import { sandboxClientFor } from "./sandbox.ts";
 
 /** The args of a bash call started with `tty: true`. */
 export function isTtyCall(view: Pick<InvocationView, "tool" | "args">): boolean {
   const args = view.args as { tty?: unknown } | null;
   return view.tool === "bash" && typeof args === "object" && args?.tty === true;
+}
+
+/** The call's own size: what its args asked for, else the default. */
+export function ownTerminalSize(
+  view: Pick<InvocationView, "args">,
+  fallback: TerminalSize = TTY_DEFAULT_SIZE,
+): TerminalSize {
+  const args = view.args as { cols?: unknown; rows?: unknown } | null;
+  return {
+    cols: typeof args?.cols === "number" ? args.cols : fallback.cols,
+    rows: typeof args?.rows === "number" ? args.rows : fallback.rows,
+  };
 }
 
 /**
@@ -55,12 +72,36 @@ function inputLine(state: InputState): string {
     : "[not waiting for input; its input is closed]";
 }
 
-/** What the model reads of a call's input state: the screen when it is a full-screen program's, then the input line. */
-export function inputText(state: InputState | null): string {
+/**
+ * The line that tells the model its terminal is not at its own size: a person holding the
+ * keyboard resized it (decision 193); "" when it is at its own size.
+ */
+function sizeLine(
+  view: Pick<InvocationView, "tool" | "args" | "state">,
+  state: InputState,
+): string {
+  const screen = state.screen;
+  if (!screen || state.exited || !isTtyCall(view)) return "";
+  const own = ownTerminalSize(view);
+  if (screen.cols === own.cols && screen.rows === own.rows) return "";
+  const held = heldSizeOf(view.state.details);
+  const who = held ? `${held.by}, who holds the keyboard,` : "a person holding the keyboard";
+  return `[the terminal is ${screen.cols}×${screen.rows}, not your ${own.cols}×${own.rows}: ${who} resized it; your size comes back when they let go]\n`;
+}
+
+/**
+ * What the model reads of a call's input state: the screen when it is a full-screen
+ * program's, a line when a person holds the terminal at another size, then the input line.
+ */
+export function inputText(
+  state: InputState | null,
+  view?: Pick<InvocationView, "tool" | "args" | "state">,
+): string {
   if (!state) return "";
   const screen = state.screen?.alternate ? screenText(state.screen) : "";
+  const size = view ? sizeLine(view, state) : "";
   const line = inputLine(state);
-  return `${screen}${line === "" ? "" : `${line}\n`}`;
+  return `${screen}${size}${line === "" ? "" : `${line}\n`}`;
 }
 
 /** The same as data, for `details`: `awaitingInput`, the prompt, and the screen's structure. */

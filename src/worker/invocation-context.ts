@@ -7,6 +7,9 @@ import type { ReaderVariables } from "./auth.ts";
  */
 export type Routes = {
   Bindings: Env;
-  /** `typist`: the name an attach token types as (terminal-routes.ts), set on its routes alone. */
-  Variables: { id: string; typist: string } & ReaderVariables;
+  /**
+   * `typist`: the name an attach token types as, `typistUntil` when it expires (epoch ms;
+   * terminal-routes.ts), set on its routes alone.
+   */
+  Variables: { id: string; typist: string; typistUntil: number } & ReaderVariables;
 };

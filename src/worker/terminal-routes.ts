@@ -14,6 +14,7 @@ import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { SandboxHttpError } from "../execenv/index.ts";
 import {
+  attachFragment,
   bearerToken,
   DEFAULT_TYPIST,
   type InvocationView,
@@ -38,6 +39,7 @@ import { raise } from "./errors.ts";
 import type { Routes } from "./invocation-context.ts";
 import { invocationLinks } from "./invocation-links.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
+import { runLinks } from "./run-routes.ts";
 import { parseWith } from "./schemas.ts";
 
 const utf8 = new TextEncoder();
@@ -114,6 +116,7 @@ export const typist = createMiddleware<Routes>(async (c, next) => {
   const check = await verifyAttachToken(subscribeSecret(c.env), token, c.get("id"), Date.now());
   if (check.ok) {
     c.set("typist", check.name);
+    c.set("typistUntil", check.expiresAt * 1000);
     return next();
   }
   if (check.reason === "other_subject") {
@@ -144,12 +147,16 @@ export async function attachRoute(c: Context<Routes>) {
   const name = body.name ?? DEFAULT_TYPIST;
   const attachToken = await mintAttachToken(subscribeSecret(c.env), view.id, name, Date.now());
   const links = await invocationLinks(c.req.raw, c.env, view.id);
+  // A call of a run is taken over from its run page too, the fragment naming the call.
+  const run =
+    view.runId === view.id ? null : (await runLinks(c.req.raw, c.env, view.runId)).runViewUrl;
   return c.json({
     id: view.id,
     name,
     attachToken,
     // In the fragment: never sent to a server, never in a Referer.
-    attachUrl: `${links.viewUrl}#attach=${encodeURIComponent(attachToken)}`,
+    attachUrl: `${links.viewUrl}#${attachFragment(attachToken)}`,
+    ...(run ? { runAttachUrl: `${run}#${attachFragment(attachToken, view.id)}` } : {}),
     ...links,
   });
 }
@@ -173,11 +180,20 @@ export async function inputRoute(c: Context<Routes>) {
   return c.json({ id: view.id, by: input.by, bytes: input.bytes });
 }
 
-/** `POST /:id/terminal/resize` (after `typist`): a person's size, or back to the call's own. */
+/**
+ * `POST /:id/terminal/resize` (after `typist`): a person's size, or back to the call's own
+ * (decision 193). The held size is named in the call's details before the terminal
+ * changes, so every page takes the size before the program redraws at it. The answer
+ * says until when the token may resize (`expiresAt`, epoch ms): a page gives the size
+ * back before then.
+ */
 export async function resizeRoute(c: Context<Routes>) {
   const body = parseWith(resizeBody, await readJsonBody(c.req.raw), "body");
   const view = await runningTerminal(c);
-  const wanted = "restore" in body ? ownTerminalSize(view, TTY_DEFAULT_SIZE) : body;
+  const restore = "restore" in body;
+  const wanted = restore ? ownTerminalSize(view, TTY_DEFAULT_SIZE) : body;
+  const held = restore ? null : { ...wanted, by: c.get("typist") };
+  unwrap(await invocationStub(c.env, view.id).noteSize(held));
   await onHost(view, () => resizeTerminal(c.env, view, wanted));
-  return c.json({ id: view.id, ...wanted });
+  return c.json({ id: view.id, ...wanted, expiresAt: c.get("typistUntil") });
 }

@@ -190,8 +190,103 @@ describe("a less session on the run page", () => {
     const model = await modelRows(id);
     expect(model[0]).toBe("101");
     await expect.poll(() => pageRows(page), { timeout: 20_000 }).toEqual(model);
-    await call("POST", `/v1/invocations/${id}/cancel`, {});
+    // The run's link alone is read-only: its q never reaches less.
+    expect(await textOf(page, ".terminal-typing")).toContain("read-only");
+    await page.locator(".terminal-screen").click();
+    await page.keyboard.press("q");
+
+    // The take-over link opens the run page on that call, with the keyboard.
+    const grant = await call("POST", `/v1/invocations/${id}/attach`, { name: "grace" });
+    const runAttachUrl = grant.body.runAttachUrl as string;
+    expect(runAttachUrl).toContain(`/run/${runId}?token=`);
+    expect(new URLSearchParams(new URL(runAttachUrl).hash.slice(1)).get("call")).toBe(id);
+    const typist = await open(runAttachUrl);
+    await expect
+      .poll(() => textOf(typist, ".terminal-typing"), { timeout: 20_000 })
+      .toContain("You hold the keyboard");
+    expect((await modelRows(id))[0]).toBe("101");
+    await expect.poll(async () => (await pageRows(typist))[0], { timeout: 20_000 }).toBe("101");
+    expect(await pageRows(typist)).toEqual(await modelRows(id));
+    // The person types q in the page and less ends: the call settles with exit 0.
+    await typist.locator(".terminal-screen").click();
+    await typist.keyboard.press("q");
+    const settled = await call("GET", `/v1/invocations/${id}/result?wait=20`);
+    expect(settled.status).toBe(200);
+    expect((settled.body.details as { exitCode: number }).exitCode).toBe(0);
+    expect((settled.body.details as { lastInput: { by: string } }).lastInput.by).toBe("grace");
+    await typist.context().close();
     await context.close();
+  });
+});
+
+describe("the size of a terminal a page holds", () => {
+  /** The call's terminal size on its host (what the program sees), and in its details. */
+  async function sizes(id: string) {
+    const paint = await call("GET", `/v1/invocations/${id}/terminal`);
+    const view = await call("GET", `/v1/invocations/${id}`);
+    const details = (view.body.state as { details: Record<string, unknown> }).details;
+    return {
+      host: { cols: paint.body.cols as number, rows: paint.body.rows as number },
+      held: details.terminalSize ?? null,
+    };
+  }
+
+  it("follows the holder's window, shows everyone that size, tells the model, and comes back when they let go", async () => {
+    const own = { cols: 80, rows: 24 };
+    const tty = await startTty("stty -echo -icanon; cat > /dev/null", own);
+    const watcher = await open(tty.viewUrl);
+    const grant = await call("POST", `/v1/invocations/${tty.id}/attach`, { name: "ada" });
+    const typist = await open(grant.body.attachUrl as string);
+    // 1280×900: the window holds more than 80×24.
+    await expect
+      .poll(async () => (await sizes(tty.id)).host.cols, { timeout: 20_000 })
+      .toBeGreaterThan(own.cols);
+    const wide = await sizes(tty.id);
+    expect(wide.held).toEqual({ ...wide.host, by: "ada" });
+    expect(wide.host.rows).toBeGreaterThan(own.rows);
+    // Both pages draw at the held size; the model reads that a person resized it.
+    await expect.poll(async () => (await pageRows(typist)).length).toBe(wide.host.rows);
+    await expect.poll(async () => (await pageRows(watcher)).length).toBe(wide.host.rows);
+    const read = await runTool("job_output", { id: tty.id });
+    expect(read.text).toContain(
+      `[the terminal is ${wide.host.cols}×${wide.host.rows}, not your 80×24: ada, who holds the keyboard, resized it`,
+    );
+
+    // A smaller window: the terminal follows it.
+    await typist.setViewportSize({ width: 700, height: 500 });
+    await expect
+      .poll(async () => (await sizes(tty.id)).host.cols, { timeout: 20_000 })
+      .toBeLessThan(wide.host.cols);
+    const narrow = await sizes(tty.id);
+    expect(narrow.host.rows).toBeLessThan(wide.host.rows);
+    await expect.poll(async () => (await pageRows(watcher)).length).toBe(narrow.host.rows);
+
+    // Let go: the call's own size, for the program, the details, every page and the model.
+    await typist.getByRole("button", { name: "Let go" }).click();
+    await expect.poll(async () => (await sizes(tty.id)).host, { timeout: 20_000 }).toEqual(own);
+    expect((await sizes(tty.id)).held).toBeNull();
+    await expect.poll(async () => (await pageRows(watcher)).length).toBe(own.rows);
+    await expect.poll(async () => (await pageRows(typist)).length).toBe(own.rows);
+    expect(await textOf(typist, ".terminal-typing")).toContain("You let go");
+    expect((await runTool("job_output", { id: tty.id })).text).not.toContain("the terminal is");
+    // A page that let go types nothing more.
+    await typist.locator(".terminal-screen").click();
+    await typist.keyboard.type("zz");
+    const view = await call("GET", `/v1/invocations/${tty.id}`);
+    const details = (view.body.state as { details: Record<string, unknown> }).details;
+    expect(details.lastInput).toBeUndefined();
+
+    // A holder that closes its page lets go too.
+    const again = await open(grant.body.attachUrl as string);
+    await expect
+      .poll(async () => (await sizes(tty.id)).host.cols, { timeout: 20_000 })
+      .toBeGreaterThan(own.cols);
+    await again.close();
+    await expect.poll(async () => (await sizes(tty.id)).host, { timeout: 20_000 }).toEqual(own);
+    await again.context().close();
+    await typist.context().close();
+    await watcher.context().close();
+    await call("POST", `/v1/invocations/${tty.id}/cancel`, {});
   });
 });
 

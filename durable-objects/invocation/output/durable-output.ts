@@ -113,6 +113,14 @@ export class DurableOutput {
     });
   }
 
+  /**
+   * An input went into the call's terminal: the next change within `windowMs` (its echo)
+   * is published at once rather than at the pacing deadline (decision 192).
+   */
+  expedite(windowMs: number): void {
+    this.#publisher.expedite(windowMs);
+  }
+
   /** Publishes whatever is pending now, bypassing pacing (completion, cancel, error). */
   flushNow(): void {
     this.#publisher.flush(true);

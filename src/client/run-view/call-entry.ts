@@ -42,10 +42,13 @@ export class CallEntry {
   #terminal: TerminalPane | null = null;
   /** Whether #follow has started (it awaits the links before #sub is set). */
   #following = false;
+  /** The write capability of a take-over link for this call (the page's fragment). */
+  readonly #attachToken: string | undefined;
 
-  constructor(call: RunCall, linksFor: LinksFor) {
+  constructor(call: RunCall, linksFor: LinksFor, attachToken?: string) {
     this.#call = call;
     this.#linksFor = linksFor;
+    this.#attachToken = attachToken;
     this.node = el("li", "call");
     this.node.dataset.id = call.toolCallId;
     this.#summary = el("button", "call-row");
@@ -147,7 +150,10 @@ export class CallEntry {
     });
   }
 
-  /** Once the call's start says it is a tty call: its terminal, read-only, in place of the output. */
+  /**
+   * Once the call's start says it is a tty call: its terminal in place of the output,
+   * read-only unless the page's take-over link gave this call an attach token.
+   */
   #terminalFor(
     sub: Subscription,
     socketUrl: string,
@@ -163,6 +169,7 @@ export class CallEntry {
       baseUrl: `${url.protocol === "wss:" ? "https:" : "http:"}//${url.host}`,
       id: this.#call.toolCallId,
       ...(token ? { subscribeToken: token } : {}),
+      ...(this.#attachToken ? { attachToken: this.#attachToken } : {}),
     });
     this.#terminal = new TerminalPane(client, callSize(args));
     follow.remove();

@@ -5,6 +5,7 @@
  */
 
 import { formatCount } from "../../core/output/footer.ts";
+import { attachOfFragment } from "../../protocol/index.ts";
 import { formatElapsed } from "../elapsed.ts";
 import { formatBytes } from "../truncation-notice.ts";
 import { byId } from "../viewer/dom.ts";
@@ -18,6 +19,8 @@ const runId = decodeURIComponent(/\/run\/([^/]+)/.exec(location.pathname)?.[1] ?
 const token = new URLSearchParams(location.search).get("token") ?? "";
 const api = `/v1/runs/${encodeURIComponent(runId)}`;
 const query = `?token=${encodeURIComponent(token)}`;
+/** A take-over link's call and attach token, in its fragment (never sent to a server). */
+const takeOver = attachOfFragment(location.hash);
 const page = {
   title: byId("run-id"),
   counts: byId("counts"),
@@ -72,9 +75,12 @@ function render(): void {
     const entry = entries.get(call.toolCallId);
     if (entry) entry.update(call);
     else {
-      const created = new CallEntry(call, linksFor);
+      const attach = takeOver?.callId === call.toolCallId ? takeOver.attachToken : undefined;
+      const created = new CallEntry(call, linksFor, attach);
       entries.set(call.toolCallId, created);
       page.list.append(created.node);
+      // The call a take-over link names opens with its terminal, ready for keys.
+      if (attach) created.toggle();
     }
   }
   const calls = [...run.calls.values()];

@@ -7,7 +7,7 @@
 import type { JsonValue } from "../../core/chord/types.ts";
 import { formatCount } from "../../core/output/footer.ts";
 import type { ToolOutputState, Usage } from "../../core/output/types.ts";
-import { lastInputOf, queuedAheadOf, queuedWords } from "../../protocol/index.ts";
+import { attachOfFragment, lastInputOf, queuedAheadOf, queuedWords } from "../../protocol/index.ts";
 import { callEnding, limitSeconds, stoppedByOf, withoutModelFooter } from "../call-story.ts";
 import { formatElapsed } from "../elapsed.ts";
 import { ToolwireClient } from "../http-client.ts";
@@ -56,7 +56,7 @@ const chart = new RateChart(byId("chart"));
 const id = decodeURIComponent(/\/view\/([^/]+)/.exec(location.pathname)?.[1] ?? "");
 const token = new URLSearchParams(location.search).get("token") ?? "";
 /** The write capability of a take-over link, in its fragment (never sent to a server). */
-const attachToken = new URLSearchParams(location.hash.slice(1)).get("attach") ?? undefined;
+const attachToken = attachOfFragment(location.hash)?.attachToken;
 const clock = new ServerClock();
 /** A tty call's terminal, made once its tool_start says it is one. */
 let terminal: TerminalPane | null = null;

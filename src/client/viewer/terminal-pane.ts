@@ -2,13 +2,17 @@
  * A tty call shown as the terminal it is (decision 191): xterm.js draws the same screen
  * the model reads, follows it live (terminal-feed.ts) and, for a person holding the
  * call's attach token, sends what they type to the same terminal `write_stdin` types
- * into. The viewer and the run page both use it. The terminal keeps the call's size: a
- * page never resizes it (the model's size stays its own; decision 191).
+ * into. The viewer and the run page both use it. A watching page draws at the call's size,
+ * or the size a person holds it at (`details.terminalSize`); the page that holds the
+ * keyboard gives the terminal its window's size and the call's own back when the person
+ * lets go (held-size.ts, decision 193).
  */
 import { Terminal } from "@xterm/xterm";
 import type { ToolOutputState } from "../../core/output/types.ts";
 import {
+  heldSizeOf,
   type TerminalPaint,
+  type TerminalSize,
   TTY_DEFAULT_SIZE,
   type TypedInput,
   typistWords,
@@ -18,6 +22,7 @@ import { ToolwireError } from "../errors.ts";
 import type { TerminalClient } from "../terminal-client.ts";
 import { TerminalFeed } from "../terminal-feed.ts";
 import { el } from "./dom.ts";
+import { SizeHolder } from "./held-size.ts";
 
 /** The size a call's args asked for, else the default. */
 export function callSize(args: unknown): { cols: number; rows: number } {
@@ -34,9 +39,14 @@ export class TerminalPane {
   readonly #feed: TerminalFeed;
   readonly #note: HTMLElement;
   readonly #typing: HTMLElement;
+  /** The call's own size (its args). */
+  readonly #own: TerminalSize;
+  /** This page's hold on the terminal's size, when it holds the keyboard. */
+  #holder: SizeHolder | null = null;
   #settled = false;
 
   constructor(client: TerminalClient, size: { cols: number; rows: number }) {
+    this.#own = size;
     this.node = el("div", "terminal-pane");
     this.#note = el("p", "terminal-note");
     this.#note.setAttribute("aria-live", "polite");
@@ -74,8 +84,11 @@ export class TerminalPane {
     };
     if (client.canType) {
       this.#typing.textContent =
-        "You hold the keyboard: what you type here goes to the terminal (the model sees that a person typed).";
-      this.#term.onData((data) => void client.type(data));
+        "You hold the keyboard: what you type here goes to the terminal (the model sees that a person typed), at the size of this window.";
+      this.#holdKeyboard(client);
+      this.#term.onData((data) => {
+        if (!this.#holder?.released) void client.type(data);
+      });
       client.onTyped = (answer) => {
         if (answer instanceof ToolwireError) {
           this.#typing.textContent = `Your keys were refused: ${answer.message}`;
@@ -85,6 +98,36 @@ export class TerminalPane {
     } else {
       this.#typing.textContent = "Watching (read-only): a link with an attach token can type.";
     }
+  }
+
+  /** Gives the terminal this window's size while the page holds it, and a "Let go" button. */
+  #holdKeyboard(client: TerminalClient): void {
+    const screen = this.#term.element?.querySelector(".xterm-screen") as HTMLElement | null;
+    this.#holder = new SizeHolder({
+      area: this.node,
+      cell: () => ({
+        width: (screen?.clientWidth ?? 0) / this.#term.cols,
+        height: (screen?.clientHeight ?? 0) / this.#term.rows,
+      }),
+      resize: (size) => client.resize(size),
+      restoreOnLeave: () => client.restoreOnLeave(),
+      onSize: (size) => this.#term.resize(size.cols, size.rows),
+      onRefused: (error) => {
+        this.#typing.textContent = `Your size was refused: ${error instanceof Error ? error.message : String(error)}`;
+      },
+    });
+    const letGo = el("button", "terminal-let-go", "Let go");
+    letGo.type = "button";
+    letGo.title =
+      "Give the keyboard back: the call gets its own size again and this page only watches";
+    letGo.addEventListener("click", () => {
+      letGo.remove();
+      this.#term.options.disableStdin = true;
+      this.#typing.textContent =
+        "You let go: the call has its own size again, and this page only watches.";
+      void this.#holder?.letGo().catch(() => {});
+    });
+    this.#typing.after(letGo);
   }
 
   /** The terminal's rows as text, top to bottom (what a test compares with the model's screen). */
@@ -108,13 +151,27 @@ export class TerminalPane {
    */
   render(state: ToolOutputState, running: boolean, text: string): void {
     const total = state.truncation.totalBytes;
-    if (running || this.#feed.fed !== null) this.#feed.update(text, total);
+    // The size first, so the bytes drawn at it land on a terminal of that size.
+    const holding = this.#holder !== null && !this.#holder.released;
+    if (running && !holding) this.#drawAt(heldSizeOf(state.details) ?? this.#own);
+    const painted = this.#feed.fed !== null;
+    if (running || painted) this.#feed.update(text, total);
     else this.#feed.replay(text, total, { cols: this.#term.cols, rows: this.#term.rows });
+    // Once the screen is painted (a paint draws at the size it was taken at).
+    if (running && holding && this.#feed.fed !== null) void this.#holder?.fit();
     if (!running && !this.#settled) {
       this.#settled = true;
+      this.#holder?.stop();
+      this.node.querySelector(".terminal-let-go")?.remove();
       this.#term.options.disableStdin = true;
       this.#term.options.cursorBlink = false;
       this.#typing.textContent = "The command has ended: this is the screen it left.";
+    }
+  }
+
+  #drawAt(size: TerminalSize): void {
+    if (size.cols !== this.#term.cols || size.rows !== this.#term.rows) {
+      this.#term.resize(size.cols, size.rows);
     }
   }
 

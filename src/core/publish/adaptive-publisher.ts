@@ -64,6 +64,8 @@ export class AdaptivePublisher<D> {
   #timerArmed = false;
   #publishing = false;
   #disposed = false;
+  /** Until when the next change goes out at once, pacing or not (`expedite`). */
+  #expeditedUntil = Number.NEGATIVE_INFINITY;
 
   constructor(options: AdaptivePublisherOptions<D>) {
     const minIntervalMs = options.minIntervalMs ?? 100;
@@ -95,6 +97,17 @@ export class AdaptivePublisher<D> {
   }
 
   /**
+   * Someone acted and waits to see the answer (a key typed into a terminal): the next
+   * change noted within `windowMs` is published at once, not at the pacing deadline of
+   * the last publication. One publication per call goes early, so a flood stays paced:
+   * publications per second grow by at most the calls per second.
+   */
+  expedite(windowMs: number): void {
+    if (this.#disposed) return;
+    this.#expeditedUntil = this.#clock.now() + windowMs;
+  }
+
+  /**
    * Publish now. Without `force` this only happens if pacing allows (otherwise the
    * trailing timer stays in charge). With `force` pacing is bypassed once, the trailing
    * timer is cancelled and `update()` is consulted even if nothing was marked dirty:
@@ -121,6 +134,11 @@ export class AdaptivePublisher<D> {
   }
 
   #schedule(): void {
+    if (this.#clock.now() < this.#expeditedUntil && !this.#publishing) {
+      this.#cancelTimer();
+      this.#publishNow();
+      return;
+    }
     if (this.#timerArmed) return;
     // Never wait longer than the spacing owed, even if the clock was set back meanwhile.
     const wait = Math.min(this.#notBefore - this.#clock.now(), this.#spacing);
@@ -173,6 +191,8 @@ export class AdaptivePublisher<D> {
       return false;
     }
     if (delta === null || delta === undefined) return false;
+    // Spent only by a publication: an expedite outlives a look that found nothing.
+    this.#expeditedUntil = Number.NEGATIVE_INFINITY;
     let bytes = 0;
     try {
       bytes = measure(delta);

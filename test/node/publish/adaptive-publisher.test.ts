@@ -132,6 +132,65 @@ describe("AdaptivePublisher", () => {
     ]);
   });
 
+  it("after expedite, publishes the next change at once, once, within its window only", () => {
+    const h = appendLog();
+    h.write("a");
+    h.clock.advance(20);
+    h.publisher.expedite(500);
+    h.write("echo"); // 20 ms after the last publication: out at once, not at 100
+    expect(h.events.map((e) => [e.at, e.delta])).toEqual([
+      [0, "a"],
+      [20, "echo"],
+    ]);
+    h.clock.advance(10);
+    h.write("more"); // the expedite is spent: this one waits out the spacing again
+    expect(h.events).toHaveLength(2);
+    expect(h.clock.nextTimerAt).toBe(120);
+    h.clock.advance(100);
+    expect(h.events.at(-1)).toEqual({ at: 120, delta: "more" });
+    // A change after the window is paced as any other.
+    h.clock.advance(10);
+    h.publisher.expedite(50);
+    h.clock.advance(50);
+    h.write("late"); // exactly at the end of the window: not expedited
+    expect(h.events).toHaveLength(3);
+    h.clock.advance(1000);
+    expect(h.delivered).toBe("aechomorelate");
+  });
+
+  it("cuts a pending trailing publication short when the expedited change comes", () => {
+    const h = appendLog();
+    h.write("a");
+    h.clock.advance(10);
+    h.write("b"); // waits for 100
+    h.publisher.expedite(500);
+    expect(h.events).toHaveLength(1); // expedite alone publishes nothing
+    h.clock.advance(10);
+    h.write("c");
+    expect(h.events.map((e) => [e.at, e.delta])).toEqual([
+      [0, "a"],
+      [20, "bc"],
+    ]);
+    h.clock.advance(1000);
+    expect(h.events).toHaveLength(2);
+    expect(h.clock.pendingTimers).toBe(0);
+  });
+
+  it("keeps a flood paced: one early publication per expedite", () => {
+    const h = appendLog();
+    // 1 s of writes every 10 ms, with an expedite every 250 ms (a typist).
+    for (let i = 0; i < 100; i++) {
+      if (i % 25 === 5) h.publisher.expedite(500);
+      h.write("x");
+      h.clock.advance(10);
+    }
+    h.clock.advance(1000);
+    // 11 paced publications alone (the test above); 4 expedites add at most 4.
+    expect(h.events.length).toBeLessThanOrEqual(11 + 4);
+    expect(h.events.length).toBeGreaterThan(11);
+    expect(h.delivered).toBe("x".repeat(100));
+  });
+
   it("holds a firehose into a rolling window to the target rate over 60 s", () => {
     const window = 50 * 1024;
     const clock = new FakeClock();

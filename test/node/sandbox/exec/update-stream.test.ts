@@ -11,6 +11,7 @@ class ScriptedRun implements StreamedRun {
   queuedAhead: number | null = null;
   private readonly view = new SourceView({ retain: "tail", maxBytes: 1000, maxLines: 20 });
   private readonly listeners = new Set<() => void>();
+  private readonly inputListeners = new Set<() => void>();
 
   get text() {
     return this.view.text;
@@ -24,6 +25,14 @@ class ScriptedRun implements StreamedRun {
   subscribe(listener: () => void) {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+  onInput(listener: () => void) {
+    this.inputListeners.add(listener);
+    return () => this.inputListeners.delete(listener);
+  }
+  /** A key typed: its echo follows. */
+  type() {
+    for (const l of [...this.inputListeners]) l();
   }
   print(text: string) {
     this.view.push(new TextEncoder().encode(text));
@@ -96,5 +105,36 @@ describe("execUpdateStream", () => {
     run.print("d\n");
     clock.advance(1);
     expect(await trailing).toMatchObject({ kind: "append", text: "b\nc\nd\n" });
+  });
+
+  it("sends a key's echo at once, inside the interval; output after it is paced again", async () => {
+    const clock = new FakeClock();
+    const run = new ScriptedRun();
+    const reader = execUpdateStream(run, {
+      minIntervalMs: 100,
+      targetBytesPerSecond: 102400,
+      clock,
+    }).getReader();
+    await readUpdate(reader);
+    clock.advance(100);
+    const first = readUpdate(reader);
+    run.print("$ ");
+    await first;
+    clock.advance(10);
+    // 10 ms after the last update: the echo does not wait for the 100 ms deadline.
+    const echo = readUpdate(reader);
+    run.type();
+    run.print("l");
+    expect(await echo).toMatchObject({ kind: "append", text: "l" });
+    const paced = readUpdate(reader);
+    run.print("s");
+    let got: ShellUpdate | null = null;
+    void paced.then((u) => {
+      got = u;
+    });
+    await Promise.resolve();
+    expect(got).toBeNull();
+    clock.advance(100);
+    expect(await paced).toMatchObject({ kind: "append", text: "s" });
   });
 });
