@@ -133,6 +133,29 @@ function nextMessage(ws: WebSocket): Promise<string> {
   );
 }
 
+interface NetworkLog {
+  totals: Record<"connections" | "allowed" | "denied" | "bytesUp" | "bytesDown", number>;
+  connections: {
+    port: number;
+    allowed: boolean;
+    bytesUp: number;
+    bytesDown: number;
+    durationMs: number | null;
+  }[];
+}
+
+/** Sandbox `id`'s connection log once every connection is closed, the `upstreams`' sides too (5 s at most). */
+async function settledLog(id: string, upstreams: Upstream[]): Promise<NetworkLog> {
+  for (let i = 0; ; i++) {
+    const log = (await (await call("GET", `/v1/sandboxes/${id}/network`)).json()) as NetworkLog;
+    const open =
+      log.connections.filter((c) => c.durationMs === null).length +
+      upstreams.reduce((n, u) => n + u.traffic().open, 0);
+    if (open === 0 || i === 50) return log;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe.skipIf(missing !== "")(
   `a container sandbox's network${missing ? ` (skipped: ${missing})` : ""}`,
   () => {
@@ -289,19 +312,8 @@ describe.skipIf(missing !== "")(
         expect(out).toContain(`${GATEWAY}:${port} is the sandbox host's or the Worker's own`);
       expect(out).not.toContain("should not be reached");
 
-      // The proxy closes its side after each answer; the upstreams see their last close.
-      for (let i = 0; i < 50 && registry.traffic().open + git.traffic().open > 0; i++)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      const log = (await (await call("GET", `/v1/sandboxes/${sbx.id}/network`)).json()) as {
-        totals: Record<"connections" | "allowed" | "denied" | "bytesUp" | "bytesDown", number>;
-        connections: {
-          port: number;
-          allowed: boolean;
-          bytesUp: number;
-          bytesDown: number;
-          durationMs: number | null;
-        }[];
-      };
+      // The commands have ended; the proxy's and the servers' closes may still be on their way.
+      const log = await settledLog(sbx.id, [registry, git]);
       // Every attempt: npm's and git's requests (a connection each: the proxy forwards one
       // request per connection), then the three refused, in order, each closed and counted.
       const denied = log.connections.filter((c) => !c.allowed).map((c) => c.port);

@@ -126,7 +126,7 @@ export async function runPiAgent(
     isError: boolean;
   }[];
   expect(results.map((r) => r.toolName)).toEqual(steps.map((s) => s.tool));
-  for (const r of results) expect(r.isError, r.content[0]?.text).toBe(false);
+  for (const r of results) expect(r.isError, `${r.toolName}: ${r.content[0]?.text}`).toBe(false);
   const exposed =
     results
       .at(-1)
