@@ -138,6 +138,7 @@ interface NetworkLog {
   connections: {
     port: number;
     allowed: boolean;
+    why: string;
     bytesUp: number;
     bytesDown: number;
     durationMs: number | null;
@@ -164,13 +165,20 @@ describe.skipIf(missing !== "")(
     const dir = mkdtempSync(path.join(tmpdir(), "toolwire-containers-net-"));
     let allowed: number;
     let other: number;
+    /** Answers `/<n>` with n bytes. */
+    let sized: number;
     let registry: Upstream;
     let git: Upstream;
     beforeAll(async () => {
       const upstream = createServer((_req, res) => res.end("hello from the host\n"));
       const elsewhere = createServer((_req, res) => res.end("should not be reached\n"));
-      servers.push(upstream, elsewhere);
-      [allowed, other] = [await listen(upstream), await listen(elsewhere)];
+      const sizes = createServer((req, res) => res.end("x".repeat(Number(req.url?.slice(1)))));
+      servers.push(upstream, elsewhere, sizes);
+      [allowed, other, sized] = [
+        await listen(upstream),
+        await listen(elsewhere),
+        await listen(sizes),
+      ];
       registry = await startTinyRegistry(dir, "tiny-answer", GATEWAY);
       git = await startGitRepo(dir, GATEWAY);
       servers.push(registry.server, git.server);
@@ -343,6 +351,39 @@ describe.skipIf(missing !== "")(
         bytesUp: sum("bytesUp"),
         bytesDown: sum("bytesDown"),
       });
+    });
+
+    it("limits.egressBytes holds in a container: under it an answer passes, over it one is cut, at it the next is refused", async () => {
+      const limit = 10_000;
+      const entry = `${GATEWAY}:${sized}`;
+      const sbx = await createSandbox({
+        backend: "container",
+        network: { allow: [entry] },
+        limits: { egressBytes: limit },
+      });
+      made.push(sbx.id);
+      const out = await bash(
+        sbx.id,
+        [
+          ...[1000, 20_000].map(
+            (n) => `curl -sS -o /dev/null -w 'got %{size_download} of ${n}\n' http://${entry}/${n}`,
+          ),
+          `curl -sS http://${entry}/1`,
+        ].join("; "),
+      );
+      expect(out).toContain("got 1000 of 1000\n");
+      const cut = Number(/got (\d+) of 20000/.exec(out)?.[1]);
+      expect(cut).toBeGreaterThan(0);
+      expect(cut).toBeLessThan(20_000);
+      expect(out).toContain(
+        `toolwire: ${entry} refused (egress byte limit reached (limits.egressBytes ${limit})); sandbox ${sbx.id} allows only: ${entry}`,
+      );
+      const log = await settledLog(sbx.id, []);
+      expect(log.totals.bytesUp + log.totals.bytesDown).toBe(limit);
+      expect(log.connections.map((c) => c.allowed)).toEqual([true, true, false]);
+      expect(log.connections[1]?.why).toContain(
+        `closed at the egress byte limit (limits.egressBytes ${limit})`,
+      );
     });
 
     it("a container sandbox made without a network is refused one later, and reaches nothing", async () => {
