@@ -5,14 +5,24 @@
  * 1. a Debian root file system made by mmdebstrap, cached in `.cache/container/`
  *    (git-ignored; remade only when its package list changes);
  * 2. the build context `.cache/container/context/`: that rootfs, the project's Node 22
- *    binary, the sandbox host bundle (sandbox/build.ts), the egress stand-in and the
- *    Dockerfile (what wrangler builds from, through container/docker-classic);
+ *    binary, npm (its package, cached and checked), the sandbox host bundle
+ *    (sandbox/build.ts), the egress stand-in and the Dockerfile (what wrangler builds
+ *    from, through container/docker-classic);
  * 3. unless `--context-only`: `toolwire-sandbox:dev` and `toolwire-egress-standin:dev`
  *    with the classic builder (`DOCKER_BUILDKIT=0`).
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSandboxHost } from "../sandbox/build.ts";
@@ -28,13 +38,15 @@ const EGRESS_STANDIN_IMAGE = "toolwire-egress-standin:dev";
 
 /**
  * Debian packages beyond minbase: the jail, Node's C++ runtime, PID 1, search, TLS roots,
- * `ip` (the sandbox's network namespace, decision 183), and curl and python3, which agents
- * reach for first.
+ * `ip` (the sandbox's network namespace, decision 183), and curl, git and python3, which
+ * agents reach for first. Not Debian's `npm`: it brings a second Node and some 300
+ * packages (decision 184); npm comes from its own package, below.
  */
 const PACKAGES = [
   "bubblewrap",
   "ca-certificates",
   "curl",
+  "git",
   "iproute2",
   "libstdc++6",
   "python3",
@@ -42,6 +54,16 @@ const PACKAGES = [
   "tini",
 ];
 const SUITE = "bookworm";
+
+/**
+ * npm for the image's Node 22 (the line Node 22 ships with), packed by the build
+ * machine's npm and checked against this integrity before it is used (decision 184).
+ */
+const NPM = {
+  version: "10.9.9",
+  integrity:
+    "sha512-1g+6jLQvaIuB4zwvHL7yrXuXcWZwDsCtBX8bbWDqbvJSSr9nPiDDWTHNgwXR27iIcTTW7v3A57hDW9RYv2W4Yg==",
+};
 const MIRROR = process.env.DEBIAN_MIRROR ?? "http://deb.debian.org/debian";
 
 /** Documentation, manuals and translations: dead weight in a sandbox image. */
@@ -87,6 +109,26 @@ function makeRootfs(): string {
   return target;
 }
 
+/** npm's package, cached in CONTAINER_CACHE: packed once, its integrity checked every time. */
+function npmPackage(): string {
+  const target = path.join(CONTAINER_CACHE, `npm-${NPM.version}.tgz`);
+  if (!existsSync(target)) {
+    if (!findExecutable("npm")) {
+      throw new Error("npm is missing: the image's npm is packed with the build machine's npm");
+    }
+    mkdirSync(CONTAINER_CACHE, { recursive: true });
+    execFileSync("npm", ["pack", `npm@${NPM.version}`, "--pack-destination", CONTAINER_CACHE], {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+  }
+  const integrity = `sha512-${createHash("sha512").update(readFileSync(target)).digest("base64")}`;
+  if (integrity !== NPM.integrity) {
+    rmSync(target);
+    throw new Error(`npm-${NPM.version}.tgz has integrity ${integrity}, not ${NPM.integrity}`);
+  }
+  return target;
+}
+
 async function makeContext(): Promise<void> {
   const rootfs = makeRootfs();
   mkdirSync(BUILD_CONTEXT, { recursive: true });
@@ -100,6 +142,10 @@ async function makeContext(): Promise<void> {
   place(process.execPath, "node");
   place(path.join(ROOT, "container/Dockerfile"), "Dockerfile");
   place(path.join(ROOT, "container/egress-standin.mjs"), "egress-standin.mjs");
+  const npm = path.join(BUILD_CONTEXT, "npm");
+  rmSync(npm, { recursive: true, force: true });
+  mkdirSync(npm);
+  execFileSync("tar", ["xzf", npmPackage(), "-C", npm, "--strip-components=1"]);
   await buildSandboxHost(path.join(BUILD_CONTEXT, "host.mjs"));
   // node-pty is native, so the bundle loads it from beside itself (sandbox/exec/terminal.ts).
   const modules = path.join(BUILD_CONTEXT, "node_modules");

@@ -114,8 +114,10 @@ export class EgressProxy {
     const o = this.#options;
     const policy = o.policy();
     const { host, port } = target;
+    const asked = Date.now();
+    // A refused connection never opens: its duration is the time the refusal took.
     const refuse = (status: number, decision: EgressDecision, address: string | null) => {
-      o.log.add({ host, port, address, ...decision });
+      o.log.add({ host, port, address, ...decision }).durationMs = Date.now() - asked;
       answer(client, status, policy.refusal(o.sandboxId, host, port, decision));
     };
     if (o.log.bytes >= o.egressBytes) {

@@ -169,9 +169,11 @@ function reasonOf(message: string): string {
 }
 
 /**
- * The visitor's WebSocket, joined to the app's message by message. An app's close is
- * passed on; a connection that just ends (the sandbox went, or the app died) closes the
- * visitor's with the reason the Sandbox DO gives, or 1011 when it still lets previews in.
+ * The visitor's WebSocket, joined to the app's message by message. When the app's side
+ * ends, the Sandbox DO is asked first: a sandbox that no longer lets previews in closes
+ * the visitor's with its reason, however the end came (through a container's Durable
+ * Object, a container stopped under it reads as a close). Otherwise an app's close is
+ * passed on, and a connection that just ended (the app died) is a 1011.
  */
 function joinSockets(env: Env, app: WebSocket, claim: PreviewClaim): Response {
   const [visitor, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
@@ -181,18 +183,15 @@ function joinSockets(env: Env, app: WebSocket, claim: PreviewClaim): Response {
   app.addEventListener("message", (e) => server.send(e.data));
   server.addEventListener("close", (e) => app.close(sendableCode(e.code), e.reason));
   const ended = async (clean: boolean, code: number, reason: string) => {
-    if (clean) {
-      server.close(sendableCode(code), reason);
-      return;
-    }
     const admitted = await sandboxPorts(env, claim.sandboxId)
       .admit(claim.port, claim.nonce)
       .catch((err: unknown) => ({
         ok: false as const,
         error: apiError("internal", messageOf(err)),
       }));
-    if (admitted.ok) server.close(1011, `the app on port ${claim.port} ended the connection`);
-    else server.close(1001, reasonOf(admitted.error.message));
+    if (!admitted.ok) server.close(1001, reasonOf(admitted.error.message));
+    else if (clean) server.close(sendableCode(code), reason);
+    else server.close(1011, `the app on port ${claim.port} ended the connection`);
   };
   app.addEventListener("close", (e) => void ended(e.wasClean && e.code !== 1006, e.code, e.reason));
   app.addEventListener("error", () => void ended(false, 1006, ""));

@@ -40,6 +40,8 @@ declare module "vitest" {
     containersMissing: string;
     containersApiUrl: string;
     containersApiToken: string;
+    /** This machine as a container sees it: the Docker bridge's gateway, where tests' servers listen. */
+    containersGateway: string;
     /** The Worker's sandbox hosts by name: `default` and `spare`. */
     suiteHosts: Record<"default" | "spare", SuiteHost>;
     /** Both hosts' bearer token. */
@@ -56,6 +58,9 @@ export function startSandboxHost(port: number, root: string, token: string): Sta
     SANDBOX_ROOT: root,
   });
 }
+
+/** The Docker bridge's gateway (dockerd's --bip, .ci/run): this machine, as a container sees it. */
+const DOCKER_GATEWAY = "172.17.0.1";
 
 /** What wrangler and workerd need on a machine without buildx or Docker Hub (docs/sandboxes.md). */
 const DOCKER_ENV = {
@@ -141,6 +146,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     spare: startSandboxHost(sparePort, roots.spare, hostToken),
   };
   const hostUrl = (p: number) => `http://${HOST}:${p}`;
+  const apiUrl = `http://${HOST}:${port}`;
   const worker = startWranglerDev({
     config: "wrangler.containers.toml",
     enableContainers: missing === "",
@@ -155,8 +161,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       SANDBOX_TOKEN: hostToken,
       SANDBOXES: JSON.stringify({ default: hostUrl(defaultPort), spare: hostUrl(sparePort) }),
       SANDBOX_REJOIN_SECONDS: "5",
-      // network.test.ts's servers listen on the Docker bridge's (private) address.
+      // The tests' servers listen on the Docker bridge's (private) address.
       CONTAINER_EGRESS_ALLOW_PRIVATE: "1",
+      // expose_port's URLs name this Worker (agent-preview.test.ts fetches them).
+      PUBLIC_URL: apiUrl,
     },
   });
   const teardown = async () => {
@@ -168,7 +176,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     rmSync(hostsDir, { recursive: true, force: true });
     rmSync(state, { recursive: true, force: true });
   };
-  const apiUrl = `http://${HOST}:${port}`;
   try {
     await Promise.all([
       waitUntilUp(`${apiUrl}/healthz`, worker),
@@ -181,6 +188,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide("containersApiUrl", apiUrl);
   project.provide("containersApiToken", apiToken);
+  project.provide("containersGateway", DOCKER_GATEWAY);
   project.provide("suiteHostToken", hostToken);
   const info = (name: "default" | "spare", p: number): SuiteHost => ({
     url: hostUrl(p),

@@ -1,24 +1,45 @@
 /**
- * Servers on loopback a sandbox reaches through its proxy in tests: a registry serving
- * one npm package, and `git http-backend` serving one bare repository.
+ * Servers on this machine a sandbox reaches through its proxy in tests: a registry serving
+ * one npm package, and `git http-backend` serving one bare repository. Each listens on
+ * loopback, or on the address given (the Docker bridge's, for a container sandbox).
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import path from "node:path";
 
 export interface Upstream {
   server: Server;
   port: number;
+  /** The bytes its connections have read (from the proxy) and written so far, and how many are open. */
+  traffic(): { read: number; written: number; open: number };
   close(): void;
 }
 
 async function listen(server: Server, host = "127.0.0.1"): Promise<Upstream> {
+  const sockets = new Set<Socket>();
+  const ended = { read: 0, written: 0 };
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => {
+      sockets.delete(socket);
+      ended.read += socket.bytesRead;
+      ended.written += socket.bytesWritten;
+    });
+  });
   await new Promise<void>((r) => server.listen(0, host, r));
   const port = (server.address() as AddressInfo).port;
-  return { server, port, close: () => server.closeAllConnections() ?? server.close() };
+  const traffic = () => {
+    const open = [...sockets];
+    return {
+      read: open.reduce((n, s) => n + s.bytesRead, ended.read),
+      written: open.reduce((n, s) => n + s.bytesWritten, ended.written),
+      open: open.length,
+    };
+  };
+  return { server, port, traffic, close: () => server.closeAllConnections() ?? server.close() };
 }
 
 /**
@@ -68,8 +89,29 @@ export async function startTinyRegistry(
   return listen(server, host);
 }
 
+/**
+ * `git http-backend` behind a small server on `host`, exporting one bare repository,
+ * `/repo.git`, made in `dir`: branch `main`, one commit whose `README` reads
+ * "hello from git".
+ */
+export async function startGitRepo(dir: string, host = "127.0.0.1"): Promise<Upstream> {
+  const root = path.join(dir, "git");
+  mkdirSync(root, { recursive: true });
+  const bare = path.join(root, "repo.git");
+  execFileSync("git", ["init", "-q", "--bare", "--initial-branch=main", bare]);
+  const work = path.join(dir, "git-work");
+  execFileSync("git", ["init", "-q", work]);
+  writeFileSync(path.join(work, "README"), "hello from git\n");
+  const inWork = (...args: string[]) =>
+    execFileSync("git", ["-C", work, "-c", "user.name=t", "-c", "user.email=t@t", ...args]);
+  inWork("add", "README");
+  inWork("commit", "-qm", "first");
+  inWork("push", "-q", bare, "HEAD:refs/heads/main");
+  return startGitServer(root, host);
+}
+
 /** `git http-backend` (CGI) behind a small server, exporting every repository under `root`. */
-export async function startGitServer(root: string): Promise<Upstream> {
+function startGitServer(root: string, host: string): Promise<Upstream> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://git");
     const cgi = spawn("git", ["http-backend"], {
@@ -105,5 +147,5 @@ export async function startGitServer(root: string): Promise<Upstream> {
     });
     cgi.stdout.on("end", () => res.end());
   });
-  return listen(server);
+  return listen(server, host);
 }

@@ -120,6 +120,8 @@ describe("the egress proxy", () => {
     expect(ok).toMatchObject({ allowed: true, bytesUp: 6, bytesDown: 12345 });
     expect(ok!.durationMs).toBeGreaterThanOrEqual(0);
     expect(refused).toMatchObject({ host: "other.test", port: 443, allowed: false, bytesUp: 0 });
+    // Refused, it was never open: a duration, not the null of an open connection.
+    expect(refused!.durationMs).toBeGreaterThanOrEqual(0);
     expect(log.totals).toMatchObject({
       connections: 2,
       allowed: 1,

@@ -4,15 +4,14 @@
  * servers on this machine's loopback (private addresses allowed, as an operator does
  * for local development), and everything else refused and on the record.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  startGitServer,
+  startGitRepo,
   startTinyRegistry,
   type Upstream,
 } from "../../../support/loopback-upstreams.ts";
@@ -31,19 +30,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
   port = (upstream.address() as AddressInfo).port;
   registry = await startTinyRegistry(dir, "tiny-answer");
-  mkdirSync(path.join(dir, "git"));
-  execFileSync("git", [
-    "init",
-    "-q",
-    "--bare",
-    "--initial-branch=main",
-    path.join(dir, "git", "repo.git"),
-  ]);
-  execFileSync("sh", [
-    "-c",
-    `cd ${dir} && git init -q work && cd work && echo hello from git > README && git add README && git -c user.name=t -c user.email=t@t commit -qm first && git push -q ${dir}/git/repo.git HEAD:refs/heads/main`,
-  ]);
-  git = await startGitServer(path.join(dir, "git"));
+  git = await startGitRepo(dir);
   const loopback = ["127.0.0.1"];
   host = await startEgressTestHost(
     { "up.test": loopback, "reg.test": loopback, "git.test": loopback },

@@ -39,6 +39,8 @@ export interface PiSessionOptions {
   provider?: string;
   /** `TOOLWIRE_SANDBOX_ALLOW`: the network policy of the session's sandbox; unset when not given. */
   allow?: string;
+  /** `TOOLWIRE_SANDBOX_BACKEND`: the kind of the session's sandbox; unset when not given. */
+  backend?: "host" | "container";
 }
 
 /** Starts a session whose model answers with `responses`, in order. */
@@ -54,6 +56,8 @@ export async function startPiSession(
   else process.env.TOOLWIRE_SANDBOX = sandbox;
   if (options.allow === undefined) delete process.env.TOOLWIRE_SANDBOX_ALLOW;
   else process.env.TOOLWIRE_SANDBOX_ALLOW = options.allow;
+  if (options.backend === undefined) delete process.env.TOOLWIRE_SANDBOX_BACKEND;
+  else process.env.TOOLWIRE_SANDBOX_BACKEND = options.backend;
   const cwd = mkdtempSync(path.join(tmpdir(), "toolwire-pi-cwd-"));
   const agentDir = mkdtempSync(path.join(tmpdir(), "toolwire-pi-agent-"));
   const faux = registerFauxProvider(
