@@ -28,7 +28,14 @@ declare module "vitest" {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+/**
+ * `options.wranglerConfig`: a wrangler config other than the project's (the subscribers
+ * bench's floor, bench/hello-config.ts); vitest passes none.
+ */
+export default async function setup(
+  project: TestProject,
+  options: { wranglerConfig?: string } = {},
+): Promise<() => Promise<void>> {
   const sandboxRoot = mkdtempSync(path.join(tmpdir(), "toolwire-e2e-ws-"));
   const state = mkdtempSync(path.join(tmpdir(), "toolwire-e2e-state-"));
   const secret = () => randomBytes(24).toString("base64url");
@@ -50,6 +57,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     SANDBOX_ROOT: sandboxRoot,
   });
   const worker = startWranglerDev({
+    config: options.wranglerConfig,
     port: workerPort,
     inspectorPort,
     persistTo: state,
