@@ -15,6 +15,8 @@ export interface Stack {
   /** The sandbox host itself, and the token of its routes (a bench's own alternative). */
   sandboxUrl: string;
   sandboxToken: string;
+  /** The Worker's inspector (absent in a checkout whose setup does not provide it). */
+  inspectorUrl?: string;
   /** The process group of its `wrangler dev` (workerd is in it). */
   pgid: number;
   stop(): Promise<void>;
@@ -42,6 +44,7 @@ export async function startStack(
     sandboxRoot: provided.sandboxRoot!,
     sandboxUrl: provided.sandboxUrl!,
     sandboxToken: provided.sandboxToken!,
+    ...(provided.inspectorUrl ? { inspectorUrl: provided.inspectorUrl } : {}),
     pgid,
     stop,
   };

@@ -19,8 +19,9 @@
  * Loopback only, bounded: BENCH_SUBSCRIBERS (default 1000) sockets, BENCH_SUBSCRIBER_ROUNDS
  * (default 3) rounds, 60 s per swarm at most. BENCH_BEFORE=<another checkout> adds that
  * checkout's stack as one more row, interleaved (before/after); BENCH_QUIET=1 a row for a
- * running call that prints nothing while the sockets connect (no publication fan-out).
- * Not part of `npm test`:
+ * running call that prints nothing while the sockets connect (no publication fan-out);
+ * BENCH_PROFILE=1 a CPU profile of the Worker's isolate per swarm (bench/isolate-profile.ts)
+ * and each server process's CPU. Not part of `npm test`:
  * `node bench/run.ts subscribers`.
  */
 import { spawn } from "node:child_process";
@@ -30,7 +31,8 @@ import { createInterface } from "node:readline";
 import { ToolwireClient } from "../src/client/index.ts";
 import { ROOT } from "../test/support/processes.ts";
 import { helloConfig } from "./hello-config.ts";
-import { largestRssOf, usageOf } from "./process-group.ts";
+import { type SelfTimes, startProfile } from "./isolate-profile.ts";
+import { cpuByProcess, largestRssOf, usageOf } from "./process-group.ts";
 import { load, median } from "./run-stats.ts";
 import { type Stack, startStack } from "./stack.ts";
 
@@ -63,12 +65,19 @@ interface Row {
   rssPerSubscriber: number;
   /** Updates per socket per second once every socket had its first state. */
   updateRate: number;
+  /** With BENCH_PROFILE: the isolate's self times and each process's CPU until the last first state. */
+  profile?: { self: SelfTimes; cpu: Record<string, number> };
 }
 
+const PROFILE = Boolean(process.env.BENCH_PROFILE);
+
 /** Opens the swarm, measures the server group while it connects and while it is held. */
-async function swarm(url: string, until: string, pgid: number): Promise<Row> {
+async function swarm(url: string, until: string, stack: Stack): Promise<Row> {
+  const pgid = stack.pgid;
   const rss0 = largestRssOf(pgid);
   const cpu0 = usageOf(pgid).cpu;
+  const processes0 = cpuByProcess(pgid);
+  const stopProfile = PROFILE && stack.inspectorUrl ? await startProfile(stack.inspectorUrl) : null;
   const child = spawn(
     process.execPath,
     [
@@ -87,6 +96,12 @@ async function swarm(url: string, until: string, pgid: number): Promise<Row> {
   };
   const result = (await next("SWARM")) as Swarm;
   const cpu = usageOf(pgid).cpu - cpu0;
+  const processes = Object.entries(cpuByProcess(pgid)).map(
+    ([name, s]) => [name, s - (processes0[name] ?? 0)] as const,
+  );
+  const profile = stopProfile
+    ? { self: await stopProfile(), cpu: Object.fromEntries(processes) }
+    : undefined;
   await new Promise((r) => setTimeout(r, 3000));
   const rss = largestRssOf(pgid);
   child.stdin!.write("close\n");
@@ -98,7 +113,27 @@ async function swarm(url: string, until: string, pgid: number): Promise<Row> {
     cpu,
     rssPerSubscriber: (rss - rss0) / COUNT,
     updateRate: held.heldUpdates / COUNT / (held.heldMs / 1000),
+    ...(profile ? { profile } : {}),
   };
+}
+
+/** The isolate's busiest functions over a row's swarms, and its processes' CPU. */
+function printProfile(name: string, rows: Row[]): void {
+  const self = new Map<string, number>();
+  const cpu = new Map<string, number>();
+  for (const row of rows) {
+    for (const [fn, ms] of row.profile?.self ?? []) self.set(fn, (self.get(fn) ?? 0) + ms);
+    for (const [proc, s] of Object.entries(row.profile?.cpu ?? {})) {
+      cpu.set(proc, (cpu.get(proc) ?? 0) + s);
+    }
+  }
+  if (self.size === 0) return;
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  console.log(`\n${name}, ${rows.length} swarms: the isolate's self time (ms), top 25`);
+  for (const [fn, ms] of top) console.log(`  ${ms.toFixed(0).padStart(7)}  ${fn}`);
+  console.log(
+    `  CPU s by process: ${[...cpu.entries()].map(([p, s]) => `${p} ${s.toFixed(2)}`).join(", ")}`,
+  );
 }
 
 function line(name: string, rows: Row[], floors: Row[]): string {
@@ -126,7 +161,7 @@ async function toolwire(stack: Stack, command = RUNNING): Promise<Row> {
   const call = await api.createInvocation({ tool: "bash", args: { command } });
   await new Promise((r) => setTimeout(r, 1000));
   // socketUrl carries the subscribe token already.
-  const row = await swarm(call.socketUrl, "tool_update", stack.pgid);
+  const row = await swarm(call.socketUrl, "tool_update", stack);
   await api.cancel(call.id);
   return row;
 }
@@ -134,7 +169,7 @@ async function toolwire(stack: Stack, command = RUNNING): Promise<Row> {
 /** 1,000 subscribers to a fresh hello Durable Object on `stack` (the floor). */
 function hello(stack: Stack, round: number): Promise<Row> {
   const url = `${stack.apiUrl.replace(/^http/, "ws")}/v1/hello/round-${round}/socket`;
-  return swarm(url, "any", stack.pgid);
+  return swarm(url, "any", stack);
 }
 
 export default async function bench(): Promise<void> {
@@ -186,6 +221,8 @@ export default async function bench(): Promise<void> {
     if (rows.quiet.length > 0) {
       console.log(line("Toolwire, running call that prints nothing more", rows.quiet, rows.floor));
     }
+    printProfile("the floor", rows.floor);
+    printProfile("Toolwire", rows.toolwire);
     console.log("");
     console.log(`Load average at the end ${load()}`);
   } finally {

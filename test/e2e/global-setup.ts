@@ -25,6 +25,8 @@ declare module "vitest" {
     sandboxUrl: string;
     sandboxToken: string;
     sandboxRoot: string;
+    /** The Worker's inspector (`wrangler dev --inspector-port`): the benches profile it. */
+    inspectorUrl: string;
   }
 }
 
@@ -98,5 +100,6 @@ export default async function setup(
   project.provide("sandboxUrl", sandboxUrl);
   project.provide("sandboxToken", sandboxToken);
   project.provide("sandboxRoot", sandboxRoot);
+  project.provide("inspectorUrl", `http://${HOST}:${inspectorPort}`);
   return teardown;
 }
