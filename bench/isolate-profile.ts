@@ -9,6 +9,7 @@
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -17,8 +18,14 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** Milliseconds of self time, by function (`name url:line`), largest first. */
-export type SelfTimes = [string, number][];
+/**
+ * Milliseconds of self time by function and its caller (`name url:line ← caller`), and of
+ * total time (itself and what it called) by function, largest first.
+ */
+export interface SelfTimes {
+  self: [string, number][];
+  total: [string, number][];
+}
 
 /** Sends one inspector command and waits for its answer. */
 function command(ws: WebSocket, id: number, method: string, params: object = {}) {
@@ -45,7 +52,10 @@ function command(ws: WebSocket, id: number, method: string, params: object = {})
  * @example const stop = await startProfile(url); …; const times = await stop();
  */
 export async function startProfile(inspectorUrl: string): Promise<() => Promise<SelfTimes>> {
-  const ws = new WebSocket(`${inspectorUrl.replace(/^http/, "ws")}/ws`);
+  // wrangler's inspector proxy takes only devtools' or a loopback Origin; Node's
+  // WebSocket (undici) takes headers beside the standard arguments.
+  const init = { headers: { origin: "http://127.0.0.1" } } as unknown as string[];
+  const ws = new WebSocket(`${inspectorUrl.replace(/^http/, "ws")}/ws`, init);
   await new Promise((resolve, reject) => {
     ws.addEventListener("open", resolve, { once: true });
     ws.addEventListener("error", () => reject(new Error("the inspector refused")), { once: true });
@@ -62,15 +72,29 @@ export async function startProfile(inspectorUrl: string): Promise<() => Promise<
 
 function selfTimes(profile: CpuProfile): SelfTimes {
   const nameOf = new Map<number, string>();
+  const parentOf = new Map<number, number>();
   for (const node of profile.nodes) {
     const { functionName, url, lineNumber } = node.callFrame;
     const where = url ? ` ${url.slice(url.lastIndexOf("/") + 1)}:${lineNumber + 1}` : "";
     nameOf.set(node.id, `${functionName || "(anonymous)"}${where}`);
+    for (const child of node.children ?? []) parentOf.set(child, node.id);
   }
-  const times = new Map<string, number>();
+  const self = new Map<string, number>();
+  const total = new Map<string, number>();
+  const add = (times: Map<string, number>, key: string, ms: number) =>
+    times.set(key, (times.get(key) ?? 0) + ms);
   profile.samples.forEach((id, i) => {
-    const name = nameOf.get(id) ?? "?";
-    times.set(name, (times.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    const parent = parentOf.get(id);
+    const caller = parent === undefined ? "" : ` ← ${nameOf.get(parent)}`;
+    add(self, `${nameOf.get(id)}${caller}`, ms);
+    const seen = new Set<string>();
+    for (let node: number | undefined = id; node !== undefined; node = parentOf.get(node)) {
+      const name = nameOf.get(node)!;
+      if (!seen.has(name)) add(total, name, ms);
+      seen.add(name);
+    }
   });
-  return [...times.entries()].sort((a, b) => b[1] - a[1]);
+  const sorted = (times: Map<string, number>) => [...times.entries()].sort((a, b) => b[1] - a[1]);
+  return { self: sorted(self), total: sorted(total) };
 }

@@ -66,7 +66,7 @@ interface Row {
   /** Updates per socket per second once every socket had its first state. */
   updateRate: number;
   /** With BENCH_PROFILE: the isolate's self times and each process's CPU until the last first state. */
-  profile?: { self: SelfTimes; cpu: Record<string, number> };
+  profile?: { times: SelfTimes; cpu: Record<string, number> };
 }
 
 const PROFILE = Boolean(process.env.BENCH_PROFILE);
@@ -100,7 +100,7 @@ async function swarm(url: string, until: string, stack: Stack): Promise<Row> {
     ([name, s]) => [name, s - (processes0[name] ?? 0)] as const,
   );
   const profile = stopProfile
-    ? { self: await stopProfile(), cpu: Object.fromEntries(processes) }
+    ? { times: await stopProfile(), cpu: Object.fromEntries(processes) }
     : undefined;
   await new Promise((r) => setTimeout(r, 3000));
   const rss = largestRssOf(pgid);
@@ -119,18 +119,28 @@ async function swarm(url: string, until: string, stack: Stack): Promise<Row> {
 
 /** The isolate's busiest functions over a row's swarms, and its processes' CPU. */
 function printProfile(name: string, rows: Row[]): void {
-  const self = new Map<string, number>();
+  const sum = (pick: (times: SelfTimes) => [string, number][]) => {
+    const times = new Map<string, number>();
+    for (const row of rows) {
+      const profile = row.profile?.times;
+      for (const [fn, ms] of profile ? pick(profile) : []) times.set(fn, (times.get(fn) ?? 0) + ms);
+    }
+    return [...times.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30);
+  };
   const cpu = new Map<string, number>();
   for (const row of rows) {
-    for (const [fn, ms] of row.profile?.self ?? []) self.set(fn, (self.get(fn) ?? 0) + ms);
     for (const [proc, s] of Object.entries(row.profile?.cpu ?? {})) {
       cpu.set(proc, (cpu.get(proc) ?? 0) + s);
     }
   }
-  if (self.size === 0) return;
-  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
-  console.log(`\n${name}, ${rows.length} swarms: the isolate's self time (ms), top 25`);
-  for (const [fn, ms] of top) console.log(`  ${ms.toFixed(0).padStart(7)}  ${fn}`);
+  if (cpu.size === 0) return;
+  for (const [kind, times] of [
+    ["self", sum((t) => t.self)],
+    ["total", sum((t) => t.total)],
+  ] as const) {
+    console.log(`\n${name}, ${rows.length} swarms: the isolate's ${kind} time (ms), top 30`);
+    for (const [fn, ms] of times) console.log(`  ${ms.toFixed(0).padStart(7)}  ${fn}`);
+  }
   console.log(
     `  CPU s by process: ${[...cpu.entries()].map(([p, s]) => `${p} ${s.toFixed(2)}`).join(", ")}`,
   );

@@ -3,7 +3,8 @@
  * real Toolwire Worker plus a hello Durable Object that accepts a hibernatable
  * WebSocket and sends it 2 KB at once. It is reached as a subscription is,
  * `GET /v1/hello/:id/socket` → that id's object → 101, so one `wrangler dev` serves
- * both and the bench interleaves them. Never deployed: only the bench's generated
+ * both and the bench interleaves them; `?relays=K` spreads the sockets over K such
+ * objects (the floor of a relay fan-out). Never deployed: only the bench's generated
  * config (bench/hello-config.ts) names this entry; wrangler.toml names worker-entry.ts.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -40,10 +41,21 @@ export class HelloDO extends DurableObject<HelloEnv> {
   }
 }
 
+/**
+ * `?relays=K` spreads the sockets over K hello objects (`<id>-0` … `<id>-K-1`), at random:
+ * the floor of a fan-out through K relay objects that each hold part of the sockets.
+ */
+function helloObject(env: HelloEnv, id: string, url: URL): DurableObjectStub<HelloDO> {
+  const relays = Number(url.searchParams.get("relays") ?? 0);
+  if (!Number.isInteger(relays) || relays < 2) return env.HELLO.getByName(id);
+  return env.HELLO.getByName(`${id}-${Math.floor(Math.random() * relays)}`);
+}
+
 export default {
   fetch(request: Request, env: HelloEnv, ctx: ExecutionContext): Response | Promise<Response> {
-    const hello = HELLO_ROUTE.exec(new URL(request.url).pathname);
-    if (hello) return env.HELLO.getByName(hello[1]!).fetch(request);
+    const url = new URL(request.url);
+    const hello = HELLO_ROUTE.exec(url.pathname);
+    if (hello) return helloObject(env, hello[1]!, url).fetch(request);
     return app.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<HelloEnv>;
