@@ -20,6 +20,7 @@
  * (default 3) rounds, 60 s per swarm at most. BENCH_BEFORE=<another checkout> adds that
  * checkout's stack as one more row, interleaved (before/after); BENCH_QUIET=1 a row for a
  * running call that prints nothing while the sockets connect (no publication fan-out);
+ * BENCH_RELAYS=K a row of the floor spread over K hello objects (a relay fan-out's floor);
  * BENCH_PROFILE=1 a CPU profile of the Worker's isolate per swarm (bench/isolate-profile.ts)
  * and each server process's CPU. Not part of `npm test`:
  * `node bench/run.ts subscribers`.
@@ -70,6 +71,8 @@ interface Row {
 }
 
 const PROFILE = Boolean(process.env.BENCH_PROFILE);
+/** BENCH_RELAYS=K: a row of the floor spread over K hello objects. */
+const RELAYS = Number(process.env.BENCH_RELAYS ?? 0);
 
 /** Opens the swarm, measures the server group while it connects and while it is held. */
 async function swarm(url: string, until: string, stack: Stack): Promise<Row> {
@@ -176,9 +179,13 @@ async function toolwire(stack: Stack, command = RUNNING): Promise<Row> {
   return row;
 }
 
-/** 1,000 subscribers to a fresh hello Durable Object on `stack` (the floor). */
-function hello(stack: Stack, round: number): Promise<Row> {
-  const url = `${stack.apiUrl.replace(/^http/, "ws")}/v1/hello/round-${round}/socket`;
+/**
+ * 1,000 subscribers to a fresh hello Durable Object on `stack` (the floor), or spread
+ * over `relays` of them (the floor of a relay fan-out).
+ */
+function hello(stack: Stack, round: number, relays = 1): Promise<Row> {
+  const query = relays > 1 ? `?relays=${relays}` : "";
+  const url = `${stack.apiUrl.replace(/^http/, "ws")}/v1/hello/r${relays}-${round}/socket${query}`;
   return swarm(url, "any", stack);
 }
 
@@ -192,6 +199,7 @@ export default async function bench(): Promise<void> {
     if (before) stacks.push(before);
     const rows = {
       floor: [] as Row[],
+      relays: [] as Row[],
       toolwire: [] as Row[],
       before: [] as Row[],
       quiet: [] as Row[],
@@ -204,6 +212,7 @@ export default async function bench(): Promise<void> {
         async () => rows.floor.push(await hello(after, round)),
         async () => rows.toolwire.push(await toolwire(after)),
         ...(before ? [async () => rows.before.push(await toolwire(before))] : []),
+        ...(RELAYS > 1 ? [async () => rows.relays.push(await hello(after, round, RELAYS))] : []),
         ...(process.env.BENCH_QUIET
           ? [async () => rows.quiet.push(await toolwire(after, QUIET))]
           : []),
@@ -218,6 +227,9 @@ export default async function bench(): Promise<void> {
     );
     console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
     console.log(line("hello DO, hibernatable, 2 KB (the floor)", rows.floor, rows.floor));
+    if (rows.relays.length > 0) {
+      console.log(line(`the same spread over ${RELAYS} hello DOs`, rows.relays, rows.floor));
+    }
     if (before) {
       console.log(
         line(
