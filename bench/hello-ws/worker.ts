@@ -33,7 +33,8 @@ const HELLO = (() => {
 const HELLO_ROUTE = /^\/v1\/hello\/([\w-]{1,64})\/socket$/;
 
 export class HelloDO extends DurableObject<HelloEnv> {
-  override async fetch(): Promise<Response> {
+  override async fetch(request: Request): Promise<Response> {
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") return new Response("awake");
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server);
     server.send(HELLO);
@@ -42,20 +43,35 @@ export class HelloDO extends DurableObject<HelloEnv> {
 }
 
 /**
- * `?relays=K` spreads the sockets over K hello objects (`<id>-0` … `<id>-K-1`), at random:
- * the floor of a fan-out through K relay objects that each hold part of the sockets.
+ * The objects a hello route reaches: `<id>`, or with `?relays=K` the K objects
+ * `<id>-0` … `<id>-(K-1)`, among which each socket goes to one at random (the floor of a
+ * fan-out through K relay objects that each hold part of the sockets).
  */
-function helloObject(env: HelloEnv, id: string, url: URL): DurableObjectStub<HelloDO> {
+function helloObjects(env: HelloEnv, id: string, url: URL): DurableObjectStub<HelloDO>[] {
   const relays = Number(url.searchParams.get("relays") ?? 0);
-  if (!Number.isInteger(relays) || relays < 2) return env.HELLO.getByName(id);
-  return env.HELLO.getByName(`${id}-${Math.floor(Math.random() * relays)}`);
+  if (!Number.isInteger(relays) || relays < 2 || relays > 64) return [env.HELLO.getByName(id)];
+  return Array.from({ length: relays }, (_, n) => env.HELLO.getByName(`${id}-${n}`));
+}
+
+/**
+ * A socket goes to one of the route's objects. A plain GET wakes them all first, as a
+ * call's object is awake before its subscribers come: a new object's first request
+ * waits for its SQLite file (miniflare's wrapper writes its name there), which is no
+ * part of a subscription.
+ */
+async function hello(request: Request, objects: DurableObjectStub<HelloDO>[]): Promise<Response> {
+  if (request.headers.get("Upgrade")?.toLowerCase() === "websocket") {
+    return objects[Math.floor(Math.random() * objects.length)]!.fetch(request);
+  }
+  await Promise.all(objects.map((o) => o.fetch(request.url)));
+  return new Response(`${objects.length} awake`);
 }
 
 export default {
   fetch(request: Request, env: HelloEnv, ctx: ExecutionContext): Response | Promise<Response> {
     const url = new URL(request.url);
-    const hello = HELLO_ROUTE.exec(url.pathname);
-    if (hello) return helloObject(env, hello[1]!, url).fetch(request);
+    const route = HELLO_ROUTE.exec(url.pathname);
+    if (route) return hello(request, helloObjects(env, route[1]!, url));
     return app.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<HelloEnv>;
