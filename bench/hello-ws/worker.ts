@@ -22,7 +22,7 @@ interface HelloEnv extends Env {
   HELLO: DurableObjectNamespace<HelloDO>;
 }
 
-/** Bytes of the hello message: about what a running call's first state weighs. */
+/** Bytes of the hello message: the 2 KB (a running call's first state was 475–2,839 B). */
 const HELLO_BYTES = 2048;
 
 const HELLO = (() => {
