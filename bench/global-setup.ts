@@ -5,7 +5,16 @@
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 
-type Setup = (project: TestProject) => Promise<(() => Promise<void>) | void>;
+/** A global setup; the e2e one also takes `options` (a bench's own wrangler config). */
+type Setup = (
+  project: TestProject,
+  options?: SetupOptions,
+) => Promise<(() => Promise<void>) | void>;
+
+export interface SetupOptions {
+  /** A wrangler config other than the project's. */
+  wranglerConfig?: string;
+}
 
 export interface SetUp {
   /** What the setup passed to `project.provide`. */
@@ -14,12 +23,14 @@ export interface SetUp {
 }
 
 /**
- * Imports the global setup at `file` (relative to `root`, by default this checkout) and runs it.
+ * Imports the global setup at `file` (relative to `root`, by default this checkout) and runs
+ * it with `options`.
  * @example const { provided, stop } = await runGlobalSetup("test/e2e/global-setup.ts")
  */
 export async function runGlobalSetup(
   file: string,
   root = path.resolve(import.meta.dirname, ".."),
+  options: SetupOptions = {},
 ): Promise<SetUp> {
   const setup = (await import(path.join(root, file))).default as Setup;
   const provided: Record<string, string> = {};
@@ -28,6 +39,6 @@ export async function runGlobalSetup(
       provided[key] = value;
     },
   } as unknown as TestProject;
-  const stop = await setup(project);
+  const stop = await setup(project, options);
   return { provided, stop: stop ?? (async () => {}) };
 }

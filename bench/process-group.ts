@@ -74,3 +74,24 @@ export function largestRssOf(pgid: number): number {
   }
   return max;
 }
+
+/**
+ * CPU seconds used so far by each of the group's processes, keyed `name pid` (wrangler
+ * dev runs two workerd: its proxy in front, and the one that runs the Worker).
+ * @example cpuByProcess(pgid) // { "workerd 412": 3.2, "workerd 398": 1.1, … }
+ */
+export function cpuByProcess(pgid: number): Record<string, number> {
+  const cpu: Record<string, number> = {};
+  for (const pid of pids()) {
+    const stat = statOf(pid);
+    if (stat?.pgid !== pgid) continue;
+    let name = "?";
+    try {
+      name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    } catch {
+      continue; // gone meanwhile
+    }
+    cpu[`${name} ${pid}`] = stat.cpu;
+  }
+  return cpu;
+}

@@ -4,7 +4,7 @@
  * checkout or, for a before/after in the same run, from another one (`BENCH_BEFORE`).
  */
 import path from "node:path";
-import { runGlobalSetup } from "./global-setup.ts";
+import { runGlobalSetup, type SetupOptions } from "./global-setup.ts";
 import { groupOf } from "./process-group.ts";
 
 export interface Stack {
@@ -15,17 +15,23 @@ export interface Stack {
   /** The sandbox host itself, and the token of its routes (a bench's own alternative). */
   sandboxUrl: string;
   sandboxToken: string;
+  /** The Worker's inspector (absent in a checkout whose setup does not provide it). */
+  inspectorUrl?: string;
   /** The process group of its `wrangler dev` (workerd is in it). */
   pgid: number;
   stop(): Promise<void>;
 }
 
 /**
- * Starts the stack of the checkout at `root` (default: this one).
+ * Starts the stack of the checkout at `root` (default: this one); `options` go to its
+ * global setup (a wrangler config of the bench's own).
  * @example const before = await startStack(process.env.BENCH_BEFORE)
  */
-export async function startStack(root = path.resolve(import.meta.dirname, "..")): Promise<Stack> {
-  const { provided, stop } = await runGlobalSetup("test/e2e/global-setup.ts", root);
+export async function startStack(
+  root = path.resolve(import.meta.dirname, ".."),
+  options: SetupOptions = {},
+): Promise<Stack> {
+  const { provided, stop } = await runGlobalSetup("test/e2e/global-setup.ts", root, options);
   const apiUrl = provided.apiUrl!;
   const pgid = groupOf(["dev", "--port", new URL(apiUrl).port]);
   if (pgid === null) {
@@ -38,6 +44,7 @@ export async function startStack(root = path.resolve(import.meta.dirname, ".."))
     sandboxRoot: provided.sandboxRoot!,
     sandboxUrl: provided.sandboxUrl!,
     sandboxToken: provided.sandboxToken!,
+    ...(provided.inspectorUrl ? { inspectorUrl: provided.inspectorUrl } : {}),
     pgid,
     stop,
   };

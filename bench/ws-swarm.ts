@@ -3,8 +3,9 @@
  * not the server's): opens `count` WebSockets to `url` at once and times each from its
  * `new WebSocket` to its first message of type `until` (any message when `until` is
  * "any"). Prints one `SWARM {…}` line of results once every socket has its first state
- * or `timeoutMs` passed, keeps the sockets open (counting the updates that arrive) until
- * a line on stdin, prints `HELD {…}`, then closes them and exits.
+ * or `timeoutMs` passed (with the most messages a socket took to reach it, and the first
+ * state's size), keeps the sockets open (counting the updates that arrive, and for how
+ * long) until a line on stdin, prints `HELD {…}`, then closes them and exits.
  *
  * Run by bench/subscribers.bench.ts: `node bench/ws-swarm.ts '{"url":…,"count":1000,…}'`.
  */
@@ -19,9 +20,15 @@ interface SwarmOptions {
 
 const options = JSON.parse(process.argv[2] ?? "{}") as SwarmOptions;
 const firstState: number[] = [];
+/** Per socket: messages received up to and including its first state. */
+const messagesToFirst: number[] = [];
+let firstStateBytes = 0;
 const sockets: WebSocket[] = [];
 let errors = 0;
 let laterUpdates = 0;
+/** Updates that arrived after every socket had its first state (the hold). */
+let heldUpdates = 0;
+let heldFrom: number | null = null;
 let socketsWithLaterUpdates = 0;
 
 function quantile(sorted: number[], q: number): number {
@@ -40,14 +47,20 @@ const allFirst = new Promise<void>((resolve) => {
     sockets.push(ws);
     let first = false;
     let later = false;
+    let received = 0;
     ws.addEventListener("message", (event) => {
-      const type = (JSON.parse(String(event.data)) as { type?: string }).type;
+      const text = String(event.data);
+      const type = (JSON.parse(text) as { type?: string }).type;
+      received++;
       if (!first && (options.until === "any" || type === options.until)) {
         first = true;
         firstState.push(performance.now() - opened);
+        messagesToFirst.push(received);
+        firstStateBytes = Math.max(firstStateBytes, text.length);
         one();
       } else if (first && type === "tool_update") {
         laterUpdates++;
+        if (heldFrom !== null) heldUpdates++;
         if (!later) socketsWithLaterUpdates++;
         later = true;
       }
@@ -73,10 +86,16 @@ console.log(
     p50Ms: quantile(sorted, 0.5),
     p99Ms: quantile(sorted, 0.99),
     maxMs: sorted.at(-1) ?? Number.NaN,
+    messagesToFirst: Math.max(0, ...messagesToFirst),
+    firstStateBytes,
   })}`,
 );
+heldFrom = performance.now();
 const lines = createInterface({ input: process.stdin });
 for await (const _line of lines) break;
-console.log(`HELD ${JSON.stringify({ laterUpdates, socketsWithLaterUpdates })}`);
+const heldMs = performance.now() - heldFrom;
+console.log(
+  `HELD ${JSON.stringify({ laterUpdates, socketsWithLaterUpdates, heldUpdates, heldMs })}`,
+);
 for (const ws of sockets) ws.close();
 process.exit(0);

@@ -25,10 +25,19 @@ declare module "vitest" {
     sandboxUrl: string;
     sandboxToken: string;
     sandboxRoot: string;
+    /** The Worker's inspector (`wrangler dev --inspector-port`): the benches profile it. */
+    inspectorUrl: string;
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+/**
+ * `options.wranglerConfig`: a wrangler config other than the project's (the subscribers
+ * bench's floor, bench/hello-config.ts); vitest passes none.
+ */
+export default async function setup(
+  project: TestProject,
+  options: { wranglerConfig?: string } = {},
+): Promise<() => Promise<void>> {
   const sandboxRoot = mkdtempSync(path.join(tmpdir(), "toolwire-e2e-ws-"));
   const state = mkdtempSync(path.join(tmpdir(), "toolwire-e2e-state-"));
   const secret = () => randomBytes(24).toString("base64url");
@@ -50,6 +59,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     SANDBOX_ROOT: sandboxRoot,
   });
   const worker = startWranglerDev({
+    config: options.wranglerConfig,
     port: workerPort,
     inspectorPort,
     persistTo: state,
@@ -90,5 +100,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("sandboxUrl", sandboxUrl);
   project.provide("sandboxToken", sandboxToken);
   project.provide("sandboxRoot", sandboxRoot);
+  project.provide("inspectorUrl", `http://${HOST}:${inspectorPort}`);
   return teardown;
 }

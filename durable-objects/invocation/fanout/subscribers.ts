@@ -64,6 +64,11 @@ export class Subscribers {
    * after a wake-up from hibernation one resync per socket is answered again.
    */
   #fresh: FreshBase | null = null;
+  /**
+   * The call's `tool_start` as sent, serialized once: it never changes, and a greeting
+   * per socket was a `JSON.stringify` per socket (decision 236).
+   */
+  #startText: { toolCallId: string; text: string } | null = null;
   readonly #attachments = new SocketAttachments();
   readonly #streams = new Map<string, SseStream>();
   readonly #sseKeepAliveMs: number | undefined;
@@ -126,7 +131,7 @@ export class Subscribers {
     const expiresAt = greeting.expiresAt ?? null;
     const credential = greeting.credential ?? null;
     this.#attachments.write(server, { subscriberId, expiresAt, credential });
-    sendSocket(server, start);
+    sendText(server, this.#startMessage(start));
     if (ended) {
       const encoder = this.#newEncoder();
       for (const batch of greeting.resumed ?? [{ seq: greeting.seq, ops: baseOps(state) }]) {
@@ -147,6 +152,13 @@ export class Subscribers {
       this.#groups.set(subscriberId, group);
     }
     return new Response(null, { status: 101, webSocket: client });
+  }
+
+  #startMessage(start: ToolStartEvent): string {
+    if (this.#startText?.toolCallId !== start.toolCallId) {
+      this.#startText = { toolCallId: start.toolCallId, text: JSON.stringify(start) };
+    }
+    return this.#startText.text;
   }
 
   /**
@@ -257,8 +269,9 @@ export class Subscribers {
     const messages = new Map<EncoderGroup, string>();
     /** Sockets without an encoder (woken from hibernation) share one base of `state`. */
     let woken: FreshBase | null = null;
+    const now = Date.now();
     for (const ws of this.#ctx.getWebSockets()) {
-      if (this.#closeIfExpired(ws)) continue;
+      if (this.#closeIfExpired(ws, now)) continue;
       const id = this.#subscriberIdOf(ws);
       const group = this.#groups.get(id);
       if (!group) {
@@ -316,9 +329,11 @@ export class Subscribers {
   /** Sends `tool_end` to everyone and closes every stream. */
   end(start: ToolStartEvent, isError: boolean, seq: number): void {
     const event: HarnessEvent = { ...eventHeader(start), type: "tool_end", isError };
+    const text = JSON.stringify(event);
+    const now = Date.now();
     for (const ws of this.#ctx.getWebSockets()) {
-      if (this.#closeIfExpired(ws)) continue;
-      sendSocket(ws, event);
+      if (this.#closeIfExpired(ws, now)) continue;
+      sendText(ws, text);
       closeSocket(ws, 1000, "settled");
     }
     this.#groups.clear();
@@ -331,9 +346,9 @@ export class Subscribers {
    * A socket whose subscribe token has expired gets no more events: it is closed with
    * `TOKEN_EXPIRED_CLOSE` at the first event after its expiry (docs/decisions/112).
    */
-  #closeIfExpired(ws: WebSocket): boolean {
+  #closeIfExpired(ws: WebSocket, now = Date.now()): boolean {
     const attachment = this.#attachments.read(ws);
-    if (!expired(attachment?.expiresAt ?? null, Date.now())) return false;
+    if (!expired(attachment?.expiresAt ?? null, now)) return false;
     this.drop(ws);
     closeSocket(ws, TOKEN_EXPIRED_CLOSE.code, TOKEN_EXPIRED_CLOSE.reason);
     return true;
