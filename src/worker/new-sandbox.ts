@@ -51,13 +51,8 @@ export async function makeSandbox(env: Env, request: NewSandbox = {}): Promise<M
   const tokenNonce = newTokenNonce();
   // Minted first: without SUBSCRIBE_SECRET nothing is created (503).
   await sandboxTokenFor(env, fresh, tokenNonce);
-  const pooled =
-    placement === CONTAINER_PLACEMENT && !request.network?.allow.length
-      ? await takePooled(env)
-      : null;
-  const id = pooled ?? fresh;
-  const view = unwrap(
-    await sandboxStub(env, id).create({
+  const create = (id: string, fromPool: boolean) =>
+    sandboxStub(env, id).create({
       id,
       name: request.name ?? null,
       placement,
@@ -66,11 +61,22 @@ export async function makeSandbox(env: Env, request: NewSandbox = {}): Promise<M
       network: request.network ?? { allow: [] },
       retentionDays: config.settledRetentionMs / 86_400_000,
       tokenNonce,
-      ...(pooled ? { fromPool: true } : {}),
-    }),
-  );
+      ...(fromPool ? { fromPool } : {}),
+    });
+  const pooled =
+    placement === CONTAINER_PLACEMENT && !request.network?.allow.length
+      ? await takePooled(env)
+      : null;
+  let made = pooled ? await create(pooled, true) : null;
+  // A pooled container that died after it was taken (its create finds it gone): the
+  // create starts its own instead, as it would have with an empty pool (decision 230).
+  if (!made || (!made.ok && CONTAINER_GONE.has(made.error.code))) made = await create(fresh, false);
+  const view = unwrap(made);
   return { view, tokenNonce };
 }
+
+/** How a create in a pooled container that died fails: the container is not there. */
+const CONTAINER_GONE = new Set(["not_found", "sandbox_unreachable"]);
 
 /**
  * The id of a pooled container, now assigned to the sandbox being made, or null when the

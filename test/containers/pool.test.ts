@@ -2,7 +2,8 @@
 // a Worker of its own with CONTAINER_POOL_SIZE=1 starts one container ahead; a create
 // takes it (its view says `fromPool`), runs a command in it, and the pool refills; a
 // second sandbox from the pool gets a fresh file system and another container; a pooled
-// container killed before any sandbox took it is never handed out and is replaced; a
+// container killed before any sandbox took it is never handed out (a create at that
+// moment starts its own) and is replaced; a
 // create that names a network starts its own. The suite's Worker, pool size 0, behaves as
 // before: no pool, every create starts its container. Skips, saying why, where Docker is
 // missing.
@@ -156,6 +157,11 @@ describe.skipIf(missing !== "")(
       const idle = await idlePooled(firstContainer, made);
       expect(idle).toHaveLength(1);
       execFileSync("docker", ["kill", idle[0]!], { stdio: "ignore" });
+      // At once, before the pool may have heard: the create still gets a live container.
+      const meanwhile = await create(pooled);
+      made.push([pooled, meanwhile.id]);
+      expect(meanwhile.fromPool).toBe(false);
+      expect(await bash(pooled, meanwhile.id, "echo started")).toBe("started\n");
       await until("the dead one is forgotten and another is started", async () => {
         const fresh = await idlePooled(firstContainer, made);
         return fresh.length === 1 && fresh[0] !== idle[0] && (await full(pooled));
