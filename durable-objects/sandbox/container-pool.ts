@@ -28,7 +28,7 @@ const RETRY_MS = 5000;
  * How long a pooled container waits for a sandbox before it is replaced: it keeps the
  * image and settings it was started with, so a change reaches new sandboxes within this.
  */
-export const POOL_MAX_AGE_MS = 3_600_000;
+const POOL_MAX_AGE_MS = 3_600_000;
 
 interface Ready {
   id: string;
