@@ -12,10 +12,10 @@
 import { Container, type StopParams } from "@cloudflare/containers";
 import { CONTAINER_STOPPED } from "../../src/execenv/index.ts";
 import {
+  CONTAINER_POOL_NAME,
   messageOf,
   type Outcome,
   ok,
-  CONTAINER_POOL_NAME as POOL_NAME,
   refusal,
   type SandboxContainerApi,
   workerConfig,
@@ -152,19 +152,22 @@ export class SandboxContainer extends Container<Env> implements SandboxContainer
   }
 
   override async onStop(params: StopParams): Promise<void> {
-    const booted = await this.ctx.storage.get<Booted>("booted");
-    // A pooled container that stopped before it was taken: the pool forgets it and refills.
-    if (booted?.assigned === false) {
-      await this.env.CONTAINER_POOL?.getByName(POOL_NAME).drop(booted.sandboxId);
+    if (!(await this.ctx.storage.get<Stopped>("stopped"))) {
+      const reason =
+        params.reason === "runtime_signal" ? "the platform stopped it" : "its process exited";
+      await this.ctx.storage.put<Stopped>("stopped", {
+        exitCode: params.exitCode,
+        reason,
+        at: Date.now(),
+      });
     }
-    if (await this.ctx.storage.get<Stopped>("stopped")) return;
-    const reason =
-      params.reason === "runtime_signal" ? "the platform stopped it" : "its process exited";
-    await this.ctx.storage.put<Stopped>("stopped", {
-      exitCode: params.exitCode,
-      reason,
-      at: Date.now(),
-    });
+    // A pooled container that stopped before it was taken: the pool forgets it and refills.
+    const booted = await this.ctx.storage.get<Booted>("booted");
+    if (booted?.assigned === false) {
+      await this.env.CONTAINER_POOL?.getByName(CONTAINER_POOL_NAME)
+        .drop(booted.sandboxId)
+        .catch((err: unknown) => console.warn("the warm pool did not hear of a stop:", err));
+    }
   }
 }
 
