@@ -137,9 +137,8 @@ export default async function containerPoolBench(): Promise<void> {
     await pooledWorker.stop();
     await stop();
   }
-  const n = Math.min(times.pooled.length, times.cold.length);
   console.log(
-    `create {backend: "container"}, then bash \`echo first\`, to its result; ${n} runs each, interleaved${missed ? `; ${missed} pooled runs found the pool empty and are left out` : ""}`,
+    `create {backend: "container"}, then bash \`echo first\`, to its result, interleaved: ${times.pooled.length} pooled runs, ${times.cold.length} cold${missed ? `; ${missed} pooled runs found the pool empty and are left out` : ""}`,
   );
   for (const f of failed) console.log(`a run failed and is left out: ${f}`);
   console.log(`load average (1/5/15 min) at the start, then after each pair: ${loads.join("; ")}`);
