@@ -8,6 +8,7 @@ export { InvocationDO } from "./durable-objects/invocation/invocation.ts";
 export { McpSessionDO } from "./durable-objects/mcp-session/mcp-session.ts";
 export { RunDO } from "./durable-objects/run/run.ts";
 export { SandboxContainer } from "./durable-objects/sandbox/container.ts";
+export { ContainerPoolDO } from "./durable-objects/sandbox/container-pool.ts";
 export { SandboxDO } from "./durable-objects/sandbox/sandbox.ts";
 export { SandboxDirectoryDO } from "./durable-objects/sandbox/sandbox-directory.ts";
 

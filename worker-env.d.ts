@@ -22,6 +22,12 @@ interface Env {
   SANDBOX_CONTAINERS?: DurableObjectNamespace<
     ProtocolStub<import("./src/protocol/index.ts").SandboxContainerApi>
   >;
+  /** The warm pool of started, unassigned containers (one object, "all"; wrangler.containers.toml only; decision 230). */
+  CONTAINER_POOL?: DurableObjectNamespace<
+    ProtocolStub<import("./src/protocol/index.ts").ContainerPoolApi>
+  >;
+  /** Started, unassigned containers the warm pool keeps, 0–20 (default 0: none; decision 230). */
+  CONTAINER_POOL_SIZE?: string;
   /** The list of created sandboxes (one object, "all"). */
   SANDBOX_DIRECTORY: DurableObjectNamespace<
     ProtocolStub<import("./src/protocol/index.ts").SandboxDirectoryApi>

@@ -15,19 +15,10 @@
  * `PATH=$PWD/node_modules/.bin:$PATH BENCH_BEFORE=/tmp/tw-before node bench/run.ts first-output`
  */
 
-import { load, median } from "./run-stats.ts";
+import { load, median, PUBLISHED, percentile } from "./run-stats.ts";
 import { type Stack, startStack } from "./stack.ts";
 
 const RUNS = Number(process.env.BENCH_FIRST_OUTPUT_RUNS ?? 100);
-
-/** ComputeSDK benchmarks, 2026-04, 100 runs, create to first command: median / p95 seconds. */
-const PUBLISHED: [string, number, number][] = [
-  ["Daytona", 0.11, 0.28],
-  ["E2B", 0.44, 0.85],
-  ["Cloudflare Sandbox", 1.72, 2.48],
-  ["Vercel", 1.75, 1.93],
-  ["Modal", 2.66, 11.78],
-];
 
 interface Api {
   url: string;
@@ -68,11 +59,6 @@ async function echo(api: Api, sandbox: string, runId?: string): Promise<string> 
     }
     if (res.status !== 202) throw new Error(`result: ${res.status} ${text}`);
   }
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 type Way = "create, then call" | '"sandbox": "new"';

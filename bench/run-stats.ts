@@ -23,3 +23,24 @@ export function load(): string {
     .map((l) => l.toFixed(2))
     .join(" ");
 }
+
+/**
+ * The nearest-rank `p`th percentile of `values`.
+ * @example percentile([5, 1, 4, 2, 3], 95) // 5
+ */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * ComputeSDK benchmarks, 2026-04, 100 runs, create to first command: median / p95
+ * seconds (issue 29's table), printed beside Toolwire's own figures.
+ */
+export const PUBLISHED: [string, number, number][] = [
+  ["Daytona", 0.11, 0.28],
+  ["E2B", 0.44, 0.85],
+  ["Cloudflare Sandbox", 1.72, 2.48],
+  ["Vercel", 1.75, 1.93],
+  ["Modal", 2.66, 11.78],
+];

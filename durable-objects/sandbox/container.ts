@@ -6,10 +6,13 @@
  * which adds the container's own token (made here at boot, never known to the Worker).
  * A container that stopped is never started again behind the sandbox's back: requests
  * then answer 404 saying how it stopped, and the Sandbox DO marks the sandbox lost.
+ * The warm pool (decision 230) starts some ahead with `warm`, under the id of a sandbox
+ * not made yet; such a container answers nothing until `claim` assigns it, once, for good.
  */
 import { Container, type StopParams } from "@cloudflare/containers";
 import { CONTAINER_STOPPED } from "../../src/execenv/index.ts";
 import {
+  CONTAINER_POOL_NAME,
   messageOf,
   type Outcome,
   ok,
@@ -30,6 +33,8 @@ const STOP_NOTICE_MS = 3000;
 interface Booted {
   sandboxId: string;
   token: string;
+  /** False while a pooled container waits for its sandbox; absent (booted for one): true. */
+  assigned?: boolean;
 }
 
 interface Stopped {
@@ -47,13 +52,36 @@ export class SandboxContainer extends Container<Env> implements SandboxContainer
   override enableInternet = false;
 
   async boot(sandboxId: string, options: { internet: boolean }): Promise<Outcome<null>> {
+    return this.#start(sandboxId, options.internet, true);
+  }
+
+  async warm(sandboxId: string): Promise<Outcome<null>> {
+    // Pooled containers serve only creates that name no network (decision 230).
+    return this.#start(sandboxId, false, false);
+  }
+
+  async claim(sandboxId: string): Promise<Outcome<null>> {
+    const booted = await this.ctx.storage.get<Booted>("booted");
+    if (!booted || booted.sandboxId !== sandboxId || booted.assigned !== false) {
+      return refusal("conflict", `no pooled container waits under ${sandboxId}`);
+    }
+    if ((await this.ctx.storage.get<Stopped>("stopped")) || !this.ctx.container?.running) {
+      await this.shutdown();
+      return refusal("gone", `the pooled container ${sandboxId} is no longer running`);
+    }
+    await this.ctx.storage.put<Booted>("booted", { ...booted, assigned: true });
+    return ok(null);
+  }
+
+  /** Starts the container with a token of its own and waits for its sandbox host to listen. */
+  async #start(sandboxId: string, internet: boolean, assigned: boolean): Promise<Outcome<null>> {
     if (await this.ctx.storage.get<Booted>("booted")) {
       return refusal("conflict", `the container of ${sandboxId} was already started`);
     }
     const token = [...crypto.getRandomValues(new Uint8Array(24))]
       .map((b) => b.toString(16).padStart(2, "0"))
       .join("");
-    await this.ctx.storage.put<Booted>("booted", { sandboxId, token });
+    await this.ctx.storage.put<Booted>("booted", { sandboxId, token, assigned });
     try {
       await this.startAndWaitForPorts({
         ports: SANDBOX_CONTAINER_PORT,
@@ -67,7 +95,7 @@ export class SandboxContainer extends Container<Env> implements SandboxContainer
           // The sandbox's proxy, in the container, is what reaches out for its commands
           // (their namespace holds only loopback); a sandbox without a network keeps the
           // platform's block too (decision 183).
-          enableInternet: options.internet,
+          enableInternet: internet,
         },
         cancellationOptions: { portReadyTimeoutMS: BOOT_TIMEOUT_MS },
       });
@@ -93,7 +121,9 @@ export class SandboxContainer extends Container<Env> implements SandboxContainer
   override async fetch(request: Request): Promise<Response> {
     const booted = await this.ctx.storage.get<Booted>("booted");
     const stopped = await this.ctx.storage.get<Stopped>("stopped");
-    if (!booted || stopped) return gone(booted?.sandboxId ?? null, stopped ?? null);
+    if (!booted || booted.assigned === false || stopped) {
+      return gone(booted?.sandboxId ?? null, stopped ?? null);
+    }
     const headers = new Headers(request.headers);
     headers.set("authorization", `Bearer ${booted.token}`);
     let res: Response | null = null;
@@ -122,15 +152,34 @@ export class SandboxContainer extends Container<Env> implements SandboxContainer
   }
 
   override async onStop(params: StopParams): Promise<void> {
-    if (await this.ctx.storage.get<Stopped>("stopped")) return;
-    const reason =
-      params.reason === "runtime_signal" ? "the platform stopped it" : "its process exited";
-    await this.ctx.storage.put<Stopped>("stopped", {
-      exitCode: params.exitCode,
-      reason,
-      at: Date.now(),
-    });
+    if (!(await this.ctx.storage.get<Stopped>("stopped"))) {
+      const reason =
+        params.reason === "runtime_signal" ? "the platform stopped it" : "its process exited";
+      await this.ctx.storage.put<Stopped>("stopped", {
+        exitCode: params.exitCode,
+        reason,
+        at: Date.now(),
+      });
+    }
+    // A pooled container that stopped before it was taken: the pool forgets it and refills.
+    const booted = await this.ctx.storage.get<Booted>("booted");
+    if (booted?.assigned === false) {
+      await this.env.CONTAINER_POOL?.getByName(CONTAINER_POOL_NAME)
+        .drop(booted.sandboxId)
+        .catch((err: unknown) => console.warn("the warm pool did not hear of a stop:", err));
+    }
   }
+}
+
+/**
+ * The container DO of a `container` sandbox id (bound only by wrangler.containers.toml).
+ * @example await containerOf(env, id).shutdown()
+ */
+export function containerOf(env: Env, id: string): SandboxContainerApi {
+  if (!env.SANDBOX_CONTAINERS) {
+    throw new Error("SANDBOX_CONTAINERS is not bound: deploy with wrangler.containers.toml");
+  }
+  return env.SANDBOX_CONTAINERS.getByName(id) as unknown as SandboxContainerApi;
 }
 
 function isJson(res: Response): boolean {

@@ -22,7 +22,6 @@ import {
   refusal,
   type SandboxApi,
   type SandboxBackend,
-  type SandboxContainerApi,
   type SandboxCreate,
   type SandboxLimits,
   type SandboxStatus,
@@ -30,6 +29,7 @@ import {
 } from "../../src/protocol/index.ts";
 import type { NetworkPolicy } from "../../src/protocol/network-policy.ts";
 import type { PortGrant, SandboxPortsApi } from "../../src/protocol/preview.ts";
+import { containerOf } from "./container.ts";
 import { PortGrants } from "./port-grants.ts";
 
 interface SandboxRecord {
@@ -58,6 +58,8 @@ interface SandboxRecord {
    * named a network policy; decision 183). Absent: it was not.
    */
   internet?: boolean;
+  /** A container sandbox's: whether its container came from the warm pool (decision 230). */
+  fromPool?: boolean;
 }
 
 /** How soon an alarm that could not reach the host tries again. */
@@ -71,7 +73,9 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     if (await this.#record()) return refusal("conflict", `sandbox ${input.id} already exists`);
     const backend: SandboxBackend = input.placement === CONTAINER_PLACEMENT ? "container" : "host";
     const internet = input.network.allow.length > 0;
-    if (backend === "container") {
+    // A pooled container was started ahead and claimed for this id by the pool (decision 230).
+    const fromPool = backend === "container" && input.fromPool === true;
+    if (backend === "container" && !fromPool) {
       const booted = await containerOf(this.env, input.id).boot(input.id, { internet });
       if (!booted.ok) return booted;
     }
@@ -104,7 +108,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
       endedAt: null,
       endReason: null,
       tokenNonce: input.tokenNonce,
-      ...(backend === "container" ? { internet } : {}),
+      ...(backend === "container" ? { internet, fromPool } : {}),
     };
     await this.#save(record);
     return ok(viewOf(record));
@@ -323,14 +327,6 @@ function hostOf(record: SandboxRecord): string {
   return record.backend === "container" ? record.id : record.placement;
 }
 
-/** The container DO of a `container` sandbox (bound only by wrangler.containers.toml). */
-function containerOf(env: Env, id: string): SandboxContainerApi {
-  if (!env.SANDBOX_CONTAINERS) {
-    throw new Error("SANDBOX_CONTAINERS is not bound: deploy with wrangler.containers.toml");
-  }
-  return env.SANDBOX_CONTAINERS.getByName(id) as unknown as SandboxContainerApi;
-}
-
 /** Equal texts, compared in a time that depends only on their length. */
 function sameText(a: string, b: string): boolean {
   const utf8 = new TextEncoder();
@@ -353,6 +349,7 @@ function viewOf(r: SandboxRecord): SandboxView {
     expiresAt: r.status === "active" ? iso(r.lastUsedAt + r.idleTimeoutMs) : null,
     endedAt: r.endedAt === null ? null : iso(r.endedAt),
     endReason: r.endReason,
+    ...(r.backend === "container" ? { fromPool: r.fromPool === true } : {}),
   };
 }
 

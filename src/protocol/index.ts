@@ -42,7 +42,11 @@ export { type Outcome, ok, refusal } from "./outcome.ts";
 export { aheadWords, markQueued, queuedAheadOf, queuedWords } from "./queued-detail.ts";
 export type { RunApi, RunNote } from "./run.ts";
 export {
+  CONTAINER_POOL_NAME,
+  type ContainerPoolApi,
+  type ContainerPoolView,
   NEW_SANDBOX,
+  newSandboxId,
   type SandboxApi,
   type SandboxBackend,
   type SandboxContainerApi,

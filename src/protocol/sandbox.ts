@@ -12,6 +12,17 @@ import type { Outcome } from "./outcome.ts";
 export const CREATED_SANDBOX_ID = /^sbx_([a-z0-9-]{1,32})_[0-9a-f]{20}$/;
 
 /**
+ * A new, random sandbox id on `placement` (the shape of `CREATED_SANDBOX_ID`).
+ * @example newSandboxId("container") // "sbx_container_3f9c…" (20 hex)
+ */
+export function newSandboxId(placement: string): string {
+  const hex = [...crypto.getRandomValues(new Uint8Array(10))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  return `sbx_${placement}_${hex}`;
+}
+
+/**
  * Where a sandbox's commands run: `host`, a sandbox host the operator runs (many
  * sandboxes each); `container`, a Cloudflare Containers instance of its own (decision 144).
  */
@@ -61,6 +72,11 @@ export interface SandboxView {
   endedAt: string | null;
   /** Why it ended, in a sentence. */
   endReason: string | null;
+  /**
+   * A container sandbox's only: whether its container came from the warm pool, started
+   * before it was asked for (decision 230), rather than started by its create.
+   */
+  fromPool?: boolean;
 }
 
 /** What the Worker hands the Sandbox DO to create one. */
@@ -75,6 +91,11 @@ export interface SandboxCreate {
   retentionDays: number;
   /** The nonce its first sandbox token is signed over (decision 250). */
   tokenNonce: string;
+  /**
+   * A container sandbox whose id the warm pool gave: its container is already started
+   * and assigned to it for good (decision 230), so the create does not boot one.
+   */
+  fromPool?: boolean;
 }
 
 /** The container DO's RPC methods (one container per `container` sandbox, decision 144). */
@@ -85,9 +106,47 @@ export interface SandboxContainerApi {
    * once, at start: a container sandbox created without a network never gets one.
    */
   boot(sandboxId: string, options: { internet: boolean }): Promise<Outcome<null>>;
+  /**
+   * Starts the container for the warm pool (decision 230): like `boot` without internet,
+   * but assigned to no sandbox yet, so it answers no request until `claim`.
+   */
+  warm(sandboxId: string): Promise<Outcome<null>>;
+  /**
+   * Assigns a warmed container to its sandbox for good: refused when it was never warmed,
+   * was already claimed, or is no longer running (a refused one is shut down).
+   */
+  claim(sandboxId: string): Promise<Outcome<null>>;
   /** Stops the container (SIGKILL) and forgets it; safe to call when it is not running. */
   shutdown(): Promise<void>;
   fetch(request: Request): Promise<Response>;
+}
+
+/** What the warm pool of containers has now (`GET /v1/sandboxes/pool`, decision 230). */
+export interface ContainerPoolView {
+  /** `CONTAINER_POOL_SIZE`: how many started, unassigned containers it keeps. */
+  size: number;
+  /** Started and waiting for a sandbox. */
+  ready: number;
+  /** Being started to refill it. */
+  starting: number;
+}
+
+/** The name of the one warm pool object. */
+export const CONTAINER_POOL_NAME = "all";
+
+/** The warm pool DO's RPC methods (one object, `CONTAINER_POOL_NAME`; decision 230). */
+export interface ContainerPoolApi {
+  /**
+   * A started container assigned for good to the sandbox id it was started under, which
+   * the new sandbox takes as its own; null when none is ready (the create starts one
+   * cold). Every take starts a refill.
+   */
+  take(): Promise<string | null>;
+  /** Starts a refill if the pool holds fewer than its size (a Worker's first request). */
+  fill(): Promise<void>;
+  /** Forgets a pooled container that stopped before it was taken, and refills. */
+  drop(sandboxId: string): Promise<void>;
+  view(): Promise<ContainerPoolView>;
 }
 
 /** The Sandbox DO's RPC methods. */

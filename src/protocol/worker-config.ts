@@ -27,6 +27,10 @@ export const WORKER_DEFAULTS = {
   sandboxIdleTimeoutSeconds: 600,
   /** `SANDBOXES`: the sandbox name -> URL table (the local host of `npm start`). */
   sandboxes: '{"default":"http://127.0.0.1:8788"}',
+  /** `CONTAINER_POOL_SIZE`: started, unassigned containers kept for container creates (decision 230). */
+  containerPoolSize: 0,
+  /** The most `CONTAINER_POOL_SIZE` may ask for; a larger value is taken as this. */
+  containerPoolMax: 20,
   /** `PUBLIC_URL`: the Worker's own address, for the URLs `expose_port` gives (what `npm start` serves). */
   publicUrl: "http://127.0.0.1:8787",
 } as const;
@@ -70,6 +74,12 @@ export interface WorkerConfig {
    * (local development and tests only; decision 183).
    */
   containerEgressAllowPrivate: boolean;
+  /**
+   * `CONTAINER_POOL_SIZE`: how many started, unassigned containers the warm pool keeps
+   * for container sandboxes (decision 230); 0 (the default) keeps none. A whole number up
+   * to `containerPoolMax`; more is taken as that, anything else as 0.
+   */
+  containerPoolSize: number;
   /**
    * `EXAMPLE_TOOLS`: "1" lists and runs the example tools (`emit`, `steps`, `report`),
    * stand-ins for tests and demos that do nothing for a model; off by default.
@@ -136,9 +146,21 @@ export function workerConfig(env: object): WorkerConfig {
     publicUrl: (text("PUBLIC_URL")?.trim() || WORKER_DEFAULTS.publicUrl).replace(/\/+$/, ""),
     webFetchAllowPrivate: flag !== undefined && flag !== "" && flag !== "0" && flag !== "false",
     containerEgressAllowPrivate: text("CONTAINER_EGRESS_ALLOW_PRIVATE") === "1",
+    containerPoolSize: poolSizeOf(text("CONTAINER_POOL_SIZE")),
     exampleTools: text("EXAMPLE_TOOLS") === "1",
     testControls: text("TEST_CONTROLS") === "1",
   };
   read.set(env, config);
   return config;
+}
+
+/**
+ * `CONTAINER_POOL_SIZE` read: a whole number, at most `containerPoolMax`.
+ * @example poolSizeOf("3") // 3
+ * @example poolSizeOf("99") // 20
+ */
+function poolSizeOf(raw: string | undefined): number {
+  const value = raw?.trim() ?? "";
+  if (!/^[0-9]+$/.test(value)) return WORKER_DEFAULTS.containerPoolSize;
+  return Math.min(Number(value), WORKER_DEFAULTS.containerPoolMax);
 }

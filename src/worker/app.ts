@@ -14,6 +14,7 @@ import { invocationRoutes } from "./invocation-routes.ts";
 import { invocationStub, unwrap } from "./invocation-stub.ts";
 import { mcpRoute, mcpTools } from "./mcp-route.ts";
 import { servePage } from "./pages.ts";
+import { poolWarmUp } from "./pool-warm-up.ts";
 import { previewHostForm, previewPathForm } from "./preview-proxy.ts";
 import { previewRoutes } from "./preview-routes.ts";
 import { runPage, runRoutes } from "./run-routes.ts";
@@ -42,6 +43,8 @@ app.use(
       ),
   }),
 );
+
+app.use("*", poolWarmUp);
 
 app.get("/healthz", (c) => c.json({ ok: true }));
 

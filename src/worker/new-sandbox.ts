@@ -2,10 +2,14 @@
  * Making one created sandbox: its id (`sbx_<placement>_<20 hex>`, decision 140), the
  * check that its placement is configured, and its record in a Sandbox DO, which starts
  * it on its host or in its container. `POST /v1/sandboxes`, a run's own sandbox and an
- * MCP session's own sandbox all make theirs here (decision 220).
+ * MCP session's own sandbox all make theirs here (decision 220). A container sandbox
+ * that names no network takes a started container from the warm pool when one is ready,
+ * and with it that container's id (decision 230).
  */
 import { CONTAINER_PLACEMENT, checkSandboxName } from "../execenv/index.ts";
 import {
+  CONTAINER_POOL_NAME,
+  newSandboxId,
   newTokenNonce,
   type SandboxLimits,
   type SandboxView,
@@ -40,18 +44,15 @@ interface MadeSandbox {
 export async function makeSandbox(env: Env, request: NewSandbox = {}): Promise<MadeSandbox> {
   const placement =
     request.backend === "container" ? CONTAINER_PLACEMENT : (request.host ?? "default");
-  const hex = [...crypto.getRandomValues(new Uint8Array(10))]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  const id = `sbx_${placement}_${hex}`;
-  // A host name must be in SANDBOXES; a container id needs the container binding.
-  unwrap(checkSandboxName(env, placement === CONTAINER_PLACEMENT ? id : placement));
   const config = workerConfig(env);
+  // A host name must be in SANDBOXES; a container id needs the container binding.
+  const fresh = newSandboxId(placement);
+  unwrap(checkSandboxName(env, placement === CONTAINER_PLACEMENT ? fresh : placement));
   const tokenNonce = newTokenNonce();
   // Minted first: without SUBSCRIBE_SECRET nothing is created (503).
-  await sandboxTokenFor(env, id, tokenNonce);
-  const view = unwrap(
-    await sandboxStub(env, id).create({
+  await sandboxTokenFor(env, fresh, tokenNonce);
+  const create = (id: string, fromPool: boolean) =>
+    sandboxStub(env, id).create({
       id,
       name: request.name ?? null,
       placement,
@@ -60,7 +61,28 @@ export async function makeSandbox(env: Env, request: NewSandbox = {}): Promise<M
       network: request.network ?? { allow: [] },
       retentionDays: config.settledRetentionMs / 86_400_000,
       tokenNonce,
-    }),
-  );
+      ...(fromPool ? { fromPool } : {}),
+    });
+  const pooled =
+    placement === CONTAINER_PLACEMENT && !request.network?.allow.length
+      ? await takePooled(env)
+      : null;
+  let made = pooled ? await create(pooled, true) : null;
+  // A pooled container that died after it was taken (its create finds it gone): the
+  // create starts its own instead, as it would have with an empty pool (decision 230).
+  if (!made || (!made.ok && CONTAINER_GONE.has(made.error.code))) made = await create(fresh, false);
+  const view = unwrap(made);
   return { view, tokenNonce };
+}
+
+/** How a create in a pooled container that died fails: the container is not there. */
+const CONTAINER_GONE = new Set(["not_found", "sandbox_unreachable"]);
+
+/**
+ * The id of a pooled container, now assigned to the sandbox being made, or null when the
+ * pool is off (`CONTAINER_POOL_SIZE` 0: not even asked) or has none ready.
+ */
+async function takePooled(env: Env): Promise<string | null> {
+  if (!env.CONTAINER_POOL || workerConfig(env).containerPoolSize === 0) return null;
+  return env.CONTAINER_POOL.getByName(CONTAINER_POOL_NAME).take();
 }

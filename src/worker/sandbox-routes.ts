@@ -10,7 +10,7 @@ import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { CREATED_SANDBOX_ID, placementOf } from "../execenv/index.ts";
 import { hostCall, hostFetch } from "../execenv/sandbox-host-api.ts";
-import { newTokenNonce, type SandboxView } from "../protocol/index.ts";
+import { CONTAINER_POOL_NAME, newTokenNonce, type SandboxView } from "../protocol/index.ts";
 import { checkNetworkPolicy, type NetworkPolicy } from "../protocol/network-policy.ts";
 import { anyAgent, operatorOnly, principalOf, refuseSandboxToken, sandboxScope } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
@@ -151,6 +151,16 @@ async function putInitialFiles(
 sandboxRoutes.get("/", operatorOnly, async (c) => {
   const sandboxes = await c.env.SANDBOX_DIRECTORY.getByName("all").list();
   return c.json({ sandboxes });
+});
+
+/**
+ * The warm pool of containers: its size, and how many are ready and starting (decision
+ * 230). A deployment without the container backend has none: size 0.
+ */
+sandboxRoutes.get("/pool", operatorOnly, async (c) => {
+  const pool = c.env.CONTAINER_POOL;
+  if (!pool || !c.env.SANDBOX_CONTAINERS) return c.json({ size: 0, ready: 0, starting: 0 });
+  return c.json(await pool.getByName(CONTAINER_POOL_NAME).view());
 });
 
 sandboxRoutes.get("/:id", anyAgent, withId, own, async (c) =>

@@ -70,6 +70,42 @@ const DOCKER_ENV = {
   MINIFLARE_CONTAINER_EGRESS_IMAGE: "toolwire-egress-standin:dev",
 };
 
+/**
+ * `wrangler dev` with wrangler.containers.toml and real local containers, on a free port,
+ * with `vars` besides its API token and subscribe secret (the setup's, and the warm pool
+ * test's and benchmark's own Workers, which set CONTAINER_POOL_SIZE).
+ */
+export async function startContainersWorker(vars: Record<string, string>): Promise<{
+  url: string;
+  token: string;
+  worker: Started;
+  stop: () => Promise<void>;
+}> {
+  const state = mkdtempSync(path.join(tmpdir(), "toolwire-containers-state-"));
+  const token = randomBytes(24).toString("base64url");
+  const port = await freePort();
+  const worker = startWranglerDev({
+    config: "wrangler.containers.toml",
+    port,
+    inspectorPort: await freePort(),
+    persistTo: state,
+    env: DOCKER_ENV,
+    vars: { API_TOKEN: token, SUBSCRIBE_SECRET: randomBytes(24).toString("base64url"), ...vars },
+  });
+  const url = `http://${HOST}:${port}`;
+  const stop = async () => {
+    await stopGroup(worker.child);
+    rmSync(state, { recursive: true, force: true });
+  };
+  try {
+    await waitUntilUp(`${url}/healthz`, worker);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, token, worker, stop };
+}
+
 /** Why Docker cannot run containers here, or "" when it can. */
 function dockerMissing(): string {
   try {
@@ -122,7 +158,12 @@ function removeContainers(): void {
   )
     .split("\n")
     .filter(Boolean);
-  if (ids.length > 0) execFileSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
+  // One at a time: a container removed meanwhile (by its own Worker) is no failure.
+  for (const id of ids) {
+    try {
+      execFileSync("docker", ["rm", "-f", id], { stdio: "ignore" });
+    } catch {}
+  }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

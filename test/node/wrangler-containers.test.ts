@@ -16,7 +16,7 @@ describe("wrangler.containers.toml", () => {
     expect(containers.startsWith(main)).toBe(true);
   });
 
-  it("adds the container DO binding, its container and its migration, and nothing else", () => {
+  it("adds the container DO and the warm pool's, the container, their migrations, and nothing else", () => {
     const added = containers
       .slice(main.length)
       .split("\n")
@@ -31,9 +31,15 @@ describe("wrangler.containers.toml", () => {
       'image_build_context = "./.cache/container/context"',
       'instance_type = "basic"',
       "max_instances = 50",
+      "[[durable_objects.bindings]]",
+      'name = "CONTAINER_POOL"',
+      'class_name = "ContainerPoolDO"',
       "[[migrations]]",
       'tag = "v4"',
       'new_sqlite_classes = ["SandboxContainer"]',
+      "[[migrations]]",
+      'tag = "v5"',
+      'new_sqlite_classes = ["ContainerPoolDO"]',
     ]);
   });
 

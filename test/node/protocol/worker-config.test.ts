@@ -77,6 +77,14 @@ describe("workerConfig", () => {
     }
   });
 
+  it("keeps no warm containers by default, takes a pool size up to 20, caps more at 20, and reads anything else as 0", () => {
+    const size = (value: string) => workerConfig({ CONTAINER_POOL_SIZE: value }).containerPoolSize;
+    expect(workerConfig({}).containerPoolSize).toBe(0);
+    expect([size("0"), size("1"), size(" 3 ")]).toEqual([0, 1, 3]);
+    expect([size("19"), size("20"), size("21"), size("1000")]).toEqual([19, 20, 20, 20]);
+    for (const bad of ["", "-1", "2.5", "two", "1e3", "0x4"]) expect(size(bad), bad).toBe(0);
+  });
+
   it("reads an env once: the same object answers the same config", () => {
     const env = { SANDBOX_REJOIN_SECONDS: "5" };
     expect(workerConfig(env)).toBe(workerConfig(env));

@@ -410,6 +410,11 @@ const ROUTES: RouteCase[] = [
     foreign: { request: (who) => send(bearer(who), "GET", "/v1/sandboxes"), refused: 403 },
     own: "the list is the operator's",
   },
+  {
+    route: "GET /v1/sandboxes/pool",
+    foreign: { request: (who) => send(bearer(who), "GET", "/v1/sandboxes/pool"), refused: 403 },
+    own: "the warm pool is the operator's",
+  },
   ...(
     [
       ["GET", "", 200],
