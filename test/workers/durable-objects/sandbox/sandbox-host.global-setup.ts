@@ -73,6 +73,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // Unjailed on purpose: its test's command kills its own host (`kill -9 $PPID`),
       // which the jail exists to prevent (test/node/sandbox/jail.test.ts).
       SANDBOX_ISOLATION: "none",
+      // Nothing made ahead: a host killed with -9 would leave its ready disks mounted.
+      SANDBOX_POOL_SIZE: "0",
     },
     stdio: "ignore",
   });
@@ -83,7 +85,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     for (const dir of [root, mortalRoot, crowdedRoot]) {
       rmSync(dir, { recursive: true, force: true });
       rmSync(`${dir}.spill`, { recursive: true, force: true });
-
       rmSync(`${dir}-sandboxes`, { recursive: true, force: true });
     }
   };
