@@ -67,7 +67,8 @@ describe("exec under a terminal (tty)", () => {
     const { id, done } = await start(
       `read -p 'Name? ' n; echo "hello $n"; [ -t 0 ] && echo "TERM=$TERM"`,
     );
-    const waiting = await until(id, (s) => s.awaitingInput);
+    // The kernel may show the read before the screen has drawn the prompt: wait for both.
+    const waiting = await until(id, (s) => s.awaitingInput && s.prompt !== undefined);
     expect(waiting.prompt).toBe("Name?");
     expect(waiting.tty).toBe(true);
     const after = await host.client.input(id, { data: "Ada\r", waitMs: 5000 });

@@ -270,8 +270,16 @@ describe("created sandboxes through the Worker", () => {
     const sbx = await createSandbox({ idleTimeoutSeconds: 1 });
     await new Promise((r) => setTimeout(r, 1100));
     const stub = env.SANDBOX_RECORDS.getByName(sbx.id);
-    // The alarm may have fired on its own already; running it again then finds nothing due.
+    // The alarm may have fired on its own already, and may still be running: running it
+    // again then finds nothing due, so wait for the record to say it ended.
     await runDurableObjectAlarm(stub);
+    const statusOf = async () =>
+      ((await (await call(`/v1/sandboxes/${sbx.id}`)).json()) as SandboxView).status;
+    const deadline = Date.now() + 10_000;
+    while ((await statusOf()) !== "expired" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await statusOf()).toBe("expired");
     const after = await postJson("/v1/invocations", {
       tool: "bash",
       args: { command: "true" },
