@@ -13,51 +13,12 @@
  * `PATH=$PWD/node_modules/.bin:$PATH node bench/run.ts container-pool` (needs Docker).
  */
 import { startContainersWorker } from "../test/containers/global-setup.ts";
+import { type Api, echo, request } from "./bench-api.ts";
 import { runGlobalSetup } from "./global-setup.ts";
 import { load, median, PUBLISHED, percentile } from "./run-stats.ts";
 
 const RUNS = Number(process.env.BENCH_POOL_RUNS ?? 20);
 const MINUTES = Number(process.env.BENCH_POOL_MINUTES ?? 10);
-
-interface Api {
-  url: string;
-  token: string;
-}
-
-let calls = 0;
-
-async function request(api: Api, method: string, route: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${api.url}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${api.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
-
-/** Runs `echo first` in `sandbox` until its result. */
-async function echo(api: Api, sandbox: string): Promise<void> {
-  const toolCallId = `bench_cp_${process.pid}_${++calls}`;
-  await request(api, "POST", "/v1/invocations", {
-    tool: "bash",
-    args: { command: "echo first" },
-    sandbox,
-    toolCallId,
-  });
-  for (;;) {
-    const res = await fetch(`${api.url}/v1/invocations/${toolCallId}/result?wait=30`, {
-      headers: { authorization: `Bearer ${api.token}` },
-    });
-    const text = await res.text();
-    if (res.status === 200) {
-      if (!text.includes("first")) throw new Error(`echo answered ${text}`);
-      return;
-    }
-    if (res.status !== 202) throw new Error(`result: ${res.status} ${text}`);
-  }
-}
 
 interface Run {
   /** Create to first output. */

@@ -15,51 +15,11 @@
  * `PATH=$PWD/node_modules/.bin:$PATH BENCH_BEFORE=/tmp/tw-before node bench/run.ts first-output`
  */
 
+import { type Api, echo, request } from "./bench-api.ts";
 import { load, median, PUBLISHED, percentile } from "./run-stats.ts";
 import { type Stack, startStack } from "./stack.ts";
 
 const RUNS = Number(process.env.BENCH_FIRST_OUTPUT_RUNS ?? 100);
-
-interface Api {
-  url: string;
-  token: string;
-}
-
-let calls = 0;
-
-async function request(api: Api, method: string, route: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${api.url}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${api.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
-
-/** Runs `echo` (in `sandbox`, or "new" for `runId`'s own) until its result; answers the sandbox used. */
-async function echo(api: Api, sandbox: string, runId?: string): Promise<string> {
-  const toolCallId = `bench_fo_${process.pid}_${++calls}`;
-  const made = (await request(api, "POST", "/v1/invocations", {
-    tool: "bash",
-    args: { command: "echo first" },
-    sandbox,
-    toolCallId,
-    ...(runId ? { runId } : {}),
-  })) as { sandbox?: string };
-  for (;;) {
-    const res = await fetch(`${api.url}/v1/invocations/${toolCallId}/result?wait=30`, {
-      headers: { authorization: `Bearer ${api.token}` },
-    });
-    const text = await res.text();
-    if (res.status === 200) {
-      if (!text.includes("first")) throw new Error(`echo answered ${text}`);
-      return made.sandbox ?? sandbox;
-    }
-    if (res.status !== 202) throw new Error(`result: ${res.status} ${text}`);
-  }
-}
 
 type Way = "create, then call" | '"sandbox": "new"';
 

@@ -1,3 +1,20 @@
+/** A whole number from the host's environment, at least `least`. */
+function envInt(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  least: 0 | 1,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < least) {
+    const what = least === 1 ? "a positive whole number" : "a whole number from 0";
+    throw new Error(`${name} must be ${what}, got '${raw}'`);
+  }
+  return value;
+}
+
 /**
  * A positive whole number from the host's environment: `fallback` when `name` is unset or
  * empty, else the value, or an error that names the setting and what it got.
@@ -8,13 +25,7 @@ export function positiveInt(
   name: string,
   fallback: number,
 ): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new Error(`${name} must be a positive whole number, got '${raw}'`);
-  }
-  return value;
+  return envInt(env, name, fallback, 1);
 }
 
 /**
@@ -27,11 +38,5 @@ export function wholeNumber(
   name: string,
   fallback: number,
 ): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new Error(`${name} must be a whole number from 0, got '${raw}'`);
-  }
-  return value;
+  return envInt(env, name, fallback, 0);
 }
