@@ -36,6 +36,8 @@ process.env.TOOLWIRE_DO_SANDBOX_TOKEN ??= "do-test-sandbox-token-0123456789";
 
 export default defineConfig({
   test: {
+    // A file that stops making progress is named, and a stuck one ends the run (decision 256).
+    reporters: ["default", "./test/support/stalled-file-reporter.ts"],
     projects: [
       {
         test: {
