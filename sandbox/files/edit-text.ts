@@ -5,7 +5,8 @@
  * exact first; when an `oldText` is only found after both sides are loosened (trailing
  * spaces, Unicode quotes, dashes and spaces made ASCII, NFKC), the whole edit works on the
  * loosened text, as pi's does, but only the lines a loose match touches are rewritten in
- * their loosened form: every other line keeps its bytes. Line endings are matched as LF
+ * their loosened form: every other line keeps its bytes (a line whose break alone a match
+ * takes is not touched). Line endings are matched as LF
  * and written back as the file had them (a file that mixes them is matched as it is); a
  * leading BOM is kept. Pure: strings in, strings out.
  */
@@ -149,15 +150,28 @@ function confined(
       end++;
     }
     out += content.slice(contentAt, contentStarts[first]);
+    // A match that opens with a line's break leaves that line's text as it was (its CR
+    // goes with the break the match took).
+    let kept = "";
     let at = baseStarts[first]!;
+    if (base[ordered[k]!.start] === "\n") {
+      kept = content.slice(contentStarts[first], contentStarts[first + 1]! - 1).replace(/\r$/, "");
+      at = ordered[k]!.start;
+    }
+    let rewritten = "";
     for (const m of ordered.slice(k, end)) {
-      out += base.slice(at, m.start) + m.newText;
+      rewritten += base.slice(at, m.start) + m.newText;
       at = m.start + m.length;
     }
     const lineEnd = baseStarts[last + 1]! - 1;
-    out += base.slice(at, Math.max(at, lineEnd));
+    rewritten += base.slice(at, Math.max(at, lineEnd));
     // Past the line break when a match took it, else at it.
     contentAt = contentStarts[last + 1]! - (at > lineEnd ? 0 : 1);
+    // Kept text that no longer ends its line loses its trailing whitespace, which the
+    // loose match counted as absent.
+    const next = rewritten === "" ? content[contentAt] : rewritten[0];
+    if (next !== undefined && next !== "\n" && next !== "\r") kept = kept.trimEnd();
+    out += kept + rewritten;
     k = end;
   }
   return out + content.slice(contentAt);
