@@ -1,7 +1,7 @@
 // The copier thread's totals are the bytes it put in the file, whichever way it ends.
 // Real threads and real pipes: the "file" is a pipe here, so that a test can hold the
 // thread inside a write (a full pipe blocks it) and stop it there.
-import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, read, readdirSync, readFileSync, writeSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { CopierThread, type CopyEnd } from "../../../../sandbox/exec/copier-thread.ts";
 import { openOutputPipe } from "../../../../sandbox/exec/output-pipe.ts";
@@ -29,14 +29,38 @@ function copy(readFd: number, spillFd: number, maxBytes = 1 << 30): Promise<Copy
   );
 }
 
-/** Reads exactly `n` bytes from a blocking descriptor. */
-function readExactly(fd: number, n: number): Buffer {
+/**
+ * Reads exactly `n` bytes from a blocking descriptor, off the event loop: were the bytes
+ * never to come, the test's timeout still fires (a readSync would block the worker for
+ * good, where no timeout can reach it).
+ */
+async function readExactly(fd: number, n: number): Promise<Buffer> {
   const out = Buffer.alloc(n);
-  for (let got = 0; got < n; ) got += readSync(fd, out, got, n - got, null);
+  for (let got = 0; got < n; ) {
+    got += await new Promise<number>((resolve, reject) =>
+      read(fd, out, got, n - got, null, (err, bytes) => (err ? reject(err) : resolve(bytes))),
+    );
+  }
   return out;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves once a thread of this process is blocked writing to a full pipe. */
+async function untilAThreadWaitsInPipeWrite(): Promise<void> {
+  await expect
+    .poll(
+      () =>
+        readdirSync("/proc/self/task").some((tid) => {
+          try {
+            // "pipe_write", or "anon_pipe_write" on newer kernels.
+            return readFileSync(`/proc/self/task/${tid}/wchan`, "utf8").endsWith("pipe_write");
+          } catch {
+            return false;
+          }
+        }),
+      { timeout: 10_000, interval: 20 },
+    )
+    .toBe(true);
+}
 
 describe("copier thread totals", () => {
   it("a stop while the thread is amid a write reports the bytes that write put in the file", async () => {
@@ -44,16 +68,17 @@ describe("copier thread totals", () => {
     const spill = pipe();
     // The "spill" pipe full: the thread's next write blocks until the test reads.
     writeSync(spill.writeFd, Buffer.alloc(PIPE_CAPACITY, "f"));
+    const thread = CopierThread.acquire();
     const ended = new Promise<CopyEnd>((resolve) => {
-      const thread = CopierThread.acquire();
       thread.run({ readFd: output.readFd, spillFd: spill.writeFd, maxBytes: 1 << 30 }, resolve);
-      writeSync(output.writeFd, Buffer.alloc(1000, "x"));
-      // Long enough for the thread to read the 1,000 bytes and block writing them.
-      void sleep(200).then(() => thread.stop());
     });
-    await sleep(300);
-    expect(readExactly(spill.readFd, PIPE_CAPACITY).toString()).toBe("f".repeat(PIPE_CAPACITY));
-    const copied = readExactly(spill.readFd, 1000);
+    writeSync(output.writeFd, Buffer.alloc(1000, "x"));
+    // The thread has read the 1,000 bytes and is blocked writing them: stop it there.
+    await untilAThreadWaitsInPipeWrite();
+    thread.stop();
+    const full = await readExactly(spill.readFd, PIPE_CAPACITY);
+    expect(full.toString()).toBe("f".repeat(PIPE_CAPACITY));
+    const copied = await readExactly(spill.readFd, 1000);
     expect(copied.toString()).toBe("x".repeat(1000));
     const end = await ended;
     // Before, the stop was told at once with the totals of before the write: 0 bytes.
@@ -84,7 +109,7 @@ describe("copier thread totals", () => {
       open.splice(open.indexOf(output.writeFd), 1);
       const end = await ended;
       expect(end).toEqual({ reason, totals: { bytes, newlines: bytes } });
-      expect(readExactly(spill.readFd, bytes).toString()).toBe("\n".repeat(bytes));
+      expect((await readExactly(spill.readFd, bytes)).toString()).toBe("\n".repeat(bytes));
       closeSync(spill.readFd);
     }
   });
