@@ -8,11 +8,14 @@
  *
  * Each half runs in a process group of its own, ended once the half exits: a test
  * worker that Vitest left behind (decision 256) cannot keep CI waiting. A half that
- * prints nothing for `SILENT_MS` is shown with its processes and ended with exit 1.
+ * prints nothing for `SILENT_MS`, or that has printed its summary and not exited
+ * `EXIT_MS` later, is shown with its processes and threads and ended with exit 1.
  * `node scripts/test.ts` (what `npm test` runs after typecheck and lint).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { stripVTControlCharacters } from "node:util";
 
 const HALVES = [
   { name: "unit", projects: ["node", "workers", "workers-sandbox"] },
@@ -21,6 +24,8 @@ const HALVES = [
 
 /** Longer than any file takes, and than the stalled-file reporter's 7 minutes. */
 const SILENT_MS = 10 * 60_000;
+/** Vitest's own close gives up after 10 s (its teardownTimeout). */
+const EXIT_MS = 60_000;
 
 const children = new Set<ChildProcess>();
 
@@ -30,7 +35,10 @@ function endGroup(child: ChildProcess): void {
   } catch {}
 }
 
-/** The processes of `child`'s group: pid, state, kernel wait channel, age, command. */
+/**
+ * The processes of `child`'s group: pid, state, kernel wait channel, age, command, and
+ * what each one's threads wait on (a Node that cannot exit waits on a thread).
+ */
 function groupTable(child: ChildProcess): string {
   try {
     const table = execFileSync("ps", ["-e", "-o", "pgid=,pid=,stat=,wchan:24=,etimes=,args="], {
@@ -40,11 +48,26 @@ function groupTable(child: ChildProcess): string {
     return table
       .split("\n")
       .filter((line) => line.trim().split(/\s+/)[0] === String(child.pid))
-      .map((line) => `  ${line.trim().slice(0, 300)}`)
+      .map((line) => {
+        const pid = line.trim().split(/\s+/)[1];
+        return `  ${line.trim().slice(0, 300)}\n    threads wait in: ${threadWaits(pid!)}`;
+      })
       .join("\n");
   } catch (error) {
     return `  (ps failed: ${String(error)})`;
   }
+}
+
+/** How many of process `pid`'s threads wait on each kernel wait channel. */
+function threadWaits(pid: string): string {
+  const counts = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const wchan = readFileSync(`/proc/${pid}/task/${tid}/wchan`, "utf8") || "running";
+      counts.set(wchan, (counts.get(wchan) ?? 0) + 1);
+    }
+  } catch {}
+  return [...counts].map(([wchan, n]) => `${n} ${wchan}`).join(", ") || "(gone)";
 }
 
 function run(half: (typeof HALVES)[number]): Promise<number> {
@@ -54,31 +77,38 @@ function run(half: (typeof HALVES)[number]): Promise<number> {
     detached: true,
   });
   children.add(child);
-  const say = (line: string) => process.stdout.write(`[${half.name}] ${line}\n`);
-  let silence: NodeJS.Timeout | undefined;
-  let silent = false;
-  const listen = () => {
-    clearTimeout(silence);
-    silence = setTimeout(() => {
-      silent = true;
-      say(`printed nothing for ${SILENT_MS / 60_000} minutes; its processes:`);
+  const say = (text: string) => {
+    for (const line of text.split("\n")) process.stdout.write(`[${half.name}] ${line}\n`);
+  };
+  let watch: NodeJS.Timeout | undefined;
+  let stuck = false;
+  let summarized = false;
+  const giveUpIn = (ms: number, why: string) => {
+    clearTimeout(watch);
+    watch = setTimeout(() => {
+      stuck = true;
+      say(`${why}; its processes:`);
       say(groupTable(child));
       endGroup(child);
-    }, SILENT_MS);
+    }, ms);
   };
-  listen();
+  giveUpIn(SILENT_MS, `printed nothing for ${SILENT_MS / 60_000} minutes`);
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on("line", (line) => {
-      listen();
       say(line);
+      // Vitest's summary ends with its Duration line; the process should exit next.
+      if (/^\s*Duration\s/.test(stripVTControlCharacters(line))) summarized = true;
+      if (summarized)
+        giveUpIn(EXIT_MS, `printed its summary and did not exit in ${EXIT_MS / 1000} s`);
+      else giveUpIn(SILENT_MS, `printed nothing for ${SILENT_MS / 60_000} minutes`);
     });
   }
   return new Promise((resolve) => {
     child.once("exit", (code, signal) => {
-      clearTimeout(silence);
+      clearTimeout(watch);
       children.delete(child);
       endGroup(child);
-      resolve(silent ? 1 : (code ?? (signal ? 1 : 0)));
+      resolve(stuck ? 1 : (code ?? (signal ? 1 : 0)));
     });
   });
 }

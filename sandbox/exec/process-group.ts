@@ -31,8 +31,8 @@ export function spawnShell(
  * Which processes a termination signals. Unjailed, both are the shell (leader of its
  * own group). Jailed, `outer` is the host-side bubblewrap, and `group` is the jail's
  * PID 1, leader of the session the command runs in: SIGTERM goes to that group (the
- * PID 1 ignores it, the command may handle it), SIGKILL to `outer`, whose death kills
- * the jail's PID 1 and with it everything in the PID namespace, `setsid` included.
+ * PID 1 ignores it, the command may handle it), SIGKILL to `outer`'s group, whose death
+ * kills the jail's PID 1 and with it everything in the PID namespace, `setsid` included.
  */
 export interface KillTarget {
   outer: number;
@@ -57,7 +57,10 @@ export interface GroupTermination {
 export function terminateGroup(target: KillTarget, graceMs: number): GroupTermination {
   const kill = () => {
     if (target.group !== null) signalGroup(target.group, "SIGKILL");
-    signalProcess(target.outer, "SIGKILL");
+    // The outer's whole group: a jail killed while it is still being set up has a child
+    // that has not left the group yet and that the outer's death does not reach (it
+    // would wait for the dead outer, holding the output pipe, for good).
+    signalGroup(target.outer, "SIGKILL");
   };
   if (target.group === null) {
     kill();
@@ -75,9 +78,12 @@ export function terminateGroup(target: KillTarget, graceMs: number): GroupTermin
   };
 }
 
-/** Sends `signal` to process group `pid`; a group that is already gone is not an error. */
+/**
+ * Sends `signal` to process group `pid`; a group that is already gone is not an error,
+ * nor is a pid of a process never started (-1 would be every process there is, 1 init).
+ */
 export function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  signalProcess(-pid, signal);
+  if (pid > 1) signalProcess(-pid, signal);
 }
 
 function signalProcess(pid: number, signal: NodeJS.Signals): void {

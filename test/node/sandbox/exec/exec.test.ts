@@ -372,6 +372,24 @@ describe("exec: timeouts, kill, process groups", () => {
     expect(await markedGone(id, GRACE_MS + 2000)).toEqual([]);
   });
 
+  it("a kill while the jail is still being set up leaves no process behind", async () => {
+    // Killed before it reports its PID 1, the jail's outer bubblewrap may die while its
+    // child still waits for it; that child must not live on, holding the output pipe.
+    const mark = execId();
+    for (let round = 0; round < 25; round++) {
+      const id = execId();
+      const stream = host.client.exec({
+        execId: id,
+        command: "sleep 30",
+        env: { TOOLWIRE_MARK: mark },
+      })[Symbol.asyncIterator]();
+      await stream.next();
+      await host.client.kill(id);
+      while (!(await stream.next()).done) {}
+    }
+    expect(await markedGone(mark, GRACE_MS + 2000)).toEqual([]);
+  });
+
   it("kill stops a running command; SIGKILL follows when SIGTERM is ignored", async () => {
     const id = execId();
     const stream = host.client.exec({
