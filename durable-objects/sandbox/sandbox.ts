@@ -68,8 +68,26 @@ const HOST_RETRY_MS = 60_000;
 export class SandboxDO extends DurableObject<Env> implements SandboxApi, SandboxPortsApi {
   /** Why it is ending, from the moment its end begins: a preview stops being let in then. */
   #ending: string | null = null;
+  /** The last change of the record under way: changes run one at a time (see `#oneAtATime`). */
+  #changing: Promise<unknown> = Promise.resolve();
 
-  async create(input: SandboxCreate): Promise<Outcome<SandboxView>> {
+  /**
+   * Runs `change` after every change before it has settled. A change awaits the host
+   * between reading the record and writing it, and the runtime lets other calls in
+   * meanwhile: the idle alarm could end a sandbox that a call had just been told it may
+   * use, or a use could write an ended record back as active.
+   */
+  #oneAtATime<T>(change: () => Promise<T>): Promise<T> {
+    const next = this.#changing.then(change, change);
+    this.#changing = next.catch(() => undefined);
+    return next;
+  }
+
+  create(input: SandboxCreate): Promise<Outcome<SandboxView>> {
+    return this.#oneAtATime(() => this.#create(input));
+  }
+
+  async #create(input: SandboxCreate): Promise<Outcome<SandboxView>> {
     if (await this.#record()) return refusal("conflict", `sandbox ${input.id} already exists`);
     const backend: SandboxBackend = input.placement === CONTAINER_PLACEMENT ? "container" : "host";
     const internet = input.network.allow.length > 0;
@@ -119,7 +137,11 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     return record ? ok(viewOf(record)) : notFound();
   }
 
-  async use(toolCallId: string | null): Promise<Outcome<SandboxView>> {
+  use(toolCallId: string | null): Promise<Outcome<SandboxView>> {
+    return this.#oneAtATime(() => this.#use(toolCallId));
+  }
+
+  async #use(toolCallId: string | null): Promise<Outcome<SandboxView>> {
     const record = await this.#record();
     if (!record) return notFound();
     if (record.status !== "active") return gone(record);
@@ -144,7 +166,11 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     return ok(viewOf(record));
   }
 
-  async setNetwork(policy: NetworkPolicy): Promise<Outcome<SandboxView>> {
+  setNetwork(policy: NetworkPolicy): Promise<Outcome<SandboxView>> {
+    return this.#oneAtATime(() => this.#setNetwork(policy));
+  }
+
+  async #setNetwork(policy: NetworkPolicy): Promise<Outcome<SandboxView>> {
     const record = await this.#record();
     if (!record) return notFound();
     if (record.status !== "active") return gone(record);
@@ -180,7 +206,11 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     return ok(null);
   }
 
-  async rotateToken(nonce: string): Promise<Outcome<SandboxView>> {
+  rotateToken(nonce: string): Promise<Outcome<SandboxView>> {
+    return this.#oneAtATime(() => this.#rotateToken(nonce));
+  }
+
+  async #rotateToken(nonce: string): Promise<Outcome<SandboxView>> {
     const record = await this.#record();
     if (!record) return notFound();
     if (record.status !== "active") return gone(record);
@@ -189,7 +219,11 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     return ok(viewOf(record));
   }
 
-  async remove(): Promise<Outcome<SandboxView>> {
+  remove(): Promise<Outcome<SandboxView>> {
+    return this.#oneAtATime(() => this.#remove());
+  }
+
+  async #remove(): Promise<Outcome<SandboxView>> {
     const record = await this.#record();
     if (!record) return notFound();
     if (record.status !== "active") return gone(record);
@@ -231,7 +265,11 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     return ok({ host: hostOf(record) });
   }
 
-  override async alarm(): Promise<void> {
+  override alarm(): Promise<void> {
+    return this.#oneAtATime(() => this.#alarm());
+  }
+
+  async #alarm(): Promise<void> {
     const record = await this.#record();
     if (!record) return;
     const now = Date.now();

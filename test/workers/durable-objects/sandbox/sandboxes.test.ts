@@ -307,6 +307,31 @@ describe("created sandboxes through the Worker", () => {
     await call(`/v1/sandboxes/${sbx.id}`, { method: "DELETE" });
   });
 
+  it("a keep-alive that races the idle alarm either keeps it (200, still active) or is refused (410, expired)", async () => {
+    // The alarm awaits the host before it ends the sandbox; a use in that window must
+    // not be answered 200 and then ended anyway (nor bring an ended record back).
+    for (let round = 0; round < 6; round++) {
+      const sbx = await createSandbox({ idleTimeoutSeconds: 1 });
+      await new Promise((r) => setTimeout(r, 1000 + round * 15));
+      const stub = env.SANDBOX_RECORDS.getByName(sbx.id);
+      const [kept] = await Promise.all([
+        call(`/v1/sandboxes/${sbx.id}/keepalive`, { method: "POST" }),
+        runDurableObjectAlarm(stub),
+      ]);
+      // The runtime's own alarm may be running too: let every alarm settle.
+      await new Promise((r) => setTimeout(r, 300));
+      await runDurableObjectAlarm(stub);
+      const status = ((await (await call(`/v1/sandboxes/${sbx.id}`)).json()) as SandboxView).status;
+      if (kept.status === 200) {
+        expect(status, `round ${round}: kept, then`).toBe("active");
+        await call(`/v1/sandboxes/${sbx.id}`, { method: "DELETE" });
+      } else {
+        expect(await expectError(kept, 410, "gone")).toMatch(/is expired/);
+        expect(status, `round ${round}: refused, then`).toBe("expired");
+      }
+    }
+  });
+
   it("a command still running at the deadline keeps it alive", async () => {
     const sbx = await createSandbox({ idleTimeoutSeconds: 1 });
     const created = await create({
