@@ -378,11 +378,13 @@ describe("exec: timeouts, kill, process groups", () => {
     const mark = execId();
     for (let round = 0; round < 25; round++) {
       const id = execId();
-      const stream = host.client.exec({
-        execId: id,
-        command: "sleep 30",
-        env: { TOOLWIRE_MARK: mark },
-      })[Symbol.asyncIterator]();
+      const stream = host.client
+        .exec({
+          execId: id,
+          command: "sleep 30",
+          env: { TOOLWIRE_MARK: mark },
+        })
+        [Symbol.asyncIterator]();
       await stream.next();
       await host.client.kill(id);
       while (!(await stream.next()).done) {}
