@@ -3,6 +3,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { createSandboxApp } from "./app.ts";
 import type { SandboxConfig } from "./config.ts";
+import { prepareOutputPipes } from "./exec/output-pipe.ts";
 import { previewUpgrade } from "./network/preview-upgrade.ts";
 import { mountNosuid } from "./nosuid-mount.ts";
 import { sandboxesConfigFromEnv } from "./sandboxes/config.ts";
@@ -47,6 +48,8 @@ export async function startSandboxHost(config: SandboxConfig): Promise<SandboxHo
     throw err;
   }
   const { app, registry, workspace, spills, jail } = parts;
+  // The first command then finds its output pipe made (sandbox/exec/output-pipe.ts).
+  prepareOutputPipes();
   // Created sandboxes first (their own prefixes), then the default workspace's routes.
   const host = new Hono();
   host.route("/", sandboxRoutes(sandboxes, config.token));
