@@ -297,6 +297,11 @@ export class ExecRun {
     backstop.unref();
   }
 
+  /** True when the command runs under a terminal (its input then goes through the line discipline). */
+  get onTerminal(): boolean {
+    return this.#terminal !== null;
+  }
+
   /** True when `input` reaches the command: its terminal, or its open stdin pipe. */
   get inputOpen(): boolean {
     if (this.#exitUpdate) return false;

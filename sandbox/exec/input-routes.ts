@@ -21,8 +21,17 @@ const SAMPLE_MS = 25;
 /**
  * Waits until the command waits for input (after a short quiet), is quiet for
  * `SETTLE_QUIET_MS`, exits, or `waitMs` passes; then answers where its input stands.
+ * With `typedAt` (the bytes printed before keys were typed into a terminal), a wait for
+ * input counts only once something more was printed: the terminal hands typed keys to
+ * the command later, from a kernel worker, and until then the command still shows as
+ * reading (on a loaded host, past the short quiet). Keys typed at a prompt that does not
+ * echo them are answered after `SETTLE_QUIET_MS`.
  */
-async function settledState(run: ExecRun, waitMs: number): Promise<InputState> {
+async function settledState(
+  run: ExecRun,
+  waitMs: number,
+  typedAt: number | null,
+): Promise<InputState> {
   const deadline = Date.now() + waitMs;
   let bytes = run.bytesPrinted;
   let quietSince = Date.now();
@@ -35,7 +44,7 @@ async function settledState(run: ExecRun, waitMs: number): Promise<InputState> {
       continue;
     }
     if (now - quietSince >= SETTLE_QUIET_MS) break;
-    if (now - quietSince >= PROMPT_QUIET_MS) {
+    if (now - quietSince >= PROMPT_QUIET_MS && (typedAt === null || bytes !== typedAt)) {
       const state = await run.inputState();
       if (state.awaitingInput || state.exited) return state;
     }
@@ -62,8 +71,9 @@ export function inputRoutes(registry: ExecRegistry): Hono {
       const why = run.exit ? "it has ended" : "its input was closed (eof), or it has no stdin";
       throw new SandboxError("conflict", `exec '${run.execId}' takes no input: ${why}`);
     }
+    const typedAt = data !== "" && run.onTerminal ? run.bytesPrinted : null;
     run.input(data, req.eof === true);
-    return c.json(await settledState(run, req.waitMs ?? 0));
+    return c.json(await settledState(run, req.waitMs ?? 0, typedAt));
   });
 
   routes.get("/:execId/terminal", async (c) =>

@@ -79,6 +79,22 @@ describe("exec under a terminal (tty)", () => {
     expect(f.text).toContain("TERM=xterm-256color");
   });
 
+  it("keys typed at a prompt that does not echo them: the answer says the command went on", async () => {
+    const { id, done } = await start(
+      `read -s -p 'Secret: ' s; echo; echo "got \${#s}"; read -p 'Next? ' n; echo "next $n"`,
+    );
+    await until(id, (s) => s.awaitingInput && s.prompt === "Secret:");
+    const secret = await host.client.input(id, { data: "abc\r", waitMs: 5000 });
+    // Answered at the next prompt, never at the one the keys were typed into.
+    expect(secret.awaitingInput).toBe(true);
+    expect(secret.prompt).toBe("Next?");
+    const next = await host.client.input(id, { data: "z\r", waitMs: 5000 });
+    expect(next.awaitingInput).toBe(false);
+    const f = await done;
+    expect(f.text).toContain("got 3\r\n");
+    expect(f.text).toContain("next z\r\n");
+  });
+
   it("sleep 100 is busy, not waiting, and Ctrl-C ends it with bash's 130", async () => {
     const { id, done } = await start("sleep 100");
     await new Promise((r) => setTimeout(r, 200));
