@@ -122,7 +122,11 @@ describe("exec under a terminal (tty)", () => {
 
   it("less on 1,000 lines: the first page, G the last page, q ends it", async () => {
     const { id, done } = await start("seq 1 1000 > lines.txt && less lines.txt");
-    const first = await until(id, (s) => s.awaitingInput && (s.screen?.alternate ?? false));
+    // The kernel may show less polling before its first page has reached the screen: wait for both.
+    const first = await until(
+      id,
+      (s) => s.awaitingInput && (s.screen?.alternate ?? false) && s.screen?.lines[22] === "23",
+    );
     expect(first.screen?.lines.slice(0, 23)).toEqual(
       Array.from({ length: 23 }, (_, i) => String(i + 1)),
     );
