@@ -6,13 +6,14 @@
  * the network (a namespace, then a short-lived Node child that makes the proxy's socket
  * in it, decision 254), the pids cgroup, the app
  * with its jail (with the bubblewrap probe a created sandbox ran before decision 227,
- * and without). Made ahead: move the mounted disk in, attach the ready network. Then the
+ * and without). Made ahead: take the mounted disk (a rename of its folder since decision
+ * 257, against the `mount --move` before it), attach the ready network. Then the
  * first command (`echo`, jailed, to its exit) and the unmount. Median and max of
  * `BENCH_STEPS_ROUNDS` (10). `node bench/run.ts create-steps` (as root).
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -21,7 +22,7 @@ import { configFromEnv } from "../sandbox/config.ts";
 import { Cgroups } from "../sandbox/jail/cgroups.ts";
 import { prepareNetwork } from "../sandbox/network/ready-network.ts";
 import { proxyEnv, SandboxNetwork } from "../sandbox/network/sandbox-network.ts";
-import { formatImage, prepareDisk } from "../sandbox/sandboxes/disk.ts";
+import { diskPaths, formatImage, prepareDisk } from "../sandbox/sandboxes/disk.ts";
 import { load } from "./run-stats.ts";
 
 const run = promisify(execFile);
@@ -50,9 +51,8 @@ export default async function createSteps(): Promise<void> {
   try {
     for (let i = 0; i < ROUNDS; i++) {
       for (const way of ["on demand", "made ahead"] as const) {
-        const mp = path.join(dir, `sbx_${way === "on demand" ? "d" : "a"}${i}`);
-        const img = `${mp}.img`;
-        await mkdir(mp);
+        const folder = path.join(dir, `sbx_${way === "on demand" ? "d" : "a"}${i}`);
+        const { mountPoint: mp, image: img } = diskPaths(folder);
         // What the pool made earlier, outside the timing.
         const ready =
           way === "made ahead"
@@ -63,8 +63,18 @@ export default async function createSteps(): Promise<void> {
             : null;
         let network: SandboxNetwork;
         if (ready) {
-          await time("made ahead: mount --move the ready disk in", () =>
-            run("mount", ["--move", ready.disk.mountPoint, mp]),
+          // What a create did before decision 257, on a second ready disk: its mount moved.
+          const other = await prepareDisk(path.join(dir, `ready-${i}-moved`), GiB);
+          const movedTo = path.join(dir, `moved-${i}`);
+          await mkdir(movedTo);
+          await time("made ahead, before 257: mount --move the ready disk in", () =>
+            run("mount", ["--move", diskPaths(other.folder).mountPoint, movedTo]),
+          );
+          await run("umount", ["-l", movedTo]);
+          await rm(movedTo, { recursive: true, force: true });
+          await rm(other.folder, { recursive: true, force: true });
+          await time("made ahead: rename the ready disk's folder in (257)", () =>
+            rename(ready.disk.folder, folder),
           );
           await time("made ahead: attach the ready network (egress proxy)", async () => {
             network = await SandboxNetwork.attach(ready.net, `sbx_${i}`, { allow: [] }, GiB, {
@@ -73,6 +83,7 @@ export default async function createSteps(): Promise<void> {
             });
           });
         } else {
+          await mkdir(mp, { recursive: true });
           await time("on demand: truncate + mkfs.ext4", () => formatImage(img, GiB));
           await time("on demand: mount -o loop", () =>
             run("mount", ["-o", "loop,nosuid,nodev", img, mp]),
@@ -82,7 +93,7 @@ export default async function createSteps(): Promise<void> {
           );
           const net = await time(
             "on demand: namespace + the proxy's socket (a Node child that exits)",
-            () => prepareNetwork(path.join(mp, "net")),
+            () => prepareNetwork(path.join(folder, "net")),
           );
           network = await SandboxNetwork.attach(net, `sbx_${i}`, { allow: [] }, GiB, {
             ...config.egress,
@@ -127,8 +138,7 @@ export default async function createSteps(): Promise<void> {
         parts.jail.dispose();
         await run("umount", ["-l", mp]);
         cgroup.dispose();
-        await rm(img, { force: true });
-        if (ready) await rm(ready.disk.image, { force: true });
+        await rm(folder, { recursive: true, force: true });
       }
     }
   } finally {

@@ -1,11 +1,34 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm, truncate, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { promisify } from "node:util";
 import { mountNosuid, type NosuidMount } from "../nosuid-mount.ts";
 import type { DiskMode } from "./config.ts";
 
 const run = promisify(execFile);
+
+/** Where a sandbox's disk is, under its folder `<dir>/<id>`. */
+export interface DiskPaths {
+  /** Where the file system is mounted (`loop`) or the plain folder is (`none`). */
+  mountPoint: string;
+  /** The `loop` mode's image. */
+  image: string;
+}
+
+/**
+ * The paths of the disk of the sandbox whose folder is `folder` (decision 257): mounted
+ * at `<folder>/disk`, its image `<folder>/disk.img` beside it, so that a disk made ahead
+ * becomes a sandbox's by a rename of the folder holding both, with no mount moved.
+ * A sandbox recorded before that (`flat`) has its disk mounted at `<folder>` itself and
+ * its image at `<folder>.img`.
+ * @example diskPaths("/srv/sandboxes/sbx_1") // { mountPoint: "/srv/sandboxes/sbx_1/disk", image: "/srv/sandboxes/sbx_1/disk.img" }
+ */
+export function diskPaths(folder: string, flat = false): DiskPaths {
+  return flat
+    ? { mountPoint: folder, image: `${folder}.img` }
+    : { mountPoint: path.join(folder, "disk"), image: path.join(folder, "disk.img") };
+}
 
 /**
  * The file system of one sandbox, mounted at `mountPoint`. In `loop` mode it is an ext4
@@ -14,47 +37,63 @@ const run = promisify(execFile);
  * (decision 141). In `none` mode it is a plain directory and nothing bounds it.
  */
 export class SandboxDisk {
+  /** The sandbox's folder, `<dir>/<id>`: the disk and its image, and the host's files beside them. */
+  readonly folder: string;
   readonly mountPoint: string;
   readonly mode: DiskMode;
+  /** Laid out as before decision 257 (a sandbox an older host made). */
+  readonly flat: boolean;
   readonly #image: string;
   #mounted = false;
   /** In `none` mode: the folder bound onto itself nosuid,nodev (decision 240). */
   #nosuid: NosuidMount | null = null;
 
-  private constructor(mountPoint: string, mode: DiskMode) {
-    this.mountPoint = mountPoint;
+  private constructor(folder: string, mode: DiskMode, flat: boolean) {
+    const paths = diskPaths(folder, flat);
+    this.folder = folder;
+    this.mountPoint = paths.mountPoint;
     this.mode = mode;
-    this.#image = `${mountPoint}.img`;
+    this.flat = flat;
+    this.#image = paths.image;
   }
 
   /**
-   * Makes and mounts the file system, from `ready` (a disk of `bytes` that
-   * `prepareDisk` made, mounted for no one yet, which it moves into place) or from
-   * nothing; throws (after removing what it made) if the image cannot be made or mounted.
+   * Makes and mounts the file system in the new folder `folder`, from `ready` (a disk
+   * of `bytes` that `prepareDisk` made, mounted for no one yet, whose folder is renamed
+   * to `folder`) or from nothing; throws (after removing what it made) if the image
+   * cannot be made or mounted.
    * @example const disk = await SandboxDisk.create("/srv/sandboxes/sbx_1", "loop", 1 << 30);
    */
   static async create(
-    mountPoint: string,
+    folder: string,
     mode: DiskMode,
     bytes: number,
     ready: ReadyDisk | null = null,
   ): Promise<SandboxDisk> {
-    const disk = new SandboxDisk(mountPoint, mode);
-    await mkdir(mountPoint, { recursive: true });
+    const disk = new SandboxDisk(folder, mode, false);
+    if (ready) {
+      // The mount goes with its folder: a rename in one file system, no process, no
+      // mount table change (a `mount --move` here was a process and a lock per create).
+      try {
+        await rename(ready.folder, folder);
+      } catch (err) {
+        await discardDisk(ready);
+        throw new Error(`could not take a disk made ahead: ${stderrOf(err)}`);
+      }
+      disk.#mounted = true;
+      return disk;
+    }
+    await mkdir(disk.mountPoint, { recursive: true });
     if (mode === "none") {
-      disk.#nosuid = await mountNosuid(mountPoint);
+      disk.#nosuid = await mountNosuid(disk.mountPoint);
       return disk;
     }
     try {
-      if (ready) {
-        await disk.#moveIn(ready);
-        return disk;
-      }
       await formatImage(disk.#image, bytes);
-      await mountImage(disk.#image, mountPoint);
+      await mountImage(disk.#image, disk.mountPoint);
       disk.#mounted = true;
       // ext4's own lost+found is no business of the sandbox's.
-      await rm(`${mountPoint}/lost+found`, { recursive: true, force: true });
+      await rm(`${disk.mountPoint}/lost+found`, { recursive: true, force: true });
       return disk;
     } catch (err) {
       await disk.remove();
@@ -63,35 +102,15 @@ export class SandboxDisk {
   }
 
   /**
-   * Makes a disk made ahead this one: its mount moved to the sandbox's mount point and
-   * its image renamed to the sandbox's, so neither mkfs nor mount is paid now. Where the
-   * kernel refuses the move (the ready disk's parent mount has shared propagation, as `/`
-   * has under systemd), it is unmounted there and mounted here: mkfs is still saved.
-   */
-  async #moveIn(ready: ReadyDisk): Promise<void> {
-    const moved = await run("mount", ["--move", ready.mountPoint, this.mountPoint]).then(
-      () => true,
-      () => false,
-    );
-    if (moved) this.#mounted = true;
-    else await run("umount", [ready.mountPoint]);
-    await rename(ready.image, this.#image);
-    await rm(ready.mountPoint, { recursive: true, force: true });
-    if (!moved) {
-      await mountImage(this.#image, this.mountPoint);
-      this.#mounted = true;
-    }
-  }
-
-  /**
    * Mounts the disk a host that stopped left (decision 246): in `loop` mode its image,
    * adopting a mount still in place (a host killed with -9) rather than stacking another;
    * in `none` mode its folder, adopting a leftover self-bind. Throws `DiskGone` when the
    * image or folder is not there.
-   * @example const disk = await SandboxDisk.reopen("/srv/sandboxes/sbx_1", "loop");
+   * @example const disk = await SandboxDisk.reopen("/srv/sandboxes/sbx_1", "loop", false);
    */
-  static async reopen(mountPoint: string, mode: DiskMode): Promise<SandboxDisk> {
-    const disk = new SandboxDisk(mountPoint, mode);
+  static async reopen(folder: string, mode: DiskMode, flat: boolean): Promise<SandboxDisk> {
+    const disk = new SandboxDisk(folder, mode, flat);
+    const { mountPoint } = disk;
     if (mode === "none") {
       if (!existsSync(mountPoint)) throw new DiskGone("its folder is missing");
       disk.#nosuid = await mountNosuid(mountPoint);
@@ -124,10 +143,10 @@ export class SandboxDisk {
     }
   }
 
-  /** Unmounts and deletes everything. */
+  /** Unmounts and deletes everything: the folder, and a flat layout's image beside it. */
   async remove(): Promise<void> {
     await this.release();
-    await rm(this.mountPoint, { recursive: true, force: true });
+    await rm(this.folder, { recursive: true, force: true });
     await rm(this.#image, { force: true });
   }
 }
@@ -160,25 +179,28 @@ export async function formatImage(file: string, bytes: number): Promise<void> {
   ]);
 }
 
-/** A sandbox disk made ahead (decision 225): its image, mounted at `mountPoint` for no one yet. */
+/**
+ * A sandbox disk made ahead (decision 225): a folder laid out as a sandbox's
+ * (`diskPaths`), its image mounted for no one yet.
+ */
 export interface ReadyDisk {
-  image: string;
-  mountPoint: string;
+  folder: string;
 }
 
 /**
- * Formats `<base>.img` as `formatImage` does and mounts it at `base`, as a sandbox's
- * disk is mounted, with ext4's lost+found removed: everything but the sandbox's own
- * folders. Throws after removing what it made.
+ * Makes the folder `folder` and in it a disk as `formatImage` makes one, mounted as a
+ * sandbox's disk is mounted, with ext4's lost+found removed: everything but the
+ * sandbox's own folders. Throws after removing what it made.
  * @example const ready = await prepareDisk("/srv/sandboxes/.ready/disks/3f0c", 1 << 30);
  */
-export async function prepareDisk(base: string, bytes: number): Promise<ReadyDisk> {
-  const ready = { image: `${base}.img`, mountPoint: base };
+export async function prepareDisk(folder: string, bytes: number): Promise<ReadyDisk> {
+  const ready = { folder };
+  const { mountPoint, image } = diskPaths(folder);
   try {
-    await formatImage(ready.image, bytes);
-    await mkdir(ready.mountPoint);
-    await mountImage(ready.image, ready.mountPoint);
-    await rm(`${ready.mountPoint}/lost+found`, { recursive: true, force: true });
+    await mkdir(mountPoint, { recursive: true });
+    await formatImage(image, bytes);
+    await mountImage(image, mountPoint);
+    await rm(`${mountPoint}/lost+found`, { recursive: true, force: true });
     return ready;
   } catch (err) {
     await discardDisk(ready);
@@ -186,13 +208,13 @@ export async function prepareDisk(base: string, bytes: number): Promise<ReadyDis
   }
 }
 
-/** Unmounts a ready disk and removes its mount point and image. */
+/** Unmounts a ready disk and removes its folder, image and all. */
 export async function discardDisk(ready: ReadyDisk): Promise<void> {
-  await run("umount", [ready.mountPoint])
-    .catch(() => run("umount", ["-l", ready.mountPoint]))
+  const { mountPoint } = diskPaths(ready.folder);
+  await run("umount", [mountPoint])
+    .catch(() => run("umount", ["-l", mountPoint]))
     .catch(() => {});
-  await rm(ready.mountPoint, { recursive: true, force: true });
-  await rm(ready.image, { force: true });
+  await rm(ready.folder, { recursive: true, force: true });
 }
 
 /**
@@ -244,8 +266,11 @@ const RESERVED_PERCENT = 5;
 const RESERVE_OWNER = 65534;
 
 const STALE = /^sbx_[a-z0-9_-]+(\.img)?$/;
-/** A sandbox's disk, or its network namespace's file (decision 181), left mounted. */
-const STALE_MOUNT = /^sbx_[a-z0-9_-]+(\/net\/ns)?$/;
+/**
+ * A sandbox's disk (at its folder, or in it since decision 257), or its network
+ * namespace's file (decision 181), left mounted.
+ */
+const STALE_MOUNT = /^sbx_[a-z0-9_-]+(\/disk|\/net\/ns)?$/;
 
 function stderrOf(err: unknown): string {
   const e = err as { stderr?: string; message?: string };

@@ -28,8 +28,8 @@ export interface SandboxInfo {
 const JAIL_PROCESSES_PER_EXEC = 2;
 
 /**
- * One created sandbox on this host: its own file system (`<dir>/<id>`, holding
- * `workspace/` and `spill/` side by side), its own jail bound to that workspace only,
+ * One created sandbox on this host: its own folder (`<dir>/<id>`) with its own file
+ * system in it (`disk/`, holding `workspace/` and `spill/` side by side), its own jail bound to that workspace only,
  * its own exec registry and its own pids cgroup under which every command's is made.
  */
 export class HostedSandbox {
@@ -72,7 +72,7 @@ export class HostedSandbox {
    */
   static async open(
     config: SandboxConfig,
-    mountPoint: string,
+    folder: string,
     record: SandboxRecord,
     parent: Cgroups | null,
     fresh: boolean,
@@ -84,18 +84,19 @@ export class HostedSandbox {
     let disk: SandboxDisk;
     try {
       disk = fresh
-        ? await SandboxDisk.create(mountPoint, record.disk, limits.diskBytes, ahead.disk)
-        : await SandboxDisk.reopen(mountPoint, record.disk);
+        ? await SandboxDisk.create(folder, record.disk, limits.diskBytes, ahead.disk)
+        : await SandboxDisk.reopen(folder, record.disk, record.layout !== 2);
     } catch (err) {
       if (spareNetwork) await discardNetwork(spareNetwork);
       throw err;
     }
     let cgroups: Cgroups | null = null;
     let network: SandboxNetwork | null = null;
+    const { mountPoint } = disk;
     try {
       await mkdir(path.join(mountPoint, "workspace"), { recursive: !fresh });
       await mkdir(path.join(mountPoint, "spill"), { recursive: !fresh });
-      // Beside the workspace, where no jail looks: the namespace file and both sockets.
+      // In the sandbox's folder, where no jail looks: the namespace file and both sockets.
       const made = spareNetwork;
       spareNetwork = null;
       network = !config.egress.available
@@ -103,7 +104,7 @@ export class HostedSandbox {
         : made
           ? await SandboxNetwork.attach(made, id, policy, limits.egressBytes, config.egress)
           : await SandboxNetwork.open(
-              path.join(mountPoint, "net"),
+              path.join(folder, "net"),
               id,
               policy,
               limits.egressBytes,
@@ -176,6 +177,7 @@ export class HostedSandbox {
       limits: this.limits,
       disk: this.#disk.mode,
       policy: this.network?.policy ?? { allow: [] },
+      ...(this.#disk.flat ? {} : { layout: 2 as const }),
     };
   }
 

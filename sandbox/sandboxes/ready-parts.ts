@@ -29,8 +29,8 @@ export interface ReadyCounts {
  * `size` disks of the default size, formatted and mounted for no one yet, and as many
  * network namespaces with their bridges running. A create takes one of each, the slow
  * part of both done, and the pools refill behind it. They live in `<dir>/.ready`, where
- * no sandbox id can be; a taken disk moves out to its sandbox, a taken network stays
- * in its folder there until its sandbox ends. A host that starts removes what the last
+ * no sandbox id can be; a taken disk's folder is renamed to its sandbox's (decision
+ * 257), a taken network stays in its folder there until its sandbox ends. A host that starts removes what the last
  * one left there: nothing in it outlives the process that made it.
  */
 export class ReadyParts {

@@ -17,6 +17,11 @@ export interface SandboxRecord {
   limits: SandboxLimits;
   disk: DiskMode;
   policy: NetworkPolicy;
+  /**
+   * 2 when its disk is in its folder (`<id>/disk`, decision 257); absent for a sandbox
+   * an older host made, whose disk is its folder itself.
+   */
+  layout?: 2;
 }
 
 const SUFFIX = ".json";

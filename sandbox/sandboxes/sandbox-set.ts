@@ -183,15 +183,16 @@ export class SandboxSet {
         limits,
         disk: this.config.disk,
         policy,
+        layout: 2 as const,
       };
-      const mountPoint = path.join(this.config.dir, id);
+      const folder = path.join(this.config.dir, id);
       const ahead = {
         disk: record.disk === "loop" ? (this.#ready?.takeDisk(limits.diskBytes) ?? null) : null,
         network: this.#host.egress.available ? (this.#ready?.takeNetwork() ?? null) : null,
       };
       const sandbox = await HostedSandbox.open(
         this.#host,
-        mountPoint,
+        folder,
         record,
         this.#cgroups,
         true,

@@ -64,7 +64,7 @@ describe("totals and spill after the disk fills (a 32 MiB sandbox disk holds wor
   });
   afterAll(() => host.close());
 
-  const spillDirOf = (sbx: TestSandbox) => path.join(host.dir, sbx.id, "spill");
+  const spillDirOf = (sbx: TestSandbox) => path.join(sbx.disk, "spill");
   const fresh = async <T>(use: (sbx: TestSandbox) => Promise<T>): Promise<T> => {
     const sbx = await host.create();
     try {

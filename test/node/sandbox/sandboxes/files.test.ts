@@ -270,6 +270,6 @@ describe("files in and out as tar", () => {
     const res = await upload(big, "big");
     expect(res.status).toBe(507);
     expect(await res.text()).toMatch(/disk quota/);
-    expect(readdirSync(path.join(host.dir, sbx.id, "incoming"))).toEqual([]);
+    expect(readdirSync(path.join(sbx.disk, "incoming"))).toEqual([]);
   });
 });

@@ -56,12 +56,12 @@ describe("two sandboxes on one host", () => {
 
   it("A cannot write into B's workspace", async () => {
     const ran = await a.run(
-      `echo x > ${b.workspace}/planted; mkdir -p ${b.workspace}/d; touch ${host.dir}/${b.id}/spill/x`,
+      `echo x > ${b.workspace}/planted; mkdir -p ${b.workspace}/d; touch ${b.disk}/spill/x`,
     );
     expect(ran.exit?.exitCode).not.toBe(0);
     expect(existsSync(path.join(b.workspace, "planted"))).toBe(false);
     expect(existsSync(path.join(b.workspace, "d"))).toBe(false);
-    expect(existsSync(path.join(host.dir, b.id, "spill", "x"))).toBe(false);
+    expect(existsSync(path.join(b.disk, "spill", "x"))).toBe(false);
   });
 
   it("A cannot see or signal B's processes, even with kill -9 -1 and B's host pid", async () => {
@@ -86,14 +86,14 @@ describe("two sandboxes on one host", () => {
 
   it("B's file tools cannot name A's files either", async () => {
     const res = await b.client
-      .read({ path: `../../${a.id}/workspace/mine.txt` })
+      .read({ path: `../../../${a.id}/disk/workspace/mine.txt` })
       .catch((err: Error) => err.message);
     expect(String(res)).toMatch(/escapes the workspace root/);
   });
 
   it("each sandbox's disk is its own mount (loop mode, the default for a root host)", () => {
     const mounts = execFileSync("findmnt", ["-rn", "-o", "TARGET"], { encoding: "utf8" });
-    expect(mounts).toContain(path.join(host.dir, a.id));
-    expect(mounts).toContain(path.join(host.dir, b.id));
+    expect(mounts.split("\n")).toContain(a.disk);
+    expect(mounts.split("\n")).toContain(b.disk);
   });
 });

@@ -85,7 +85,7 @@ describe("a sandbox's life on its host", () => {
     expect(ended.exit?.signal).toBeTruthy();
     expect(ended.text).toContain("started");
     expect(existsSync(path.join(host.dir, sbx.id))).toBe(false);
-    expect(existsSync(path.join(host.dir, `${sbx.id}.img`))).toBe(false);
+    expect(existsSync(path.join(host.dir, sbx.id, "disk.img"))).toBe(false);
     expect(existsSync(path.join(host.dir, `${sbx.id}.json`))).toBe(false);
     expect(mounts()).not.toContain(sbx.id);
     expect((await host.request("GET", `/sandboxes/${sbx.id}/healthz`)).status).toBe(404);
@@ -98,7 +98,7 @@ describe("a sandbox's life on its host", () => {
     const sbx = await host.create();
     const ran = await sbx.run("seq 1 3 && echo done");
     expect(ran.text).toContain("done");
-    const image = path.join(host.dir, `${sbx.id}.img`);
+    const image = path.join(host.dir, sbx.id, "disk.img");
     expect(execFileSync("losetup", ["-j", image], { encoding: "utf8" })).toContain(image);
     expect((await host.request("DELETE", `/v1/sandboxes/${sbx.id}`)).status).toBe(200);
     // The host runs in this process: none of its descriptors may point into the sandbox.

@@ -27,11 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => host.close());
 
-/** The images of the disks ready now (each mounted beside it, at its name without `.img`). */
-const readyImages = () =>
-  readdirSync(path.join(host.dir, READY_DIR, "disks"))
-    .filter((name) => name.endsWith(".img"))
-    .sort();
+/** The folders of the disks ready now (each holding its image and the disk mounted beside it). */
+const readyDisks = () => readdirSync(path.join(host.dir, READY_DIR, "disks")).sort();
 const mounts = () => execFileSync("findmnt", ["-rn", "-o", "TARGET"], { encoding: "utf8" });
 
 async function info(id: string): Promise<SandboxInfo> {
@@ -42,23 +39,23 @@ async function info(id: string): Promise<SandboxInfo> {
 describe("disks and networks made ahead", { timeout: 60_000 }, () => {
   it("the pool fills to its size: that many formatted, mounted disks and running networks", async () => {
     expect(host.sandboxes.ready?.counts()).toMatchObject({ disks: POOL, networks: POOL });
-    expect(readyImages()).toHaveLength(POOL);
+    expect(readyDisks()).toHaveLength(POOL);
     const mounted = mounts()
       .split("\n")
       .filter((t) => t.startsWith(`${host.dir}/${READY_DIR}/disks/`));
     expect(mounted).toHaveLength(POOL);
   });
 
-  it("a create takes a ready disk (moved in as its own) and the pool refills with a new one", async () => {
-    const before = readyImages();
+  it("a create takes a ready disk (its folder renamed to the sandbox's) and the pool refills with a new one", async () => {
+    const before = readyDisks();
     const sbx = await host.create();
-    const left = readyImages();
+    const left = readyDisks();
     expect(left.length).toBeLessThanOrEqual(POOL);
     expect(before.filter((name) => !left.includes(name))).toHaveLength(1);
-    expect(existsSync(path.join(host.dir, `${sbx.id}.img`))).toBe(true);
-    expect(mounts().split("\n")).toContain(path.join(host.dir, sbx.id));
+    expect(existsSync(path.join(host.dir, sbx.id, "disk.img"))).toBe(true);
+    expect(mounts().split("\n")).toContain(path.join(host.dir, sbx.id, "disk"));
     await host.sandboxes.ready?.filled();
-    const refilled = readyImages();
+    const refilled = readyDisks();
     expect(refilled).toHaveLength(POOL);
     expect(refilled.filter((name) => !before.includes(name))).toHaveLength(1);
     expect((await sbx.run("echo hi")).text).toContain("hi");
@@ -98,10 +95,10 @@ describe("disks and networks made ahead", { timeout: 60_000 }, () => {
 
   it("a disk of another size is made for it, and the ready images stay for the default size", async () => {
     await host.sandboxes.ready?.filled();
-    const before = readyImages();
+    const before = readyDisks();
     const sbx = await host.create({ diskBytes: 16 * MiB });
     expect((await info(sbx.id)).disk.totalBytes).toBeLessThanOrEqual(16 * MiB);
-    expect(readyImages()).toEqual(before);
+    expect(readyDisks()).toEqual(before);
     await host.request("DELETE", `/v1/sandboxes/${sbx.id}`);
   });
 
@@ -125,7 +122,7 @@ describe("disks and networks made ahead", { timeout: 60_000 }, () => {
     expect(runs.map((r) => r.text.trim())).toEqual(made.map((s) => s.id));
     await host.sandboxes.ready?.filled();
     expect(host.sandboxes.ready?.counts()).toMatchObject({ disks: POOL, networks: POOL });
-    expect(readyImages()).toHaveLength(POOL);
+    expect(readyDisks()).toHaveLength(POOL);
     await Promise.all(made.map((s) => host.request("DELETE", `/v1/sandboxes/${s.id}`)));
   });
 
@@ -156,7 +153,7 @@ describe("disks and networks made ahead", { timeout: 60_000 }, () => {
 });
 
 describe("made ahead under a shared mount (systemd's `/`)", { timeout: 60_000 }, () => {
-  it("the kernel refuses the move, so the ready disk is mounted again at its place: the sandbox works and its quota holds", async () => {
+  it("the kernel refuses to move a mount out of it, but a ready disk is taken by a rename all the same: the sandbox works and its quota holds", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "toolwire-shared-"));
     execFileSync("mount", ["--bind", dir, dir]);
     execFileSync("mount", ["--make-shared", dir]);
@@ -172,16 +169,14 @@ describe("made ahead under a shared mount (systemd's `/`)", { timeout: 60_000 },
     });
     try {
       await shared.sandboxes.ready?.filled();
-      const [ready] = readdirSync(path.join(dir, READY_DIR, "disks")).filter((n) =>
-        n.endsWith(".img"),
-      );
-      // What the host meets: a move out of a shared mount is refused.
+      const [ready] = readdirSync(path.join(dir, READY_DIR, "disks"));
+      // What a host before decision 257 met here: a move out of a shared mount is refused.
       const probe = path.join(dir, "probe");
       mkdirSync(probe);
       expect(() =>
         execFileSync(
           "mount",
-          ["--move", path.join(dir, READY_DIR, "disks", ready!.slice(0, -4)), probe],
+          ["--move", path.join(dir, READY_DIR, "disks", ready!, "disk"), probe],
           {
             stdio: "pipe",
           },
@@ -195,10 +190,10 @@ describe("made ahead under a shared mount (systemd's `/`)", { timeout: 60_000 },
         body: JSON.stringify({ id }),
       });
       expect(res.status).toBe(201);
-      // It took the ready image (renamed its own) rather than formatting another.
-      expect(existsSync(path.join(dir, `${id}.img`))).toBe(true);
+      // It took the ready disk, mounted where it was made, rather than formatting another.
+      expect(existsSync(path.join(dir, id, "disk.img"))).toBe(true);
       expect(readdirSync(path.join(dir, READY_DIR, "disks"))).not.toContain(ready);
-      expect(mounts().split("\n")).toContain(path.join(dir, id));
+      expect(mounts().split("\n")).toContain(path.join(dir, id, "disk"));
       const client = new SandboxClient(`${shared.url}/sandboxes/${id}`, shared.token);
       const ran = await fold(
         client.exec({

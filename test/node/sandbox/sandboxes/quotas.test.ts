@@ -47,7 +47,7 @@ describe("disk quota (workspace and spills on one 32 MiB file system)", () => {
     const ran = await sbx.run(`head -c ${40 * MiB} /dev/zero > big; echo "exit=$?"`);
     expect(ran.text).toMatch(/No space left on device/);
     expect(ran.text).toContain("exit=1");
-    const image = statSync(path.join(host.dir, `${sbx.id}.img`));
+    const image = statSync(path.join(host.dir, sbx.id, "disk.img"));
     expect(image.blocks * 512).toBeLessThanOrEqual(32 * MiB);
     expect(hostFreeBefore).toBeGreaterThan(40 * MiB);
   });

@@ -1,10 +1,11 @@
 // A host restart loses no sandbox (issue 30, decision 246): the real host process is
 // killed with -9 while a command runs, started again on the same root, and its
 // sandboxes, their files and network policies are there and run commands; one whose
-// disk really is gone is reported lost, in words, not dropped.
+// disk really is gone is reported lost, in words, not dropped; one laid out as a host
+// before decision 257 laid it out (its disk mounted at its folder) reopens too.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,9 +60,20 @@ const mountsAt = (target: string) =>
     .split("\n")
     .filter((t) => t === target);
 
+/** Lets go of every mount under `folder` (the disk; the network's namespace file, when it is there). */
+const unmountUnder = (folder: string) => {
+  for (const target of execFileSync("findmnt", ["-rn", "-o", "TARGET"], { encoding: "utf8" })
+    .split("\n")
+    .filter((t) => t.startsWith(`${folder}/`))
+    .reverse()) {
+    execFileSync("umount", ["-l", target]);
+  }
+};
+
 const withPolicy = sandboxId();
 const plain = sandboxId();
 const doomed = sandboxId();
+const flat = sandboxId();
 const policy = { allow: ["example.com", "*.example.org:8443"] };
 
 beforeAll(async () => {
@@ -71,12 +83,14 @@ beforeAll(async () => {
     [withPolicy, policy],
     [plain, undefined],
     [doomed, undefined],
+    [flat, undefined],
   ] as const) {
     const res = await request("POST", "/v1/sandboxes", { id, network });
     expect(res.status).toBe(201);
   }
   await run(withPolicy, "mkdir -p src && echo kept > src/a.txt && seq 1 100000");
   await run(plain, "echo plain > b.txt");
+  await run(flat, "echo flat > c.txt");
   // A command running when the host dies: the process goes with it.
   void run(plain, "sleep 301.5").catch(() => {});
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -84,14 +98,21 @@ beforeAll(async () => {
   await new Promise((resolve) => host.child.once("exit", resolve));
   // The doomed sandbox's disk goes for real while the host is down: only its record stays.
   const doomedAt = path.join(dir, "sbx", doomed);
-  execFileSync("umount", ["-l", doomedAt]);
+  unmountUnder(doomedAt);
   rmSync(doomedAt, { recursive: true, force: true });
-  rmSync(`${doomedAt}.img`, { force: true });
+  // What a host before decision 257 left: the image beside the folder, the disk mounted at
+  // the folder itself, and a record that names no layout.
+  const flatAt = path.join(dir, "sbx", flat);
+  unmountUnder(flatAt);
+  renameSync(`${flatAt}/disk.img`, `${flatAt}.img`);
+  rmSync(flatAt, { recursive: true, force: true });
+  const { layout: _, ...oldRecord } = JSON.parse(readFileSync(`${flatAt}.json`, "utf8"));
+  writeFileSync(`${flatAt}.json`, JSON.stringify(oldRecord));
   host = await start();
 }, 120_000);
 
 afterAll(async () => {
-  for (const id of [withPolicy, plain]) await request("DELETE", `/v1/sandboxes/${id}`);
+  for (const id of [withPolicy, plain, flat]) await request("DELETE", `/v1/sandboxes/${id}`);
   await stopGroup(host.child);
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
@@ -101,7 +122,7 @@ describe("a host killed with -9 and started again", () => {
     const list = (await (await request("GET", "/v1/sandboxes")).json()) as {
       sandboxes: { id: string; limits: { diskBytes: number }; network: { policy: unknown } }[];
     };
-    expect(list.sandboxes.map((s) => s.id).sort()).toEqual([withPolicy, plain].sort());
+    expect(list.sandboxes.map((s) => s.id).sort()).toEqual([withPolicy, plain, flat].sort());
     const info = list.sandboxes.find((s) => s.id === withPolicy)!;
     expect(info.limits.diskBytes).toBe(16 * 1024 * 1024);
     expect(info.network.policy).toEqual(policy);
@@ -125,7 +146,7 @@ describe("a host killed with -9 and started again", () => {
 
   it("a disk left mounted by the killed host is adopted, not mounted twice", () => {
     for (const id of [withPolicy, plain]) {
-      expect(mountsAt(path.join(dir, "sbx", id))).toHaveLength(1);
+      expect(mountsAt(path.join(dir, "sbx", id, "disk"))).toHaveLength(1);
       expect(mountsAt(path.join(dir, "sbx", id, "net", "ns"))).toHaveLength(1);
     }
   });
@@ -141,6 +162,20 @@ describe("a host killed with -9 and started again", () => {
     expect(info.network.policy).toEqual(next);
     expect((await run(withPolicy, "cat src/a.txt")).text).toBe("kept\n");
   }, 60_000);
+
+  it("a sandbox an older host laid out (its disk at its folder) reopens where it is, and is removed whole", async () => {
+    const flatAt = path.join(dir, "sbx", flat);
+    expect(mountsAt(flatAt)).toHaveLength(1);
+    expect((await run(flat, "cat c.txt && echo again >> c.txt && cat c.txt")).text).toBe(
+      "flat\nflat\nagain\n",
+    );
+    // Its record keeps saying so: the next host reopens it the same way.
+    expect(JSON.parse(readFileSync(`${flatAt}.json`, "utf8")).layout).toBeUndefined();
+    expect((await request("DELETE", `/v1/sandboxes/${flat}`)).status).toBe(200);
+    expect(mountsAt(flatAt)).toHaveLength(0);
+    expect(mountsAt(`${flatAt}/net/ns`)).toHaveLength(0);
+    expect(() => readFileSync(`${flatAt}.img`)).toThrow(/ENOENT/);
+  });
 
   it("a sandbox whose disk is really gone is reported lost in words, and can be deleted", async () => {
     const res = await request("GET", `/v1/sandboxes/${doomed}`);

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DEFAULT_SANDBOX_CONFIG } from "../../../../sandbox/index.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "../../../../sandbox/sandboxes/config.ts";
+import { diskPaths } from "../../../../sandbox/sandboxes/disk.ts";
 import { SandboxClient } from "../../../../src/execenv/index.ts";
 import type { SandboxLimits } from "../../../../src/protocol/index.ts";
 import { execId, type Folded, fold, startTestHost, type TestHost } from "../harness.ts";
@@ -18,6 +19,8 @@ export interface SandboxTestHost extends TestHost {
 export interface TestSandbox {
   id: string;
   client: SandboxClient;
+  /** Host path of its disk (its `workspace/` and `spill/`). */
+  disk: string;
   /** Host path of its workspace. */
   workspace: string;
   run(command: string): Promise<Folded>;
@@ -68,7 +71,8 @@ export async function startSandboxTestHost(
       return {
         id,
         client,
-        workspace: path.join(dir, id, "workspace"),
+        disk: diskPaths(path.join(dir, id)).mountPoint,
+        workspace: path.join(diskPaths(path.join(dir, id)).mountPoint, "workspace"),
         run: (command) => fold(client.exec({ execId: execId(), command })),
       };
     },
