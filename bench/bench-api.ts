@@ -26,17 +26,28 @@ export async function request(
 
 /**
  * Runs `echo first` (in `sandbox`, or "new" for `runId`'s own) until its result;
- * answers the sandbox used.
+ * answers the sandbox used. With `waitInCreate` the create itself waits for the result
+ * (`POST /v1/invocations?wait=30`): one request where the Worker supports it, the
+ * result route after it where it does not (an older checkout).
  */
-export async function echo(api: Api, sandbox: string, runId?: string): Promise<string> {
+export async function echo(
+  api: Api,
+  sandbox: string,
+  runId?: string,
+  waitInCreate = false,
+): Promise<string> {
   const toolCallId = `bench_echo_${process.pid}_${++calls}`;
-  const made = (await request(api, "POST", "/v1/invocations", {
+  const made = (await request(api, "POST", `/v1/invocations${waitInCreate ? "?wait=30" : ""}`, {
     tool: "bash",
     args: { command: "echo first" },
     sandbox,
     toolCallId,
     ...(runId ? { runId } : {}),
-  })) as { sandbox?: string };
+  })) as { sandbox?: string; status: string; result?: { content: { text?: string }[] } };
+  if (made.status === "settled") {
+    if (!JSON.stringify(made.result).includes("first")) throw new Error("echo answered no 'first'");
+    return made.sandbox ?? sandbox;
+  }
   for (;;) {
     const res = await fetch(`${api.url}/v1/invocations/${toolCallId}/result?wait=30`, {
       headers: { authorization: `Bearer ${api.token}` },

@@ -2,10 +2,11 @@
  * Create to first output on the host backend (issue 29), measured as ComputeSDK measures
  * its providers: create a sandbox, run `echo` in it, until the result is in hand; all
  * through the Worker of a real `wrangler dev` and a real sandbox host (the e2e stack,
- * loop-mounted disks and network namespaces as root). Two ways: `POST /v1/sandboxes`
- * then the call (two requests, as an SDK does), and one call that names `"sandbox":
- * "new"` with a fresh `runId` (decision 221). 100 runs each (`BENCH_FIRST_OUTPUT_RUNS`),
- * one at a time; each sandbox is deleted after its run, outside the timing. Median, p95
+ * loop-mounted disks and network namespaces as root). Three ways: `POST /v1/sandboxes`
+ * then the call (two requests, as an SDK does); one call that names `"sandbox": "new"`
+ * with a fresh `runId` (decision 221); and that call with `?wait=30`, whose answer
+ * carries the result: one request from nothing to the output. 100 runs each
+ * (`BENCH_FIRST_OUTPUT_RUNS`), one at a time; each sandbox is deleted after its run, outside the timing. Median, p95
  * and p99 beside the published figures, and for the two-request way the create and the
  * call apart (where the time goes).
  *
@@ -21,7 +22,8 @@ import { type Stack, startStack } from "./stack.ts";
 
 const RUNS = Number(process.env.BENCH_FIRST_OUTPUT_RUNS ?? 100);
 
-type Way = "create, then call" | '"sandbox": "new"';
+const WAYS = ["create, then call", '"sandbox": "new"', '"sandbox": "new", ?wait=30'] as const;
+type Way = (typeof WAYS)[number];
 
 /** One run: its whole time and, for the two-request way, the create's part. */
 async function once(api: Api, way: Way, run: number): Promise<{ total: number; create: number }> {
@@ -32,7 +34,10 @@ async function once(api: Api, way: Way, run: number): Promise<{ total: number; c
     const view = (await request(api, "POST", "/v1/sandboxes", {})) as { id: string };
     create = performance.now() - started;
     sandbox = await echo(api, view.id);
-  } else sandbox = await echo(api, "new", `bench-fo-${process.pid}-${run}`);
+  } else {
+    const runId = `bench-fo-${process.pid}-${run}-${way.length}`;
+    sandbox = await echo(api, "new", runId, way.endsWith("?wait=30"));
+  }
   const total = performance.now() - started;
   await request(api, "DELETE", `/v1/sandboxes/${sandbox}`);
   return { total, create };
@@ -72,13 +77,18 @@ export default async function firstOutput(): Promise<void> {
       const api = { url: stack.apiUrl, token: stack.apiToken };
       // Warm the Worker and the host once (the first request compiles the Worker's code).
       await echo(api, "default");
-      sides.push({ name, api, stack, times: { "create, then call": [], '"sandbox": "new"': [] } });
+      sides.push({
+        name,
+        api,
+        stack,
+        times: { [WAYS[0]]: [], [WAYS[1]]: [], [WAYS[2]]: [] },
+      });
     }
     // Let the made-ahead parts fill before the first run (a host that has been up a while).
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     console.log(`${RUNS} runs of each way on each side, interleaved; load before: ${load()}\n`);
     for (let i = 0; i < RUNS; i++) {
-      for (const way of ["create, then call", '"sandbox": "new"'] as const) {
+      for (const way of WAYS) {
         const order = i % 2 === 0 ? sides : [...sides].reverse();
         for (const side of order) side.times[way].push(await once(side.api, way, i));
       }
@@ -87,7 +97,7 @@ export default async function firstOutput(): Promise<void> {
     console.log("| side | way | median | p95 | p99 | create's part (median / p95) |");
     console.log("| --- | --- | ---: | ---: | ---: | ---: |");
     for (const side of sides) {
-      for (const way of ["create, then call", '"sandbox": "new"'] as const) {
+      for (const way of WAYS) {
         const totals = side.times[way].map((t) => t.total);
         const creates = side.times[way].map((t) => t.create);
         const createPart =

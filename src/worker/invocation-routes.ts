@@ -101,6 +101,8 @@ export function refuseOtherCall(stored: InvocationView, request: StartRequest): 
 }
 
 invocationRoutes.post("/", anyAgent, async (c) => {
+  // Read before anything is made: a bad wait is a 400 that starts nothing.
+  const waitSeconds = parseWith(waitQuery, c.req.query("wait"), "query.wait") ?? 0;
   const body = parseWith(createInvocationBody, await readJsonBody(c.req.raw), "body");
   const found = getTool(body.tool);
   // The examples run only where EXAMPLE_TOOLS is on; elsewhere they are unknown tools.
@@ -174,10 +176,14 @@ invocationRoutes.post("/", anyAgent, async (c) => {
         toolCallId,
       )
     : null;
+  // `?wait=S`: the call's result in this answer when it settles within S seconds, as
+  // `GET …/result?wait=S` would give it; one request from nothing to a result.
+  const poll = waitSeconds > 0 ? unwrap(await stub.result(Math.round(waitSeconds * 1000))) : null;
+  const settled = poll?.status === "settled" ? poll.result : null;
   const response = {
     id: toolCallId,
     toolCallId,
-    status: first?.view.status ?? view.status,
+    status: settled ? ("settled" as const) : (first?.view.status ?? view.status),
     ...(ownSandbox ? { sandbox } : {}),
     ...(first
       ? {
@@ -189,6 +195,7 @@ invocationRoutes.post("/", anyAgent, async (c) => {
           },
         }
       : {}),
+    ...(settled ? { result: settled } : {}),
     ...(await invocationLinks(c.req.raw, c.env, toolCallId)),
     ...(request.runId !== toolCallId ? await runLinks(c.req.raw, c.env, request.runId) : {}),
   };

@@ -225,6 +225,83 @@ describe("GET /v1/invocations/:id/result", () => {
   });
 });
 
+describe("POST /v1/invocations?wait=S: the result in the same answer", () => {
+  it("answers with the result when the call settles within the wait, and the result route agrees", async () => {
+    const toolCallId = freshId("wait-settled");
+    const res = await postJson("/v1/invocations?wait=10", {
+      tool: "emit",
+      args: { lines: 2, intervalMs: 10 },
+      toolCallId,
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { status: string; result: unknown; viewUrl: string };
+    expect(body.status).toBe("settled");
+    expect(body.result).toMatchObject({
+      content: [{ type: "text", text: "1 line\n2 line\n" }],
+      isError: false,
+    });
+    expect(body.viewUrl).toContain(`/view/${toolCallId}?token=`);
+    const later = await call(`/v1/invocations/${toolCallId}/result`);
+    expect(await later.json()).toEqual(body.result);
+  });
+
+  it("answers running, with no result, when the call has not settled within the wait; it goes on", async () => {
+    const toolCallId = freshId("wait-running");
+    const res = await postJson("/v1/invocations?wait=0.3", {
+      tool: "external",
+      args: { name: "slow" },
+      toolCallId,
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.status).toBe("running");
+    expect(body).not.toHaveProperty("result");
+    const ended = await postJson(`/v1/invocations/${toolCallId}/output`, {
+      calls: [{ write: "done" }],
+      end: { isError: false },
+    });
+    expect(ended.status).toBe(200);
+    expect((await call(`/v1/invocations/${toolCallId}/result?wait=10`)).status).toBe(200);
+  });
+
+  it("a wait of 0 answers at once, as without one; a wait past 30 s is taken as 30 s, not refused", async () => {
+    const now = await postJson("/v1/invocations?wait=0", {
+      tool: "external",
+      args: { name: "w0" },
+      toolCallId: freshId("wait-zero"),
+    });
+    expect(((await now.json()) as { status: string }).status).toBe("running");
+    const capped = await postJson("/v1/invocations?wait=3600", {
+      tool: "emit",
+      args: { lines: 1 },
+      toolCallId: freshId("wait-cap"),
+    });
+    expect(capped.status).toBe(201);
+    expect(((await capped.json()) as { status: string }).status).toBe("settled");
+  });
+
+  it("a retry of the same call with a wait answers its result (200)", async () => {
+    const body = { tool: "emit", args: { lines: 1 }, toolCallId: freshId("wait-again") };
+    await postJson("/v1/invocations?wait=10", body);
+    const again = await postJson("/v1/invocations?wait=10", body);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ status: "settled", result: { isError: false } });
+  });
+
+  it("refuses a bad wait with 400 and starts nothing", async () => {
+    for (const wait of ["-1", "soon", "1e3", ""]) {
+      const toolCallId = freshId("wait-bad");
+      const res = await postJson(`/v1/invocations?wait=${wait}`, {
+        tool: "emit",
+        args: { lines: 1 },
+        toolCallId,
+      });
+      expect(await expectError(res, 400, "bad_request")).toContain("query.wait");
+      expect((await call(`/v1/invocations/${toolCallId}`)).status).toBe(404);
+    }
+  });
+});
+
 describe("POST /v1/invocations/:id/cancel", () => {
   it("aborts a running tool; the result keeps the partial output and says it was cancelled", async () => {
     const created = await create({
