@@ -125,10 +125,12 @@ export class InvocationLifecycle {
     if (def.sandbox) {
       // Nothing is written unless the host answers: an unreachable sandbox is a 502 and
       // the same toolCallId can be retried. Other events wait (at most the probe timeout),
-      // so a concurrent start of this id cannot create the invocation twice.
-      const probe = await this.#ctx.blockConcurrencyWhile(() =>
-        probeSandbox(this.#env, req.sandbox),
-      );
+      // so a concurrent start of this id cannot create the invocation twice. A created
+      // sandbox's host answered the Worker a moment ago, with its load: not asked again
+      // (decision 258).
+      const probe = req.hostLoad
+        ? ok(req.hostLoad)
+        : await this.#ctx.blockConcurrencyWhile(() => probeSandbox(this.#env, req.sandbox));
       if (this.#stored.record) return ok({ created: false, view: this.reads.current() });
       if (!probe.ok) return probe;
       // A command waits its turn in its sandbox; past the line's bound it is refused now,

@@ -16,6 +16,7 @@ import {
 import { CONTAINER_PLACEMENT } from "../../src/execenv/sandbox-routing.ts";
 import {
   bytesEqual,
+  type ExecLoad,
   type InvocationApi,
   type Outcome,
   ok,
@@ -138,10 +139,27 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
   }
 
   use(toolCallId: string | null): Promise<Outcome<SandboxView>> {
-    return this.#oneAtATime(() => this.#use(toolCallId));
+    return this.#oneAtATime(async () => {
+      const used = await this.#use(toolCallId);
+      return used.ok ? ok(used.value.view) : used;
+    });
   }
 
-  async #use(toolCallId: string | null): Promise<Outcome<SandboxView>> {
+  /**
+   * `use` for a tool call that runs a command: answers how busy the sandbox's commands
+   * are, as its host just said (null from a host that does not say), which the call is
+   * admitted by without asking the host again (decision 258).
+   */
+  useForCall(toolCallId: string): Promise<Outcome<ExecLoad | null>> {
+    return this.#oneAtATime(async () => {
+      const used = await this.#use(toolCallId);
+      return used.ok ? ok(used.value.load) : used;
+    });
+  }
+
+  async #use(
+    toolCallId: string | null,
+  ): Promise<Outcome<{ view: SandboxView; load: ExecLoad | null }>> {
     const record = await this.#record();
     if (!record) return notFound();
     if (record.status !== "active") return gone(record);
@@ -163,7 +181,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     record.lastUsedAt = Date.now();
     if (toolCallId !== null) await this.ctx.storage.put(`call:${toolCallId}`, true);
     await this.#save(record);
-    return ok(viewOf(record));
+    return ok({ view: viewOf(record), load: onHost.value.execs ?? null });
   }
 
   setNetwork(policy: NetworkPolicy): Promise<Outcome<SandboxView>> {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, statfs } from "node:fs/promises";
 import path from "node:path";
-import type { SandboxLimits } from "../../src/protocol/index.ts";
+import type { ExecLoad, SandboxLimits } from "../../src/protocol/index.ts";
 import type { NetworkPolicy } from "../../src/protocol/network-policy.ts";
 import { createSandboxApp, type SandboxApp } from "../app.ts";
 import type { SandboxConfig } from "../config.ts";
@@ -22,6 +22,8 @@ export interface SandboxInfo {
   disk: { mode: "loop" | "none"; totalBytes: number; usedBytes: number; freeBytes: number };
   /** Its policy and egress totals; null where the host gives sandboxes no network namespace. */
   network: { policy: NetworkPolicy; totals: EgressTotals } | null;
+  /** How busy its commands are, as its `/healthz` says (the Worker admits calls by it). */
+  execs: ExecLoad;
 }
 
 /** Jail processes per command besides the command's own (bubblewrap outside and inside). */
@@ -166,6 +168,7 @@ export class HostedSandbox {
         freeBytes: free,
       },
       network: this.network && { policy: this.network.policy, totals: this.network.view().totals },
+      execs: this.parts.gate.load(),
     };
   }
 

@@ -4,7 +4,14 @@
  * tar. Every answer is an `Outcome`: an unreachable host is `sandbox_unreachable`
  * within `SANDBOX_PROBE_TIMEOUT_MS`, never a hang.
  */
-import { type ErrorCode, messageOf, type Outcome, ok, refusal } from "../protocol/index.ts";
+import {
+  type ErrorCode,
+  type ExecLoad,
+  messageOf,
+  type Outcome,
+  ok,
+  refusal,
+} from "../protocol/index.ts";
 import {
   CONTAINER_ORIGIN,
   CONTAINER_PLACEMENT,
@@ -32,6 +39,8 @@ export interface HostSandboxInfo {
   limits: Required<SandboxLimitsRequest>;
   runningExecs: number;
   disk: { mode: "loop" | "none"; totalBytes: number; usedBytes: number; freeBytes: number };
+  /** How busy its commands are, as its `/healthz` says (absent from an older host). */
+  execs?: ExecLoad;
 }
 
 /**

@@ -11,6 +11,7 @@ import type {
 } from "../core/output/index.ts";
 import { type ApiError, apiError } from "./errors.ts";
 import type { Outcome } from "./outcome.ts";
+import type { ExecLoad } from "./sandbox-wire.ts";
 import type { HeldSize, TypedInput } from "./terminal-input.ts";
 
 /**
@@ -35,6 +36,12 @@ export interface StartRequest {
   runId: string;
   turnId: string;
   sandbox: string;
+  /**
+   * How busy the sandbox's commands were as its host said a moment ago, where the Worker
+   * has just asked it (a created sandbox's use, decision 258): the DO admits the call by
+   * it and does not probe the host again. Absent: the DO probes (`GET /healthz`).
+   */
+  hostLoad?: ExecLoad;
 }
 
 export type InvocationStatus = "running" | "settled";

@@ -4,6 +4,7 @@
  */
 import type { NetworkPolicy } from "./network-policy.ts";
 import type { Outcome } from "./outcome.ts";
+import type { ExecLoad } from "./sandbox-wire.ts";
 
 /**
  * A created sandbox's id: `sbx_<host>_<20 hex>`, the host it was placed on named inside
@@ -155,6 +156,8 @@ export interface SandboxApi {
   view(): Promise<Outcome<SandboxView>>;
   /** Checks it is active and on its host, counts a use, and remembers the call (ended with it). */
   use(toolCallId: string | null): Promise<Outcome<SandboxView>>;
+  /** `use` for a call that runs a command: how busy its commands are, as its host just said (null: not said). */
+  useForCall(toolCallId: string): Promise<Outcome<ExecLoad | null>>;
   /** Replaces its network policy on its host, then in its record. */
   setNetwork(policy: NetworkPolicy): Promise<Outcome<SandboxView>>;
   /** Cancels its running calls, then removes it from its host. */

@@ -146,7 +146,7 @@ invocationRoutes.post("/", anyAgent, async (c) => {
   subscribeSecret(c.env);
 
   const toolCallId = body.toolCallId ?? `call_${crypto.randomUUID().replaceAll("-", "")}`;
-  if (tool.sandbox) await useSandbox(c.env, sandbox, toolCallId);
+  const hostLoad = tool.sandbox ? await useSandbox(c.env, sandbox, toolCallId) : null;
   const request: StartRequest = {
     tool: tool.name,
     args,
@@ -155,6 +155,7 @@ invocationRoutes.post("/", anyAgent, async (c) => {
     runId: body.runId === undefined ? toolCallId : runIdOf(principalOf(c), body.runId),
     turnId: body.turnId ?? toolCallId,
     sandbox,
+    ...(hostLoad ? { hostLoad } : {}),
   };
   const stub = invocationStub(c.env, toolCallId);
   const { created, view } = unwrap(await stub.start(request));

@@ -16,6 +16,7 @@ import {
   type SessionStore,
 } from "../mcp/index.ts";
 import {
+  type ExecLoad,
   type InvocationView,
   NEW_SANDBOX,
   type Outcome,
@@ -47,11 +48,15 @@ export function invocationPort(
     async start(request: StartRequest) {
       const sandbox = checkSandboxName(env, request.sandbox);
       if (!sandbox.ok) return sandbox;
+      let hostLoad: ExecLoad | null = null;
       if (getTool(request.tool)?.sandbox && placementOf(request.sandbox) !== null) {
-        const used = await sandboxStub(env, request.sandbox).use(request.toolCallId);
+        const used = await sandboxStub(env, request.sandbox).useForCall(request.toolCallId);
         if (!used.ok) return used;
+        hostLoad = used.value;
       }
-      const started = await invocationStub(env, request.toolCallId).start(request);
+      const started = await invocationStub(env, request.toolCallId).start(
+        hostLoad ? { ...request, hostLoad } : request,
+      );
       if (!started.ok || started.value.created) return started;
       try {
         refuseOtherCall(started.value.view, request);

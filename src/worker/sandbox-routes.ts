@@ -10,7 +10,12 @@ import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { CREATED_SANDBOX_ID, placementOf } from "../execenv/index.ts";
 import { hostCall, hostFetch } from "../execenv/sandbox-host-api.ts";
-import { CONTAINER_POOL_NAME, newTokenNonce, type SandboxView } from "../protocol/index.ts";
+import {
+  CONTAINER_POOL_NAME,
+  type ExecLoad,
+  newTokenNonce,
+  type SandboxView,
+} from "../protocol/index.ts";
 import { checkNetworkPolicy, type NetworkPolicy } from "../protocol/network-policy.ts";
 import { anyAgent, operatorOnly, principalOf, refuseSandboxToken, sandboxScope } from "./auth.ts";
 import { readJsonBody } from "./body.ts";
@@ -31,12 +36,18 @@ const MAX_SANDBOX_IDLE_SECONDS = 7 * 86_400;
 /**
  * Counts one call against a created sandbox before it starts: a 404 for an unknown id,
  * a 410 saying how an ended one ended (deleted, expired, lost), a 502 for a host that
- * does not answer. The default and the `SANDBOXES` names pass through.
- * @example await useSandbox(env, body.sandbox, toolCallId);
+ * does not answer. Answers how busy the sandbox's commands are, as its host just said,
+ * for the call to be admitted by (decision 258); null for the default and the
+ * `SANDBOXES` names, which pass through, and from a host that does not say.
+ * @example const hostLoad = await useSandbox(env, body.sandbox, toolCallId);
  */
-export async function useSandbox(env: Env, sandbox: string, toolCallId: string): Promise<void> {
-  if (placementOf(sandbox) === null) return;
-  unwrap(await sandboxStub(env, sandbox).use(toolCallId));
+export async function useSandbox(
+  env: Env,
+  sandbox: string,
+  toolCallId: string,
+): Promise<ExecLoad | null> {
+  if (placementOf(sandbox) === null) return null;
+  return unwrap(await sandboxStub(env, sandbox).useForCall(toolCallId));
 }
 
 const positive = z.number().int().positive();
