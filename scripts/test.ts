@@ -12,10 +12,11 @@
  * `EXIT_MS` later, is shown with its processes and threads and ended with exit 1.
  * `node scripts/test.ts` (what `npm test` runs after typecheck and lint).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { stripVTControlCharacters } from "node:util";
+import { processTable } from "../test/support/process-table.ts";
 
 const HALVES = [
   { name: "unit", projects: ["node", "workers", "workers-sandbox"] },
@@ -40,22 +41,12 @@ function endGroup(child: ChildProcess): void {
  * what each one's threads wait on (a Node that cannot exit waits on a thread).
  */
 function groupTable(child: ChildProcess): string {
-  try {
-    const table = execFileSync("ps", ["-e", "-o", "pgid=,pid=,stat=,wchan:24=,etimes=,args="], {
-      encoding: "utf8",
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return table
-      .split("\n")
-      .filter((line) => line.trim().split(/\s+/)[0] === String(child.pid))
-      .map((line) => {
-        const pid = line.trim().split(/\s+/)[1];
-        return `  ${line.trim().slice(0, 300)}\n    threads wait in: ${threadWaits(pid!)}`;
-      })
-      .join("\n");
-  } catch (error) {
-    return `  (ps failed: ${String(error)})`;
-  }
+  const rows = processTable();
+  if (typeof rows === "string") return `  ${rows}`;
+  return rows
+    .filter((row) => row.pgid === String(child.pid))
+    .map((row) => `  ${row.line}\n    threads wait in: ${threadWaits(row.pid)}`)
+    .join("\n");
 }
 
 /** How many of process `pid`'s threads wait on each kernel wait channel. */

@@ -8,8 +8,8 @@
  * `WARN_MS` is named with its current test; after `STALL_MS`, the reporter prints the
  * processes under Vitest (state and kernel wait channel) and exits 1 (decision 256).
  */
-import { execFileSync } from "node:child_process";
 import type { Reporter, TestCase, TestModule } from "vitest/node";
+import { processTable } from "./process-table.ts";
 
 // The reporter's own test sets TOOLWIRE_STALL_MS to see a stall in seconds.
 const STALL_MS = Number(process.env.TOOLWIRE_STALL_MS) || 7 * 60_000;
@@ -81,22 +81,8 @@ function describe(running: Running): string {
 
 /** Every process below this one: pid, parent, state, what it waits on, age, command. */
 function processTree(): string {
-  let table: string;
-  try {
-    table = execFileSync("ps", ["-e", "-o", "pid=,ppid=,stat=,wchan:24=,etimes=,args="], {
-      encoding: "utf8",
-      maxBuffer: 16 * 1024 * 1024,
-    });
-  } catch (error) {
-    return `  (ps failed: ${String(error)})`;
-  }
-  const rows = table
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => {
-      const [pid = "", ppid = ""] = line.trim().split(/\s+/);
-      return { pid, ppid, line: line.trim().slice(0, 300) };
-    });
+  const rows = processTable();
+  if (typeof rows === "string") return `  ${rows}`;
   const below = new Set([String(process.pid)]);
   for (let grew = true; grew; ) {
     grew = false;
