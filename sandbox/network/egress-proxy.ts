@@ -151,19 +151,22 @@ export class EgressProxy {
     this.#open.add(client);
     this.#open.add(upstream);
     this.#connections++;
+    // Set once the client is told why: its answer ends it, not a destroy that could drop it.
+    let answered = false;
     const done = () => {
       if (record.durationMs !== null) return;
       record.durationMs = Date.now() - started;
       this.#connections--;
       this.#open.delete(client);
       this.#open.delete(upstream);
-      client.destroy();
+      if (!answered) client.destroy();
       upstream.destroy();
     };
     let connected = false;
     upstream.once("error", (err: NodeJS.ErrnoException) => {
       if (!connected) {
         record.why = `${decision.why}; connecting failed (${err.code ?? err.message})`;
+        answered = true;
         answer(
           client,
           502,
@@ -226,7 +229,12 @@ function answer(client: net.Socket, status: number, line: string): void {
   client.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+  // A client that never closes its end is let go once the answer had time to leave.
+  setTimeout(() => client.destroy(), ANSWER_LINGER_MS).unref();
 }
+
+/** How long a refused client may keep its connection open after its answer. */
+const ANSWER_LINGER_MS = 5_000;
 
 const HOP_BY_HOP = new Set(["proxy-connection", "proxy-authorization", "connection", "keep-alive"]);
 

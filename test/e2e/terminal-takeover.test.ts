@@ -138,8 +138,10 @@ describe("a less session in the viewer", () => {
       "[a person typed into this terminal since your last read: ada (1 byte)",
     );
     expect(read.details.typedByPeople).toEqual([expect.objectContaining({ by: "ada", bytes: 1 })]);
-    expect((read.details.screen as { lines: string[] }).lines).toEqual(await pageRows(watcher));
-    expect(await pageRows(typist)).toEqual(await pageRows(watcher));
+    // Each page paints the scroll as its updates arrive: both come to the model's screen.
+    const modelScreen = (read.details.screen as { lines: string[] }).lines;
+    await expect.poll(() => pageRows(watcher), { timeout: 20_000 }).toEqual(modelScreen);
+    await expect.poll(() => pageRows(typist), { timeout: 20_000 }).toEqual(modelScreen);
     // One line down, not two: the read-only page's j never reached less.
     expect((await pageRows(watcher))[0]).toBe("2");
     const again = await runTool("job_output", { id: less.id });
