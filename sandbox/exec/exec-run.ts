@@ -1,4 +1,5 @@
 import { closeSync } from "node:fs";
+import { Socket } from "node:net";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import {
@@ -18,7 +19,7 @@ import { formatBytes, hostLimit } from "../jail/limits.ts";
 import type { SpillFolder } from "../spill-folder.ts";
 import { CopierThread, type CopyEnd, type CopyTotals } from "./copier-thread.ts";
 import { awaitingInput, inputOf, terminalInput } from "./input-wait.ts";
-import { type OutputPipe, openOutputPipe } from "./output-pipe.ts";
+import { type NamedPipe, type OutputPipe, openNamedPipe, openOutputPipe } from "./output-pipe.ts";
 import {
   type GroupTermination,
   type KillTarget,
@@ -27,6 +28,7 @@ import {
   terminateGroup,
 } from "./process-group.ts";
 import type { SourceView, ViewPosition } from "./source-view.ts";
+import { type Spawner, type SpawnPlan, sharedSpawner } from "./spawner.ts";
 import { SpillFile } from "./spill-file.ts";
 import { SpillFollower } from "./spill-follower.ts";
 import { TerminalProcess, terminalArgv } from "./terminal.ts";
@@ -140,9 +142,13 @@ export class ExecRun {
     let jailed: JailedCommand;
     let spillFd: number;
     let pipe: OutputPipe | null = null;
+    // A pipe exec without stdin is started by the spawner, where there is one (decision 259).
+    const spawner =
+      this.#options.tty === undefined && this.#options.stdin !== true ? sharedSpawner() : null;
+    let named: NamedPipe | null = null;
     try {
       spillFd = this.#openSpill();
-      pipe = openOutputPipe();
+      pipe = spawner ? (named = openNamedPipe()) : openOutputPipe();
       const tty = this.#options.tty !== undefined;
       const argv: [string, ...string[]] = tty
         ? terminalArgv(command)
@@ -151,6 +157,7 @@ export class ExecRun {
     } catch (err) {
       this.#failure = `could not start the command: ${(err as Error).message}`;
       if (pipe) for (const fd of [pipe.readFd, pipe.writeFd]) closeSync(fd);
+      named?.unlink();
       this.#commandDone = true;
       this.#finalTotals = { bytes: 0, newlines: 0 };
       this.#finish();
@@ -168,6 +175,10 @@ export class ExecRun {
     );
     if (this.#options.tty) {
       this.#startTerminal(jailed, this.#options.tty, pipe.writeFd);
+      return;
+    }
+    if (spawner && named) {
+      this.#startSpawned(spawner, jailed, cwd, named);
       return;
     }
     let child: ReturnType<typeof spawnShell>;
@@ -195,6 +206,66 @@ export class ExecRun {
       this.#afterCommand();
       this.#follower.follow();
     });
+    this.#follower.follow();
+    this.#startTimers();
+  }
+
+  /**
+   * A pipe exec started by the spawner (spawner.ts, decision 259): the command opens its
+   * output pipe, and bubblewrap's status pipe, by name. The host holds the write ends
+   * until the command has its own, so that the copier cannot see the pipe end before the
+   * command began. A stop asked for before the pid is known is carried out once it is.
+   */
+  #startSpawned(spawner: Spawner, jailed: JailedCommand, cwd: string, pipe: NamedPipe): void {
+    const held: NamedPipe[] = [pipe];
+    const open: SpawnPlan["open"] = [
+      [0, "/dev/null", "r"],
+      [1, pipe.path, "w"],
+    ];
+    const gone = (message: string) => {
+      this.#fail(`could not start the command: ${message}`);
+      this.#exited = { code: null, signal: null };
+      this.#commandDone = true;
+      this.#follower.follow();
+    };
+    const handOver = () => {
+      for (const p of held) {
+        closeSync(p.writeFd);
+        p.unlink();
+      }
+    };
+    if (jailed.statusFd) {
+      let status: NamedPipe;
+      try {
+        status = openNamedPipe();
+      } catch (err) {
+        handOver();
+        gone((err as Error).message);
+        return;
+      }
+      held.push(status);
+      open.push([3, status.path, "w"]);
+      this.#readJailStatus(new Socket({ fd: status.readFd, readable: true, writable: false }));
+    }
+    spawner
+      .spawn({ file: jailed.file, args: jailed.args, env: jailed.env, cwd, open, dup: [[2, 1]] })
+      .then(
+        (child) => {
+          handOver();
+          this.#target = { outer: child.pid, group: jailed.statusFd ? null : child.pid };
+          if (this.#failure) this.#stopGroup();
+          void child.exited.then(({ code, signal }) => {
+            this.#exited = { code, signal };
+            this.#commandDone = true;
+            this.#afterCommand();
+            this.#follower.follow();
+          });
+        },
+        (err: Error) => {
+          handOver();
+          gone(err.message);
+        },
+      );
     this.#follower.follow();
     this.#startTimers();
   }

@@ -13,7 +13,7 @@
  * that finds none ready makes its own as before.
  */
 import { execFile, spawnSync } from "node:child_process";
-import { closeSync, constants, mkdtempSync, openSync, rmSync, unlinkSync } from "node:fs";
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { findExecutable } from "../jail/find-executable.ts";
@@ -58,8 +58,24 @@ export function prepareOutputPipes(): void {
   });
 }
 
+/**
+ * An output pipe whose FIFO still has its name, for a child the host does not start
+ * itself (spawner.ts), which opens it by `path`; `unlink` once it has.
+ */
+export interface NamedPipe extends OutputPipe {
+  path: string;
+  unlink(): void;
+}
+
 /** A new output pipe. Throws when `mkfifo` (coreutils) is missing or fails. */
 export function openOutputPipe(): OutputPipe {
+  const { readFd, writeFd, unlink } = openNamedPipe();
+  unlink();
+  return { readFd, writeFd };
+}
+
+/** A new output pipe, its FIFO still named. Throws as `openOutputPipe` does. */
+export function openNamedPipe(): NamedPipe {
   if (!mkfifo) throw new Error("'mkfifo' (coreutils) is needed on PATH");
   let fifo = ready.shift();
   if (fifo === undefined) {
@@ -68,6 +84,8 @@ export function openOutputPipe(): OutputPipe {
     if (made.status !== 0) throw new Error(`mkfifo failed (${made.error?.message ?? made.status})`);
   }
   prepareOutputPipes();
+  const named = fifo;
+  const unlink = () => rmSync(named, { force: true });
   try {
     // A FIFO opened for reading waits for a writer and the other way round; the
     // read-write descriptor is both, so none of the opens below waits.
@@ -75,11 +93,12 @@ export function openOutputPipe(): OutputPipe {
     try {
       const readFd = openSync(fifo, constants.O_RDONLY);
       const writeFd = openSync(fifo, constants.O_WRONLY);
-      return { readFd, writeFd };
+      return { readFd, writeFd, path: fifo, unlink };
     } finally {
       closeSync(both);
     }
-  } finally {
-    unlinkSync(fifo);
+  } catch (err) {
+    unlink();
+    throw err;
   }
 }

@@ -1,0 +1,239 @@
+/**
+ * Starts commands from a small process beside the host (decision 259), not from the
+ * host itself.
+ *
+ * Node starts a child with `fork`, on the event loop, and a fork copies the page tables
+ * of the whole host: 11 ms from a small Node on the 2-core machine the benchmarks run
+ * on, 19 ms at 160 MB, 56 ms at 370 MB. The spawner is a Python process started once;
+ * its `posix_spawn` starts a child without copying the parent's memory (3 ms here), on a
+ * thread of its own while the host's event loop goes on.
+ *
+ * Descriptors cannot be handed to another process by Node, so the child opens its own:
+ * the host names FIFOs by path (output-pipe.ts), which the child opens before it runs.
+ * Where `python3` is missing, or the spawner has died, `sharedSpawner()` is null and
+ * the host spawns as before.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Socket } from "node:net";
+import { createInterface } from "node:readline";
+import { findExecutable } from "../jail/find-executable.ts";
+
+/** A process to start, in a session (and process group) of its own. */
+export interface SpawnPlan {
+  file: string;
+  /** As `child_process.spawn` takes them: `file` is the child's argv[0]. */
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Descriptors the child opens by path before it runs: `[fd, path, "r" | "w"]`. */
+  open: [number, string, "r" | "w"][];
+  /** Descriptors made copies of another first: `[fd, from]` (stderr onto stdout). */
+  dup: [number, number][];
+}
+
+/** How a process ended: its exit code, or the signal that ended it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface SpawnedProcess {
+  pid: number;
+  /** Settles when the process has ended (never rejects). */
+  exited: Promise<ProcessExit>;
+}
+
+/**
+ * The spawner's code, run as `python3 -c` (the bundled host has no file to point at).
+ * One JSON request per line in, one JSON answer per line out: `{job, pid}` or `{job,
+ * error}` for the start, then `{job, code, signal}` once the process has ended. Every
+ * signal is back at its default in the child (Python ignores SIGPIPE), its mask empty.
+ * The spawner stands in `/` between commands.
+ */
+const SPAWNER_CODE = String.raw`
+import errno, json, os, signal, sys, threading
+lock = threading.Lock()
+def say(message):
+    data = (json.dumps(message) + "\n").encode()
+    with lock:
+        while data:
+            data = data[os.write(1, data):]
+DEFAULTS = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
+def reap(job, pid):
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        say({"job": job, "code": None, "signal": signal.Signals(os.WTERMSIG(status)).name})
+    else:
+        say({"job": job, "code": os.WEXITSTATUS(status), "signal": None})
+for line in sys.stdin:
+    request = json.loads(line)
+    job = request["job"]
+    try:
+        os.chdir(request["cwd"])
+        actions = [(os.POSIX_SPAWN_OPEN, fd, path, os.O_WRONLY if mode == "w" else os.O_RDONLY, 0)
+                   for fd, path, mode in request["open"]]
+        actions += [(os.POSIX_SPAWN_DUP2, source, fd) for fd, source in request["dup"]]
+        argv = [request["file"]] + request["args"]
+        pid = os.posix_spawn(request["file"], argv, request["env"],
+                             file_actions=actions, setsid=True, setsigdef=DEFAULTS, setsigmask=[])
+    except OSError as error:
+        code = errno.errorcode.get(error.errno, "")
+        say({"job": job, "error": (code + " " + (error.strerror or "")).strip()})
+        continue
+    finally:
+        # Out of the command's folder: a spawner standing in a sandbox's disk would keep
+        # it mounted after its sandbox is deleted.
+        os.chdir("/")
+    say({"job": job, "pid": pid})
+    threading.Thread(target=reap, args=(job, pid), daemon=True).start()
+`;
+
+type Answer =
+  | { job: number; pid: number }
+  | { job: number; error: string }
+  | { job: number; code: number | null; signal: NodeJS.Signals | null };
+
+interface Job {
+  started: (pid: number) => void;
+  failed: (error: Error) => void;
+  exited: (exit: ProcessExit) => void;
+  pid: number | null;
+}
+
+/** How often a process whose spawner died is looked for, until it is gone. */
+const ORPHAN_POLL_MS = 100;
+
+export class Spawner {
+  readonly #child: ChildProcess;
+  readonly #jobs = new Map<number, Job>();
+  #nextJob = 0;
+  #alive = true;
+
+  private constructor(child: ChildProcess) {
+    this.#child = child;
+    child.stdin?.on("error", () => {});
+    createInterface({ input: child.stdout! }).on("line", (line) => this.#answer(line));
+    child.on("exit", () => this.#died());
+    child.on("error", () => this.#died());
+    // The spawner keeps the host alive only while a process it started runs (its exit is
+    // still to be told), and ends with the host (its stdin closes then).
+    child.unref();
+    (child.stdin as Socket | null)?.unref();
+    this.#holdWhileRunning();
+  }
+
+  #holdWhileRunning(): void {
+    const out = this.#child.stdout as Socket | null;
+    if (this.#jobs.size > 0) out?.ref();
+    else out?.unref();
+  }
+
+  /**
+   * Starts a spawner, or answers null where `python3` is not on PATH.
+   * @example const spawner = Spawner.start(); const child = await spawner?.spawn(plan);
+   */
+  static start(python = findExecutable("python3")): Spawner | null {
+    if (!python) return null;
+    const child = spawn(python, ["-c", SPAWNER_CODE], {
+      cwd: "/",
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    return new Spawner(child);
+  }
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** The spawner's own pid (a test ends it to see what the host does then). */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  /** Starts `plan`; rejects when it could not be started (the error names why). */
+  spawn(plan: SpawnPlan): Promise<SpawnedProcess> {
+    if (!this.#alive) return Promise.reject(new Error("the spawner has ended"));
+    const job = ++this.#nextJob;
+    return new Promise((resolve, reject) => {
+      let ended: (exit: ProcessExit) => void = () => {};
+      const exited = new Promise<ProcessExit>((settle) => {
+        ended = settle;
+      });
+      const entry: Job = {
+        pid: null,
+        started: (pid) => {
+          entry.pid = pid;
+          resolve({ pid, exited });
+        },
+        failed: reject,
+        exited: (exit) => {
+          this.#jobs.delete(job);
+          this.#holdWhileRunning();
+          ended(exit);
+        },
+      };
+      this.#jobs.set(job, entry);
+      this.#holdWhileRunning();
+      this.#child.stdin?.write(`${JSON.stringify({ job, ...plan })}\n`);
+    });
+  }
+
+  /** Ends the spawner (the processes it started go on). */
+  close(): void {
+    this.#child.stdin?.end();
+  }
+
+  #answer(line: string): void {
+    let answer: Answer;
+    try {
+      answer = JSON.parse(line) as Answer;
+    } catch {
+      return;
+    }
+    const job = this.#jobs.get(answer.job);
+    if (!job) return;
+    if ("pid" in answer) job.started(answer.pid);
+    else if ("error" in answer) {
+      this.#jobs.delete(answer.job);
+      this.#holdWhileRunning();
+      job.failed(new Error(answer.error));
+    } else job.exited({ code: answer.code, signal: answer.signal });
+  }
+
+  /**
+   * The spawner is gone: what it had not started fails, and a process it started is
+   * looked for until it is gone, its exit then unknown (its parent, which knew, is gone).
+   */
+  #died(): void {
+    if (!this.#alive) return;
+    this.#alive = false;
+    for (const [id, job] of this.#jobs) {
+      if (job.pid === null) {
+        this.#jobs.delete(id);
+        job.failed(new Error("the spawner ended before the command started"));
+        continue;
+      }
+      const pid = job.pid;
+      const poll = setInterval(() => {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          clearInterval(poll);
+          job.exited({ code: null, signal: null });
+        }
+      }, ORPHAN_POLL_MS);
+    }
+  }
+}
+
+let shared: Spawner | null | undefined;
+
+/**
+ * The host's spawner, started at the first call; null where there is none (no
+ * `python3`), or once it has died (the host then spawns commands itself).
+ */
+export function sharedSpawner(): Spawner | null {
+  if (shared === undefined) shared = Spawner.start();
+  if (shared && !shared.alive) shared = null;
+  return shared;
+}

@@ -1,0 +1,119 @@
+// The spawner (decision 259): real processes started by the real python3 spawner, as the
+// host starts a command's jail with it.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Spawner, type SpawnPlan } from "../../../../sandbox/exec/spawner.ts";
+
+let dir: string;
+let spawner: Spawner;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "toolwire-spawner-"));
+  const started = Spawner.start();
+  if (!started) throw new Error("these tests need python3 on PATH");
+  spawner = started;
+});
+afterAll(() => {
+  spawner.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * `sh -c script`, its output (stdout and stderr) into `<dir>/<name>`, made empty first: the
+ * child opens what is there, never makes a file (the host's are its FIFOs).
+ */
+function shell(script: string, name: string, extra: Partial<SpawnPlan> = {}): SpawnPlan {
+  writeFileSync(path.join(dir, name), "");
+  return {
+    file: "/bin/sh",
+    args: ["-c", script],
+    env: { PATH: "/usr/bin:/bin", WHO: "spawned" },
+    cwd: dir,
+    open: [
+      [0, "/dev/null", "r"],
+      [1, path.join(dir, name), "w"],
+    ],
+    dup: [[2, 1]],
+    ...extra,
+  };
+}
+
+describe("the spawner", () => {
+  it("starts a command with its arguments, environment and directory, and tells its exit code", async () => {
+    const child = await spawner.spawn(
+      shell('echo "$0 $WHO $(pwd)"; echo to-stderr >&2; exit 7', "basics"),
+    );
+    expect(child.pid).toBeGreaterThan(1);
+    expect(await child.exited).toEqual({ code: 7, signal: null });
+    expect(readFileSync(path.join(dir, "basics"), "utf8")).toBe(
+      `/bin/sh spawned ${dir}\nto-stderr\n`,
+    );
+  });
+
+  it("stands in / between commands, holding no command's folder (a sandbox's disk unmounts)", async () => {
+    const child = await spawner.spawn(shell("exit 0", "cwd"));
+    await child.exited;
+    expect(readlinkSync(`/proc/${spawner.pid}/cwd`)).toBe("/");
+  });
+
+  it("tells the signal that ended a command", async () => {
+    const child = await spawner.spawn(shell("kill -TERM $$; sleep 5", "signalled"));
+    expect(await child.exited).toEqual({ code: null, signal: "SIGTERM" });
+  });
+
+  it("starts each command in a session of its own, with no signal ignored or blocked", async () => {
+    const child = await spawner.spawn(
+      shell("cat /proc/self/stat; grep -E '^Sig(Ign|Blk)' /proc/self/status", "session"),
+    );
+    await child.exited;
+    const [stat = "", ...masks] = readFileSync(path.join(dir, "session"), "utf8")
+      .trim()
+      .split("\n");
+    // pid (comm) state ppid pgrp session …: its own group and session.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    expect(fields[2]).toBe(String(child.pid));
+    expect(fields[3]).toBe(String(child.pid));
+    // The 31 standard signals: none ignored (Python ignores SIGPIPE), none blocked.
+    for (const line of masks) {
+      expect(BigInt(`0x${line.split(/\s+/)[1]}`) & 0x7fffffffn, line).toBe(0n);
+    }
+  });
+
+  it("gives a command the descriptors it names, and none of the spawner's own", async () => {
+    const child = await spawner.spawn(shell("ls -l /proc/self/fd", "fds"));
+    await child.exited;
+    const links = readFileSync(path.join(dir, "fds"), "utf8");
+    expect(links).toMatch(/ 0 -> \/dev\/null\n/);
+    expect(links).toContain(` 1 -> ${path.join(dir, "fds")}\n`);
+    expect(links).toContain(` 2 -> ${path.join(dir, "fds")}\n`);
+    // The spawner talks to the host over two sockets: the command has neither.
+    expect(links).not.toContain("socket:");
+  });
+
+  it("refuses a program that is not there, saying why, and goes on", async () => {
+    await expect(
+      spawner.spawn({ ...shell("", "missing"), file: path.join(dir, "no-such-program") }),
+    ).rejects.toThrow(/ENOENT/);
+    const next = await spawner.spawn(shell("exit 0", "after"));
+    expect(await next.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it("a spawner that dies: what it started is still seen to end, its exit unknown; it starts no more", async () => {
+    const own = Spawner.start();
+    if (!own) throw new Error("no python3");
+    const child = await own.spawn(shell("sleep 0.5", "orphan"));
+    process.kill(own.pid!, "SIGKILL");
+    expect(await child.exited).toEqual({ code: null, signal: null });
+    await expect(own.spawn(shell("exit 0", "never"))).rejects.toThrow(/spawner/);
+    expect(own.alive).toBe(false);
+  });
+
+  it("without python3 there is no spawner", () => {
+    expect(Spawner.start(null)).toBeNull();
+    // (And the host starts commands itself: the exec tests run either way.)
+    expect(execFileSync("/bin/sh", ["-c", "echo ok"], { encoding: "utf8" })).toBe("ok\n");
+  });
+});
