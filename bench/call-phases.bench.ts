@@ -1,0 +1,103 @@
+/**
+ * Where create to first output goes through the Worker, on one stack at a time (issue
+ * 29): `POST /v1/sandboxes`, then `POST /v1/invocations` with `echo first`, then
+ * `GET …/result?wait=30`, each timed. This checkout's stack and `BENCH_BEFORE`'s take
+ * turns, one stack up at a time, so that neither competes with the other for the two
+ * cores (first-output.bench.ts runs both at once). Per turn: `BENCH_PHASES_RUNS` (20)
+ * runs after 5 to warm up, medians. Then the median of the turns' medians per side, and
+ * the ratio against this checkout. `BENCH_PHASES_TURNS` (2) turns of each.
+ * `BENCH_BEFORE=/tmp/tw-before node bench/run.ts call-phases` (as root).
+ */
+import { request } from "./bench-api.ts";
+import { load, median } from "./run-stats.ts";
+import { startStack } from "./stack.ts";
+
+const RUNS = Number(process.env.BENCH_PHASES_RUNS ?? 20);
+const TURNS = Number(process.env.BENCH_PHASES_TURNS ?? 2);
+const WARM_UP = 5;
+
+interface Phases {
+  create: number;
+  post: number;
+  result: number;
+  total: number;
+}
+
+let calls = 0;
+
+/** One stack's turn: the medians of each phase over `RUNS` runs. */
+async function turn(root: string | undefined): Promise<Phases> {
+  const stack = await startStack(root);
+  const api = { url: stack.apiUrl, token: stack.apiToken };
+  const runs: Phases[] = [];
+  try {
+    for (let i = 0; i < WARM_UP + RUNS; i++) {
+      const t0 = performance.now();
+      const view = (await request(api, "POST", "/v1/sandboxes", {})) as { id: string };
+      const t1 = performance.now();
+      const toolCallId = `bench_phases_${process.pid}_${++calls}`;
+      await request(api, "POST", "/v1/invocations", {
+        tool: "bash",
+        args: { command: "echo first" },
+        sandbox: view.id,
+        toolCallId,
+      });
+      const t2 = performance.now();
+      for (;;) {
+        const res = await fetch(`${api.url}/v1/invocations/${toolCallId}/result?wait=30`, {
+          headers: { authorization: `Bearer ${api.token}` },
+        });
+        const text = await res.text();
+        if (res.status === 200 && text.includes("first")) break;
+        if (res.status !== 202) throw new Error(`result: ${res.status} ${text}`);
+      }
+      const t3 = performance.now();
+      await request(api, "DELETE", `/v1/sandboxes/${view.id}`);
+      if (i >= WARM_UP)
+        runs.push({ create: t1 - t0, post: t2 - t1, result: t3 - t2, total: t3 - t0 });
+    }
+  } finally {
+    await stack.stop();
+  }
+  return mediansOf(runs);
+}
+
+function mediansOf(rows: Phases[]): Phases {
+  return {
+    create: median(rows.map((r) => r.create)),
+    post: median(rows.map((r) => r.post)),
+    result: median(rows.map((r) => r.result)),
+    total: median(rows.map((r) => r.total)),
+  };
+}
+
+export default async function callPhases(): Promise<void> {
+  const before = process.env.BENCH_BEFORE;
+  const sides: [string, string | undefined][] = [["this checkout", undefined]];
+  if (before) sides.push([`before (${before})`, before]);
+  console.log(
+    `${TURNS} turns of each side, one stack up at a time, ${RUNS} runs a turn; load before: ${load()}\n`,
+  );
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  console.log("| turn | side | create | the call's POST | its result | total |");
+  console.log("| --- | --- | ---: | ---: | ---: | ---: |");
+  const turns = new Map<string, Phases[]>(sides.map(([name]) => [name, []]));
+  for (let t = 0; t < TURNS; t++) {
+    const order = t % 2 === 0 ? sides : [...sides].reverse();
+    for (const [name, root] of order) {
+      const p = await turn(root);
+      turns.get(name)!.push(p);
+      console.log(
+        `| ${t + 1} | ${name} | ${ms(p.create)} | ${ms(p.post)} | ${ms(p.result)} | ${ms(p.total)} |`,
+      );
+    }
+  }
+  const ours = mediansOf(turns.get("this checkout")!);
+  console.log("\n| side | total, median of the turns | × this checkout |\n| --- | ---: | ---: |");
+  for (const [name] of sides) {
+    const total = mediansOf(turns.get(name)!).total;
+    console.log(`| ${name} | ${ms(total)} | ${(total / ours.total).toFixed(2)} |`);
+  }
+  console.log("| aim (issue 29) | 100.0 ms | |");
+  console.log(`\nload after: ${load()}`);
+}
