@@ -9,14 +9,16 @@
  *
  * Making a FIFO takes a `mkfifo` process, and a synchronous spawn from the host's large
  * Node blocked its event loop some 18 ms per command. So FIFOs are made ahead, `BATCH`
- * by one `mkfifo` started asynchronously whenever fewer than `LOW` are ready; a command
- * that finds none ready makes its own as before.
+ * at a time whenever fewer than `LOW` are ready, by the spawner (spawner.ts) or one
+ * `mkfifo` started asynchronously; a command that finds none ready makes its own as
+ * before.
  */
 import { execFile, spawnSync } from "node:child_process";
 import { closeSync, constants, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { findExecutable } from "../jail/find-executable.ts";
+import { sharedSpawner } from "./spawner.ts";
 
 /** The ends of one output pipe, all held by the host until it hands them over. */
 export interface OutputPipe {
@@ -45,17 +47,24 @@ let making = false;
 const BATCH = 16;
 const LOW = 8;
 
-/** Starts making `BATCH` FIFOs at once, unless enough are ready or some are being made. */
+/**
+ * Starts making `BATCH` FIFOs at once, unless enough are ready or some are being made:
+ * by the spawner where there is one (no process at all, decision 259), else by one
+ * `mkfifo`.
+ */
 export function prepareOutputPipes(): void {
   if (!mkfifo || making || ready.length >= LOW) return;
   making = true;
   const fifos = Array.from({ length: BATCH }, () => path.join(directory(), String(++pipeCount)));
-  execFile(mkfifo, ["-m", "600", ...fifos], (err) => {
+  const made = (err: unknown) => {
     making = false;
     // On a failure the next command makes its own, and says why if it fails too.
     if (!err) ready.push(...fifos);
     else for (const fifo of fifos) rmSync(fifo, { force: true });
-  });
+  };
+  const spawner = sharedSpawner();
+  if (spawner) spawner.makeFifos(fifos).then(() => made(null), made);
+  else execFile(mkfifo, ["-m", "600", ...fifos], made);
 }
 
 /**

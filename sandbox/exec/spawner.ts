@@ -68,6 +68,14 @@ def reap(job, pid):
 for line in sys.stdin:
     request = json.loads(line)
     job = request["job"]
+    if "fifos" in request:
+        try:
+            for path in request["fifos"]:
+                os.mkfifo(path, 0o600)
+            say({"job": job, "made": True})
+        except OSError as error:
+            say({"job": job, "error": errno.errorcode.get(error.errno, "") + " " + (error.strerror or "")})
+        continue
     try:
         os.chdir(request["cwd"])
         actions = [(os.POSIX_SPAWN_OPEN, fd, path, os.O_WRONLY if mode == "w" else os.O_RDONLY, 0)
@@ -89,11 +97,13 @@ for line in sys.stdin:
 `;
 
 type Answer =
+  | { job: number; made: true }
   | { job: number; pid: number }
   | { job: number; error: string }
   | { job: number; code: number | null; signal: NodeJS.Signals | null };
 
 interface Job {
+  /** Told the pid, or for a `makeFifos` that they are made (no pid: 0). */
   started: (pid: number) => void;
   failed: (error: Error) => void;
   exited: (exit: ProcessExit) => void;
@@ -178,6 +188,25 @@ export class Spawner {
     });
   }
 
+  /**
+   * Makes FIFOs (mode 0600) at `paths`, each of which must not exist: what `mkfifo` does,
+   * without a process started for it.
+   */
+  makeFifos(paths: string[]): Promise<void> {
+    if (!this.#alive) return Promise.reject(new Error("the spawner has ended"));
+    const job = ++this.#nextJob;
+    return new Promise((resolve, reject) => {
+      this.#jobs.set(job, {
+        pid: null,
+        started: () => resolve(),
+        failed: reject,
+        exited: () => {},
+      });
+      this.#holdWhileRunning();
+      this.#child.stdin?.write(`${JSON.stringify({ job, fifos: paths })}\n`);
+    });
+  }
+
   /** Ends the spawner (the processes it started go on). */
   close(): void {
     this.#child.stdin?.end();
@@ -192,7 +221,11 @@ export class Spawner {
     }
     const job = this.#jobs.get(answer.job);
     if (!job) return;
-    if ("pid" in answer) job.started(answer.pid);
+    if ("made" in answer) {
+      this.#jobs.delete(answer.job);
+      this.#holdWhileRunning();
+      job.started(0);
+    } else if ("pid" in answer) job.started(answer.pid);
     else if ("error" in answer) {
       this.#jobs.delete(answer.job);
       this.#holdWhileRunning();

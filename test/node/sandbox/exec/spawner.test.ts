@@ -1,7 +1,7 @@
 // The spawner (decision 259): real processes started by the real python3 spawner, as the
 // host starts a command's jail with it.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -109,6 +109,17 @@ describe("the spawner", () => {
     expect(await child.exited).toEqual({ code: null, signal: null });
     await expect(own.spawn(shell("exit 0", "never"))).rejects.toThrow(/spawner/);
     expect(own.alive).toBe(false);
+  });
+
+  it("makes FIFOs only the host can open, and refuses a name that is taken", async () => {
+    const fifos = [path.join(dir, "fifo-a"), path.join(dir, "fifo-b")];
+    await spawner.makeFifos(fifos);
+    for (const fifo of fifos) {
+      const st = statSync(fifo);
+      expect(st.isFIFO()).toBe(true);
+      expect(st.mode & 0o777).toBe(0o600);
+    }
+    await expect(spawner.makeFifos([fifos[0]!])).rejects.toThrow(/EEXIST/);
   });
 
   it("without python3 there is no spawner", () => {
