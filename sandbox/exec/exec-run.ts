@@ -148,7 +148,8 @@ export class ExecRun {
     let named: NamedPipe | null = null;
     try {
       spillFd = this.#openSpill();
-      pipe = spawner ? (named = openNamedPipe()) : openOutputPipe();
+      named = spawner ? openNamedPipe() : null;
+      pipe = named ?? openOutputPipe();
       const tty = this.#options.tty !== undefined;
       const argv: [string, ...string[]] = tty
         ? terminalArgv(command)
