@@ -255,6 +255,8 @@ export class ExecRun {
           handOver();
           this.#target = { outer: child.pid, group: jailed.statusFd ? null : child.pid };
           if (this.#failure) this.#stopGroup();
+          // Its limits count from now: the spawner may have taken a while on a loaded host.
+          else this.#startTimers();
           void child.exited.then(({ code, signal }) => {
             this.#exited = { code, signal };
             this.#commandDone = true;
@@ -268,7 +270,6 @@ export class ExecRun {
         },
       );
     this.#follower.follow();
-    this.#startTimers();
   }
 
   /**

@@ -5,7 +5,7 @@
 // sandboxes at most, nothing made ahead) in this process,
 // and "mortal" as a child process (a test's command kills it to cut a stream mid-run).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
@@ -70,8 +70,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       HOST: "127.0.0.1",
       PORT: mortalPort,
       SANDBOX_ROOT: mortalRoot,
-      // Unjailed on purpose: its test's command kills its own host (`kill -9 $PPID`),
-      // which the jail exists to prevent (test/node/sandbox/jail.test.ts).
+      // Unjailed on purpose: its test's command kills its own host (by the pid written
+      // below), which the jail exists to prevent (test/node/sandbox/jail.test.ts).
       SANDBOX_ISOLATION: "none",
       // Nothing made ahead: a host killed with -9 would leave its ready disks mounted.
       SANDBOX_POOL_SIZE: "0",
@@ -79,6 +79,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     stdio: "ignore",
   });
   await untilHealthy(`http://127.0.0.1:${mortalPort}`, mortal);
+  // In its workspace, for the command that kills it: the command's parent is the host's
+  // spawner, not the host (decision 259).
+  writeFileSync(path.join(mortalRoot, ".host-pid"), String(mortal.pid));
   return async () => {
     if (mortal.exitCode === null && mortal.signalCode === null) mortal.kill("SIGKILL");
     await Promise.all([host.close(), crowded.close()]);

@@ -49,8 +49,8 @@ describe("a sandbox host that cannot be reached when the call starts", () => {
 
 it("a sandbox host that dies mid-command: rejoins for SANDBOX_REJOIN_SECONDS, then fails with the output kept", async () => {
   const name = freshId("mortal");
-  // $PPID of the command's shell is the host process: the command kills its own host.
-  const command = "echo one; echo two; sleep 1; kill -9 $PPID; sleep 1; echo never";
+  // The command kills its own host, whose pid the setup wrote into the workspace.
+  const command = "echo one; echo two; sleep 1; kill -9 $(cat .host-pid); sleep 1; echo never";
   value(
     await stubFor(name).start({ ...startRequest(name, "bash", { command }), sandbox: "mortal" }),
   );
