@@ -5,7 +5,7 @@ Reads GET <url> from offset -1 (or --offset), catch-up then long-poll, writes ev
 to stdout exactly once, and stops when the stream says Stream-Closed. A dropped
 connection is retried from the last Stream-Next-Offset, so nothing is lost or repeated.
 
-    python3 docs/stream-reader.py "$U/v1/invocations/call_42/stream" --token "$API_TOKEN"
+    python3 docs/stream-reader.py "$U/v1/invocations/call_42/stream" --token="$API_TOKEN"
     python3 docs/stream-reader.py "$U/v1/invocations/call_42/stream?token=<subscribe token>"
 
 Prints the last offset to stderr at the end; pass it as --offset to resume later.
@@ -62,7 +62,10 @@ def follow(url, token=None, offset="-1", out=sys.stdout.buffer, retries=20):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("url", help="the stream's URL, e.g. $U/v1/invocations/<id>/stream")
-    parser.add_argument("--token", help="the API token (or put ?token= in the URL)")
+    parser.add_argument(
+        "--token",
+        help="the API token (or put ?token= in the URL); write --token=TOKEN, since a token may start with '-'",
+    )
     parser.add_argument("--offset", default="-1", help="where to start (default: -1, the start)")
     args = parser.parse_args()
     last = follow(args.url, args.token, args.offset)

@@ -119,7 +119,8 @@ describe("GET /v1/invocations/:id/stream", () => {
         args: { command: HUNDRED_THOUSAND_LINES, timeout: 120 },
       });
       const url = `${proxy.url}/v1/invocations/${created.id}/stream`;
-      const reading = run("python3", [PYTHON_READER, url, "--token", token], {
+      // `--token=` in one word: a token may start with '-', which argparse takes for an option.
+      const reading = run("python3", [PYTHON_READER, url, `--token=${token}`], {
         encoding: "buffer",
         maxBuffer: 16 * 1024 * 1024,
         timeout: 90_000,
