@@ -2,7 +2,9 @@
 import { test } from "vitest";
 
 test("waits on a lock nobody releases", async () => {
-  // Long enough for the worker to have told Vitest which test runs.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // Long enough for the worker to have told Vitest which test runs: its reports go out
+  // in batches, and once it blocks nothing more leaves it (1 s was too short under CI's
+  // load). The run stalls at 5 s (TOOLWIRE_STALL_MS in the test).
+  await new Promise((resolve) => setTimeout(resolve, 3000));
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 });
