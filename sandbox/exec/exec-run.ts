@@ -200,13 +200,7 @@ export class ExecRun {
       });
     }
     child.on("error", (err) => this.#fail(`could not start the command: ${err.message}`));
-    child.on("close", (code, signal) => {
-      this.#exited = { code, signal };
-      this.#commandDone = true;
-      this.#stdin = null;
-      this.#afterCommand();
-      this.#follower.follow();
-    });
+    child.on("close", (code, signal) => this.#commandExited({ code, signal }));
     this.#follower.follow();
     this.#startTimers();
   }
@@ -257,18 +251,22 @@ export class ExecRun {
           if (this.#failure) this.#stopGroup();
           // Its limits count from now: the spawner may have taken a while on a loaded host.
           else this.#startTimers();
-          void child.exited.then(({ code, signal }) => {
-            this.#exited = { code, signal };
-            this.#commandDone = true;
-            this.#afterCommand();
-            this.#follower.follow();
-          });
+          void child.exited.then((exit) => this.#commandExited(exit));
         },
         (err: Error) => {
           handOver();
           gone(err.message);
         },
       );
+    this.#follower.follow();
+  }
+
+  /** The command's shell (or outer bubblewrap) has ended, however it was started. */
+  #commandExited(exit: { code: number | null; signal: NodeJS.Signals | null }): void {
+    this.#exited = exit;
+    this.#commandDone = true;
+    this.#stdin = null;
+    this.#afterCommand();
     this.#follower.follow();
   }
 

@@ -58,6 +58,8 @@ def say(message):
     with lock:
         while data:
             data = data[os.write(1, data):]
+def why(error):
+    return (errno.errorcode.get(error.errno, "") + " " + (error.strerror or "")).strip()
 DEFAULTS = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
 def reap(job, pid):
     _, status = os.waitpid(pid, 0)
@@ -74,7 +76,7 @@ for line in sys.stdin:
                 os.mkfifo(path, 0o600)
             say({"job": job, "made": True})
         except OSError as error:
-            say({"job": job, "error": errno.errorcode.get(error.errno, "") + " " + (error.strerror or "")})
+            say({"job": job, "error": why(error)})
         continue
     try:
         os.chdir(request["cwd"])
@@ -85,8 +87,7 @@ for line in sys.stdin:
         pid = os.posix_spawn(request["file"], argv, request["env"],
                              file_actions=actions, setsid=True, setsigdef=DEFAULTS, setsigmask=[])
     except OSError as error:
-        code = errno.errorcode.get(error.errno, "")
-        say({"job": job, "error": (code + " " + (error.strerror or "")).strip()})
+        say({"job": job, "error": why(error)})
         continue
     finally:
         # Out of the command's folder: a spawner standing in a sandbox's disk would keep
@@ -162,29 +163,27 @@ export class Spawner {
 
   /** Starts `plan`; rejects when it could not be started (the error names why). */
   spawn(plan: SpawnPlan): Promise<SpawnedProcess> {
-    if (!this.#alive) return Promise.reject(new Error("the spawner has ended"));
-    const job = ++this.#nextJob;
     return new Promise((resolve, reject) => {
       let ended: (exit: ProcessExit) => void = () => {};
       const exited = new Promise<ProcessExit>((settle) => {
         ended = settle;
       });
-      const entry: Job = {
-        pid: null,
-        started: (pid) => {
-          entry.pid = pid;
-          resolve({ pid, exited });
-        },
-        failed: reject,
-        exited: (exit) => {
-          this.#jobs.delete(job);
-          this.#holdWhileRunning();
-          ended(exit);
-        },
-      };
-      this.#jobs.set(job, entry);
-      this.#holdWhileRunning();
-      this.#child.stdin?.write(`${JSON.stringify({ job, ...plan })}\n`);
+      this.#send(plan, (job) => {
+        const entry: Job = {
+          pid: null,
+          started: (pid) => {
+            entry.pid = pid;
+            resolve({ pid, exited });
+          },
+          failed: reject,
+          exited: (exit) => {
+            this.#jobs.delete(job);
+            this.#holdWhileRunning();
+            ended(exit);
+          },
+        };
+        return entry;
+      });
     });
   }
 
@@ -193,18 +192,27 @@ export class Spawner {
    * without a process started for it.
    */
   makeFifos(paths: string[]): Promise<void> {
-    if (!this.#alive) return Promise.reject(new Error("the spawner has ended"));
-    const job = ++this.#nextJob;
     return new Promise((resolve, reject) => {
-      this.#jobs.set(job, {
+      this.#send({ fifos: paths }, () => ({
         pid: null,
         started: () => resolve(),
         failed: reject,
         exited: () => {},
-      });
-      this.#holdWhileRunning();
-      this.#child.stdin?.write(`${JSON.stringify({ job, fifos: paths })}\n`);
+      }));
     });
+  }
+
+  /** Sends `body` as a new job, answered to the entry `entryFor` makes; fails it once the spawner has ended. */
+  #send(body: object, entryFor: (job: number) => Job): void {
+    const job = ++this.#nextJob;
+    const entry = entryFor(job);
+    if (!this.#alive) {
+      entry.failed(new Error("the spawner has ended"));
+      return;
+    }
+    this.#jobs.set(job, entry);
+    this.#holdWhileRunning();
+    this.#child.stdin?.write(`${JSON.stringify({ job, ...body })}\n`);
   }
 
   /** Ends the spawner (the processes it started go on). */
