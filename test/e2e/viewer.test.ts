@@ -255,8 +255,16 @@ describe("viewer page", () => {
   });
 
   it("asks the Durable Object for a fresh base after a frame it cannot decode", async () => {
+    // The command waits after "r 3" until the test has injected its frame, so the resync is
+    // always followed by more output (decision 070: a socket whose last frame was a base
+    // gets its answer at the next publication). Under load a timed loop could end first,
+    // and the page would then rightly open a second connection to get its base.
+    const gate = `.viewer-resync-${crypto.randomUUID()}`;
     const created = await start("bash", {
-      command: 'for i in $(seq 1 20); do echo "r $i"; sleep 0.1; done',
+      command:
+        'for i in 1 2 3; do echo "r $i"; done; ' +
+        `for t in $(seq 1 600); do [ -e ${gate} ] && break; sleep 0.05; done; rm -f ${gate}; ` +
+        'for i in $(seq 4 20); do echo "r $i"; sleep 0.05; done',
     });
     context = await browser.newContext();
     const page = await context.newPage();
@@ -286,6 +294,7 @@ describe("viewer page", () => {
       }),
     );
     await expect.poll(() => fromPage).toContain('{"type":"resync"}');
+    await start("bash", { command: `touch ${gate}` });
     await waitForStatus(page, "done");
     const lines = (await output(page)).split("\n");
     for (let i = 1; i <= 20; i++) expect(lines).toContain(`r ${i}`);
