@@ -66,11 +66,24 @@ interface SandboxRecord {
 /** How soon an alarm that could not reach the host tries again. */
 const HOST_RETRY_MS = 60_000;
 
+/**
+ * How long after its create the first call may take the load the host answered the
+ * create with, instead of asking the host again (decision 275).
+ */
+export const JUST_MADE_MS = 10_000;
+
 export class SandboxDO extends DurableObject<Env> implements SandboxApi, SandboxPortsApi {
   /** Why it is ending, from the moment its end begins: a preview stops being let in then. */
   #ending: string | null = null;
   /** The last change of the record under way: changes run one at a time (see `#oneAtATime`). */
   #changing: Promise<unknown> = Promise.resolve();
+  /**
+   * The load its host answered the create with, until the first call takes it or
+   * `JUST_MADE_MS` passes: that call needs no second question to the host (decision 275).
+   */
+  #justMade: { load: ExecLoad; until: number } | null = null;
+  /** Directory writes, in the order they were made (see `#tellDirectory`). */
+  #directoryWrites: Promise<void> = Promise.resolve();
 
   /**
    * Runs `change` after every change before it has settled. A change awaits the host
@@ -130,6 +143,8 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
       ...(backend === "container" ? { internet, fromPool } : {}),
     };
     await this.#save(record);
+    const load = made.value.execs;
+    this.#justMade = load ? { load, until: now + JUST_MADE_MS } : null;
     return ok(viewOf(record));
   }
 
@@ -163,12 +178,15 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     const record = await this.#record();
     if (!record) return notFound();
     if (record.status !== "active") return gone(record);
-    const onHost = await hostCall<HostSandboxInfo>(
-      this.env,
-      hostOf(record),
-      "GET",
-      `/v1/sandboxes/${record.id}`,
-    );
+    const justMade = toolCallId !== null ? this.#takeJustMade() : null;
+    const onHost = justMade
+      ? ok({ execs: justMade })
+      : await hostCall<HostSandboxInfo>(
+          this.env,
+          hostOf(record),
+          "GET",
+          `/v1/sandboxes/${record.id}`,
+        );
     if (!onHost.ok) {
       if (onHost.error.code !== "not_found") return onHost;
       const why =
@@ -180,8 +198,16 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     }
     record.lastUsedAt = Date.now();
     if (toolCallId !== null) await this.ctx.storage.put(`call:${toolCallId}`, true);
-    await this.#save(record);
+    // Only its last use changed: the directory's line follows without the call waiting.
+    await this.#save(record, "later");
     return ok({ view: viewOf(record), load: onHost.value.execs ?? null });
+  }
+
+  /** The create's load, once, while it is fresh. */
+  #takeJustMade(): ExecLoad | null {
+    const made = this.#justMade;
+    this.#justMade = null;
+    return made && Date.now() <= made.until ? made.load : null;
   }
 
   setNetwork(policy: NetworkPolicy): Promise<Outcome<SandboxView>> {
@@ -293,6 +319,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     const now = Date.now();
     if (record.status !== "active") {
       if (now >= (record.endedAt ?? 0) + record.retentionMs) {
+        await this.#directoryWrites;
         await this.env.SANDBOX_DIRECTORY.getByName("all").forget(record.id);
         await this.ctx.storage.deleteAll();
       } else await this.ctx.storage.setAlarm((record.endedAt ?? 0) + record.retentionMs);
@@ -328,6 +355,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
    */
   async #end(record: SandboxRecord, status: SandboxStatus, reason: string): Promise<Outcome<null>> {
     this.#ending = reason;
+    this.#justMade = null;
     const calls = await this.ctx.storage.list({ prefix: "call:" });
     await Promise.all(
       [...calls.keys()].map((key) =>
@@ -361,15 +389,33 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     return this.ctx.storage.get<SandboxRecord>("record");
   }
 
-  /** Writes the record, its alarm and its line in the directory. */
-  async #save(record: SandboxRecord): Promise<void> {
+  /**
+   * Writes the record, its alarm and its line in the directory; with `later` the line is
+   * written after the answer (still in order with every other line this object writes).
+   */
+  async #save(record: SandboxRecord, directory: "now" | "later" = "now"): Promise<void> {
     await this.ctx.storage.put("record", record);
     await this.ctx.storage.setAlarm(
       record.status === "active"
         ? record.lastUsedAt + record.idleTimeoutMs
         : (record.endedAt ?? Date.now()) + record.retentionMs,
     );
-    await this.env.SANDBOX_DIRECTORY.getByName("all").put(viewOf(record));
+    const written = this.#tellDirectory(viewOf(record));
+    if (directory === "now") await written;
+  }
+
+  /**
+   * Puts `view` in the directory after every earlier put from this object, so that a
+   * line written later (an end) is never overtaken by one written before it (a use).
+   */
+  #tellDirectory(view: SandboxView): Promise<void> {
+    const put = this.#directoryWrites.then(() =>
+      this.env.SANDBOX_DIRECTORY.getByName("all").put(view),
+    );
+    this.#directoryWrites = put.catch((err: unknown) => {
+      console.error(`sandbox ${view.id}: the directory could not be told of it`, err);
+    });
+    return put;
   }
 }
 

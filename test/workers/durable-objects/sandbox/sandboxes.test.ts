@@ -5,6 +5,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { exports } from "cloudflare:workers";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
+import { JUST_MADE_MS } from "../../../../durable-objects/sandbox/sandbox.ts";
 import type { SandboxView } from "../../../../src/protocol/index.ts";
 import { call, create, expectError, freshId, postJson } from "../../worker/helpers.ts";
 
@@ -354,6 +355,13 @@ describe("created sandboxes through the Worker", () => {
 
   it("a sandbox its host lost is marked lost with a plain 410 on the next call", async () => {
     const sbx = await createSandbox();
+    // Its first call takes the create's answer (decision 275); the host is asked from the next.
+    const first = await postJson("/v1/invocations?wait=30", {
+      tool: "bash",
+      args: { command: "true" },
+      sandbox: sbx.id,
+    });
+    expect(((await first.json()) as { status: string }).status).toBe("settled");
     // What a host restart does: the host forgets it (removed behind the Worker's back).
     await fetch(`${hostUrl()}/v1/sandboxes/${sbx.id}`, {
       method: "DELETE",
@@ -372,8 +380,63 @@ describe("created sandboxes through the Worker", () => {
     );
   });
 
+  it("the first call right after its create is not checked with the host again: a sandbox lost between them fails that call, and the next is a 410", async () => {
+    const sbx = await createSandbox();
+    await fetch(`${hostUrl()}/v1/sandboxes/${sbx.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${env.SANDBOX_TOKEN}` },
+    });
+    const first = await postJson("/v1/invocations?wait=30", {
+      tool: "bash",
+      args: { command: "echo never" },
+      sandbox: sbx.id,
+    });
+    expect(first.status).toBe(201);
+    const body = (await first.json()) as {
+      status: string;
+      result: { isError: boolean; content: { text?: string }[] };
+    };
+    expect(body.status).toBe("settled");
+    expect(body.result.isError).toBe(true);
+    expect(body.result.content.map((c) => c.text).join("")).toContain(
+      `(404 not_found): no sandbox '${sbx.id}' on this host`,
+    );
+    const next = await postJson("/v1/invocations", {
+      tool: "bash",
+      args: { command: "true" },
+      sandbox: sbx.id,
+    });
+    expect(await expectError(next, 410, "gone")).toMatch(
+      /is lost: its host "default" no longer has it/,
+    );
+  });
+
+  it("a first call later than JUST_MADE_MS after the create asks the host: a sandbox lost meanwhile is a 410", async () => {
+    const sbx = await createSandbox();
+    await fetch(`${hostUrl()}/v1/sandboxes/${sbx.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${env.SANDBOX_TOKEN}` },
+    });
+    await new Promise((r) => setTimeout(r, JUST_MADE_MS + 500));
+    const after = await postJson("/v1/invocations", {
+      tool: "bash",
+      args: { command: "true" },
+      sandbox: sbx.id,
+    });
+    expect(await expectError(after, 410, "gone")).toMatch(
+      /is lost: its host "default" no longer has it/,
+    );
+  }, 30_000);
+
   it("a sandbox whose host is down is a 502 within seconds, never a hang", async () => {
     const sbx = await createSandbox();
+    // Its first call takes the create's answer (decision 275); the host is asked from the next.
+    const first = await postJson("/v1/invocations?wait=30", {
+      tool: "bash",
+      args: { command: "true" },
+      sandbox: sbx.id,
+    });
+    expect(((await first.json()) as { status: string }).status).toBe("settled");
     await runInDurableObject(env.SANDBOX_RECORDS.getByName(sbx.id), async (_obj, state) => {
       const record = (await state.storage.get<Record<string, unknown>>("record"))!;
       await state.storage.put("record", { ...record, placement: "down" });
