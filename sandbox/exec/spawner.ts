@@ -56,8 +56,12 @@ lock = threading.Lock()
 def say(message):
     data = (json.dumps(message) + "\n").encode()
     with lock:
-        while data:
-            data = data[os.write(1, data):]
+        try:
+            while data:
+                data = data[os.write(1, data):]
+        except BrokenPipeError:
+            # The host has gone: nobody is left to tell.
+            os._exit(0)
 def why(error):
     return (errno.errorcode.get(error.errno, "") + " " + (error.strerror or "")).strip()
 DEFAULTS = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
