@@ -31,6 +31,7 @@ import {
 import type { NetworkPolicy } from "../../src/protocol/network-policy.ts";
 import type { PortGrant, SandboxPortsApi } from "../../src/protocol/preview.ts";
 import { containerOf } from "./container.ts";
+import { InOrder } from "./in-order.ts";
 import { PortGrants } from "./port-grants.ts";
 
 interface SandboxRecord {
@@ -82,8 +83,10 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
    * `JUST_MADE_MS` passes: that call needs no second question to the host (decision 275).
    */
   #justMade: { load: ExecLoad; until: number } | null = null;
-  /** Directory writes, in the order they were made (see `#tellDirectory`). */
-  #directoryWrites: Promise<void> = Promise.resolve();
+  /** Its lines in the sandbox directory, written in the order they were made. */
+  readonly #directory = new InOrder((err) => {
+    console.error("a sandbox could not be written in the directory", err);
+  });
 
   /**
    * Runs `change` after every change before it has settled. A change awaits the host
@@ -319,7 +322,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     const now = Date.now();
     if (record.status !== "active") {
       if (now >= (record.endedAt ?? 0) + record.retentionMs) {
-        await this.#directoryWrites;
+        await this.#directory.settled();
         await this.env.SANDBOX_DIRECTORY.getByName("all").forget(record.id);
         await this.ctx.storage.deleteAll();
       } else await this.ctx.storage.setAlarm((record.endedAt ?? 0) + record.retentionMs);
@@ -404,18 +407,9 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     if (directory === "now") await written;
   }
 
-  /**
-   * Puts `view` in the directory after every earlier put from this object, so that a
-   * line written later (an end) is never overtaken by one written before it (a use).
-   */
+  /** Puts `view` in the directory after every earlier line from this object. */
   #tellDirectory(view: SandboxView): Promise<void> {
-    const put = this.#directoryWrites.then(() =>
-      this.env.SANDBOX_DIRECTORY.getByName("all").put(view),
-    );
-    this.#directoryWrites = put.catch((err: unknown) => {
-      console.error(`sandbox ${view.id}: the directory could not be told of it`, err);
-    });
-    return put;
+    return this.#directory.run(() => this.env.SANDBOX_DIRECTORY.getByName("all").put(view));
   }
 }
 
