@@ -23,9 +23,4 @@ export class InOrder {
     this.#last = ran.catch(this.#failed);
     return ran;
   }
-
-  /** Settles once every write made so far has settled. */
-  settled(): Promise<void> {
-    return this.#last;
-  }
 }

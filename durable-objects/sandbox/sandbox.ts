@@ -322,8 +322,7 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
     const now = Date.now();
     if (record.status !== "active") {
       if (now >= (record.endedAt ?? 0) + record.retentionMs) {
-        await this.#directory.settled();
-        await this.env.SANDBOX_DIRECTORY.getByName("all").forget(record.id);
+        await this.#directory.run(() => this.#directoryStub().forget(record.id));
         await this.ctx.storage.deleteAll();
       } else await this.ctx.storage.setAlarm((record.endedAt ?? 0) + record.retentionMs);
       return;
@@ -409,7 +408,11 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
 
   /** Puts `view` in the directory after every earlier line from this object. */
   #tellDirectory(view: SandboxView): Promise<void> {
-    return this.#directory.run(() => this.env.SANDBOX_DIRECTORY.getByName("all").put(view));
+    return this.#directory.run(() => this.#directoryStub().put(view));
+  }
+
+  #directoryStub() {
+    return this.env.SANDBOX_DIRECTORY.getByName("all");
   }
 }
 

@@ -355,26 +355,10 @@ describe("created sandboxes through the Worker", () => {
 
   it("a sandbox its host lost is marked lost with a plain 410 on the next call", async () => {
     const sbx = await createSandbox();
-    // Its first call takes the create's answer (decision 275); the host is asked from the next.
-    const first = await postJson("/v1/invocations?wait=30", {
-      tool: "bash",
-      args: { command: "true" },
-      sandbox: sbx.id,
-    });
-    expect(((await first.json()) as { status: string }).status).toBe("settled");
+    await firstCall(sbx.id);
     // What a host restart does: the host forgets it (removed behind the Worker's back).
-    await fetch(`${hostUrl()}/v1/sandboxes/${sbx.id}`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${env.SANDBOX_TOKEN}` },
-    });
-    const after = await postJson("/v1/invocations", {
-      tool: "bash",
-      args: { command: "true" },
-      sandbox: sbx.id,
-    });
-    expect(await expectError(after, 410, "gone")).toMatch(
-      /is lost: its host "default" no longer has it/,
-    );
+    await forgetOnHost(sbx.id);
+    await expectLost(sbx.id);
     expect(((await (await call(`/v1/sandboxes/${sbx.id}`)).json()) as SandboxView).status).toBe(
       "lost",
     );
@@ -382,10 +366,7 @@ describe("created sandboxes through the Worker", () => {
 
   it("the first call right after its create is not checked with the host again: a sandbox lost between them fails that call, and the next is a 410", async () => {
     const sbx = await createSandbox();
-    await fetch(`${hostUrl()}/v1/sandboxes/${sbx.id}`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${env.SANDBOX_TOKEN}` },
-    });
+    await forgetOnHost(sbx.id);
     const first = await postJson("/v1/invocations?wait=30", {
       tool: "bash",
       args: { command: "echo never" },
@@ -401,42 +382,19 @@ describe("created sandboxes through the Worker", () => {
     expect(body.result.content.map((c) => c.text).join("")).toContain(
       `(404 not_found): no sandbox '${sbx.id}' on this host`,
     );
-    const next = await postJson("/v1/invocations", {
-      tool: "bash",
-      args: { command: "true" },
-      sandbox: sbx.id,
-    });
-    expect(await expectError(next, 410, "gone")).toMatch(
-      /is lost: its host "default" no longer has it/,
-    );
+    await expectLost(sbx.id);
   });
 
   it("a first call later than JUST_MADE_MS after the create asks the host: a sandbox lost meanwhile is a 410", async () => {
     const sbx = await createSandbox();
-    await fetch(`${hostUrl()}/v1/sandboxes/${sbx.id}`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${env.SANDBOX_TOKEN}` },
-    });
+    await forgetOnHost(sbx.id);
     await new Promise((r) => setTimeout(r, JUST_MADE_MS + 500));
-    const after = await postJson("/v1/invocations", {
-      tool: "bash",
-      args: { command: "true" },
-      sandbox: sbx.id,
-    });
-    expect(await expectError(after, 410, "gone")).toMatch(
-      /is lost: its host "default" no longer has it/,
-    );
+    await expectLost(sbx.id);
   }, 30_000);
 
   it("a sandbox whose host is down is a 502 within seconds, never a hang", async () => {
     const sbx = await createSandbox();
-    // Its first call takes the create's answer (decision 275); the host is asked from the next.
-    const first = await postJson("/v1/invocations?wait=30", {
-      tool: "bash",
-      args: { command: "true" },
-      sandbox: sbx.id,
-    });
-    expect(((await first.json()) as { status: string }).status).toBe("settled");
+    await firstCall(sbx.id);
     await runInDurableObject(env.SANDBOX_RECORDS.getByName(sbx.id), async (_obj, state) => {
       const record = (await state.storage.get<Record<string, unknown>>("record"))!;
       await state.storage.put("record", { ...record, placement: "down" });
@@ -454,4 +412,37 @@ describe("created sandboxes through the Worker", () => {
 
 function hostUrl(): string {
   return (JSON.parse(env.SANDBOXES ?? "{}") as Record<string, string>).default!;
+}
+
+/** What a host restart does: the host forgets the sandbox (removed behind the Worker's back). */
+async function forgetOnHost(id: string): Promise<void> {
+  await fetch(`${hostUrl()}/v1/sandboxes/${id}`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${env.SANDBOX_TOKEN}` },
+  });
+}
+
+/**
+ * Its first call, to its end: that call takes the create's answer (decision 275), so the
+ * host is asked from the next call on.
+ */
+async function firstCall(id: string): Promise<void> {
+  const first = await postJson("/v1/invocations?wait=30", {
+    tool: "bash",
+    args: { command: "true" },
+    sandbox: id,
+  });
+  expect(((await first.json()) as { status: string }).status).toBe("settled");
+}
+
+/** A call in it is the 410 of a sandbox its host no longer has. */
+async function expectLost(id: string): Promise<void> {
+  const after = await postJson("/v1/invocations", {
+    tool: "bash",
+    args: { command: "true" },
+    sandbox: id,
+  });
+  expect(await expectError(after, 410, "gone")).toMatch(
+    /is lost: its host "default" no longer has it/,
+  );
 }
