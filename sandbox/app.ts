@@ -12,6 +12,7 @@ import { errorBody, internalError, SandboxError } from "./errors.ts";
 import { ExecGate } from "./exec/exec-gate.ts";
 import { ExecRegistry } from "./exec/exec-registry.ts";
 import { inputRoutes } from "./exec/input-routes.ts";
+import { JailAhead } from "./exec/jail-ahead.ts";
 import { execRoutes } from "./exec/routes.ts";
 import { fileRoutes } from "./files/routes.ts";
 import { healthRoute } from "./health-route.ts";
@@ -36,6 +37,8 @@ export interface SandboxApp {
   workspace: Workspace;
   spills: SpillFolder;
   jail: Jail;
+  /** A jail for its first command, started by a created sandbox (decision 276); idle otherwise. */
+  ahead: JailAhead;
 }
 
 /**
@@ -66,6 +69,7 @@ export function createSandboxApp(
     cgroups: config.isolation === "bwrap" ? cgroups() : null,
     memory: config.isolation === "bwrap" ? Cgroups.find("memory") : null,
   });
+  const ahead = new JailAhead(jail, workspace.root);
   const registry = new ExecRegistry(config.keepFinishedMs);
   const gate = new ExecGate(config.maxRunningExecs, config.maxQueuedExecs);
   const maxBodyBytes = bodyLimitFor(config);
@@ -93,10 +97,10 @@ export function createSandboxApp(
       },
     }),
   );
-  app.route("/", execRoutes({ config, registry, gate, workspace, spills, jail }));
+  app.route("/", execRoutes({ config, registry, gate, workspace, spills, jail, ahead }));
   app.route("/v1/exec", inputRoutes(registry));
   app.route("/", spillRoutes(spills));
   app.route("/", fileRoutes({ config, workspace, spills, jail }));
 
-  return { app, registry, gate, workspace, spills, jail };
+  return { app, registry, gate, workspace, spills, jail, ahead };
 }

@@ -19,6 +19,7 @@ import { formatBytes, hostLimit } from "../jail/limits.ts";
 import type { SpillFolder } from "../spill-folder.ts";
 import { CopierThread, type CopyEnd, type CopyTotals } from "./copier-thread.ts";
 import { awaitingInput, inputOf, terminalInput } from "./input-wait.ts";
+import type { JailAhead, TakenJail } from "./jail-ahead.ts";
 import { type NamedPipe, type OutputPipe, openNamedPipe, openOutputPipe } from "./output-pipe.ts";
 import {
   type GroupTermination,
@@ -56,6 +57,8 @@ export interface ExecRunOptions {
   tty?: TerminalSize;
   /** Keep stdin open as a pipe that `input` writes (a background call). */
   stdin?: boolean;
+  /** Its sandbox's jail started ahead, which a pipe exec takes while it waits (decision 276). */
+  ahead?: JailAhead;
 }
 
 /** Least time between two tellings of a waiting exec's place, but for its first and "next". */
@@ -146,15 +149,29 @@ export class ExecRun {
     const spawner =
       this.#options.tty === undefined && this.#options.stdin !== true ? sharedSpawner() : null;
     let named: NamedPipe | null = null;
+    let taken: TakenJail | null = null;
     try {
       spillFd = this.#openSpill();
-      named = spawner ? openNamedPipe() : null;
-      pipe = named ?? openOutputPipe();
-      const tty = this.#options.tty !== undefined;
-      const argv: [string, ...string[]] = tty
-        ? terminalArgv(command)
-        : ["/bin/bash", "-c", command];
-      jailed = jail.wrap({ argv, cwd, env, writable: true, tty });
+      const ahead = this.#options.ahead?.pending ? this.#options.ahead : null;
+      // A terminal or stdin exec: the jail started ahead cannot serve it, nor anything after it.
+      if (ahead && !spawner) void ahead.end();
+      taken =
+        ahead && spawner
+          ? ahead.take({ cwd: jail.pathInside(cwd), command, env: jail.commandEnv(env) })
+          : null;
+      if (taken) {
+        // The jail holds the write end: the host never had it.
+        pipe = { readFd: taken.outputFd, writeFd: -1 };
+        jailed = taken.jailed;
+      } else {
+        named = spawner ? openNamedPipe() : null;
+        pipe = named ?? openOutputPipe();
+        const tty = this.#options.tty !== undefined;
+        const argv: [string, ...string[]] = tty
+          ? terminalArgv(command)
+          : ["/bin/bash", "-c", command];
+        jailed = jail.wrap({ argv, cwd, env, writable: true, tty });
+      }
     } catch (err) {
       this.#failure = `could not start the command: ${(err as Error).message}`;
       if (pipe) for (const fd of [pipe.readFd, pipe.writeFd]) closeSync(fd);
@@ -176,6 +193,10 @@ export class ExecRun {
     );
     if (this.#options.tty) {
       this.#startTerminal(jailed, this.#options.tty, pipe.writeFd);
+      return;
+    }
+    if (taken) {
+      this.#startTaken(taken);
       return;
     }
     if (spawner && named) {
@@ -258,6 +279,15 @@ export class ExecRun {
           gone(err.message);
         },
       );
+    this.#follower.follow();
+  }
+
+  /** A pipe exec handed to its sandbox's jail started ahead (jail-ahead.ts, decision 276). */
+  #startTaken(taken: TakenJail): void {
+    this.#target = { outer: taken.pid, group: null };
+    this.#readJailStatus(new Socket({ fd: taken.statusFd, readable: true, writable: false }));
+    this.#startTimers();
+    void taken.exited.then((exit) => this.#commandExited(exit));
     this.#follower.follow();
   }
 

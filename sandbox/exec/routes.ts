@@ -12,6 +12,7 @@ import type { SpillFolder } from "../spill-folder.ts";
 import type { Workspace } from "../workspace.ts";
 import type { ExecGate, ExecTicket } from "./exec-gate.ts";
 import { type ExecRegistry, findRun } from "./exec-registry.ts";
+import type { JailAhead } from "./jail-ahead.ts";
 import { execUpdateStream } from "./update-stream.ts";
 
 /** What the exec routes run commands with. */
@@ -22,6 +23,7 @@ interface ExecRouteParts {
   workspace: Workspace;
   spills: SpillFolder;
   jail: Jail;
+  ahead?: JailAhead;
 }
 
 /**
@@ -29,7 +31,7 @@ interface ExecRouteParts {
  * @example app.route("/", execRoutes({ config, registry, gate, workspace, spills, jail }));
  */
 export function execRoutes(parts: ExecRouteParts): Hono {
-  const { config, registry, gate, workspace, spills, jail } = parts;
+  const { config, registry, gate, workspace, spills, jail, ahead } = parts;
   const pacing = {
     minIntervalMs: config.minIntervalMs,
     targetBytesPerSecond: config.targetBytesPerSecond,
@@ -59,6 +61,7 @@ export function execRoutes(parts: ExecRouteParts): Hono {
       maxSpillBytes: config.maxSpillBytes,
       tty: req.tty,
       stdin: req.stdin,
+      ahead,
     });
     let ticket: ExecTicket;
     try {

@@ -214,7 +214,7 @@ export class Jail {
       : null;
     const bwrap = [this.#bwrap, ...this.#bwrapArgs(req), "--", ...req.argv];
     const limited = [...this.#prlimitArgs(), ...(this.#namespace?.enter ?? []), ...bwrap];
-    const env = { ...cleanEnv(WORKSPACE_PATH), ...this.#namespace?.env, ...req.env };
+    const env = this.commandEnv(req.env);
     // The jail's first process joins its cgroups before it starts anything.
     const procs = [cgroup?.procsFile, memory?.procsFile].filter((f) => f !== undefined);
     const join = procs.map((_, i) => `echo $$ > "$${i}"`).join(" && ");
@@ -235,6 +235,11 @@ export class Jail {
         memory?.remove();
       },
     };
+  }
+
+  /** A jailed command's whole environment: the clean base, its namespace's proxy variables, then its own. */
+  commandEnv(env: Record<string, string> = {}): Record<string, string> {
+    return { ...cleanEnv(WORKSPACE_PATH), ...this.#namespace?.env, ...env };
   }
 
   /**

@@ -137,6 +137,8 @@ export class HostedSandbox {
         // The host's own jail has proved bubblewrap (decision 227).
         false,
       );
+      // Its first command's jail, started now: that command then skips most of a start (decision 276).
+      if (fresh) parts.ahead.start();
       return new HostedSandbox(record, disk, parts, cgroups, network);
     } catch (err) {
       if (spareNetwork) await discardNetwork(spareNetwork);
@@ -196,6 +198,7 @@ export class HostedSandbox {
    */
   async close(killGraceMs: number): Promise<void> {
     await this.parts.registry.killAll(killGraceMs + 1000);
+    await this.parts.ahead.end();
     await this.network?.close();
     this.parts.jail.dispose();
     // Its spill folder is held open by descriptor: left open, it would keep the disk's

@@ -3,6 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { sharedSpawner } from "../../../sandbox/exec/spawner.ts";
 import {
   DEFAULT_SANDBOX_CONFIG,
   type SandboxConfig,
@@ -132,6 +133,25 @@ export async function sha256OfFile(file: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest("hex");
+}
+
+/**
+ * How many processes the host's spawner (in this test process) started still run: each
+ * pipe command's outer bubblewrap, and each jail waiting for a first command (decision 276).
+ */
+export function spawnedProcesses(): number {
+  const pid = sharedSpawner()?.pid;
+  if (pid === undefined) return 0;
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  return children === "" ? 0 : children.split(/\s+/).length;
+}
+
+/** Waits (up to 10 s) until `spawnedProcesses()` is `count`, and answers what it last was. */
+export async function spawnedProcessesReach(count: number): Promise<number> {
+  for (let waited = 0; spawnedProcesses() !== count && waited < 10_000; waited += 25) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return spawnedProcesses();
 }
 
 /**
