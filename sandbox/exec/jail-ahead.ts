@@ -12,16 +12,20 @@
  *
  * One jail, once: the sandbox's first exec takes it or ends it (one on a terminal, one
  * with stdin, or one that arrives while the jail is still starting, starts the usual
- * way), and a jail not taken within `AHEAD_MS` is killed, so a sandbox left idle holds
- * no process. Nothing has run in it before the command that takes it.
+ * way). A jail not taken within `SANDBOX_JAIL_AHEAD_MS` (default 10 s) is killed, so a
+ * sandbox left idle holds no process. Nothing has run in it before the command that
+ * takes it.
  */
 import { closeSync, writeSync } from "node:fs";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
 import { type NamedPipe, openNamedPipe } from "./output-pipe.ts";
 import { type ProcessExit, type Spawner, sharedSpawner } from "./spawner.ts";
 
-/** How long a jail started ahead waits for its sandbox's first command before it is killed. */
-export const AHEAD_MS = 10_000;
+/**
+ * How long a jail started ahead waits for its sandbox's first command before it is
+ * killed, unless `SANDBOX_JAIL_AHEAD_MS` says otherwise (0: none is started).
+ */
+export const DEFAULT_AHEAD_MS = 10_000;
 
 /**
  * Longest spec (folder, command and variables) a jail started ahead is given. bash reads
@@ -111,14 +115,15 @@ export class JailAhead {
   }
 
   /**
-   * Starts the jail, unless it cannot help: no bubblewrap, no spawner, or `MAX_STARTING`
-   * already being started on this host. Never throws: the first command then starts
-   * the usual way.
+   * Starts the jail, to wait `lifetimeMs`, unless it cannot help: a lifetime of 0, no
+   * bubblewrap, no spawner, or `MAX_STARTING` already being started on this host. Never
+   * throws: the first command then starts the usual way.
    */
-  start(lifetimeMs = AHEAD_MS, spawner: Spawner | null = sharedSpawner()): void {
+  start(lifetimeMs = DEFAULT_AHEAD_MS, spawner: Spawner | null = sharedSpawner()): void {
     if (this.#state.kind !== "none") return;
     this.#state = { kind: "gone" };
-    if (this.#jail.isolation !== "bwrap" || !spawner || starting >= MAX_STARTING) return;
+    if (lifetimeMs <= 0 || this.#jail.isolation !== "bwrap" || !spawner) return;
+    if (starting >= MAX_STARTING) return;
     const pipes: NamedPipe[] = [];
     let jailed: JailedCommand;
     try {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { SandboxLimits } from "../../src/protocol/index.ts";
 import { positiveInt, wholeNumber } from "../env-number.ts";
+import { DEFAULT_AHEAD_MS } from "../exec/jail-ahead.ts";
 import { DEFAULT_COMMAND_LIMITS } from "../jail/limits.ts";
 
 /** How a sandbox's disk is bounded: its own loop-mounted ext4 image, or a plain directory (no quota). */
@@ -18,6 +19,11 @@ export interface SandboxesConfig {
    * (`SANDBOX_POOL_SIZE`, decision 225); absent or 0: each create makes its own.
    */
   poolSize?: number;
+  /**
+   * How long a new sandbox's jail, started for its first command, waits for it
+   * (`SANDBOX_JAIL_AHEAD_MS`, decision 276); 0: none is started. Absent: the default.
+   */
+  jailAheadMs?: number;
   /** Both each sandbox's defaults and the most a create may ask for (it may only lower them). */
   limits: SandboxLimits;
 }
@@ -44,7 +50,8 @@ export const MIN_DISK_BYTES = 8 * MiB;
  * The sandboxes' settings for a host whose default workspace is `root`, from
  * `SANDBOXES_DIR` (default `<root>-sandboxes`), `SANDBOX_DISK` (`loop` | `none`; default
  * `loop` when the host runs as root, which mounting needs), `SANDBOX_MAX_SANDBOXES`,
- * `SANDBOX_DISK_BYTES`, `SANDBOX_MAX_EXECS`, `SANDBOX_EGRESS_BYTES`, `SANDBOX_POOL_SIZE`. Processes, memory and file size per sandbox
+ * `SANDBOX_DISK_BYTES`, `SANDBOX_MAX_EXECS`, `SANDBOX_EGRESS_BYTES`, `SANDBOX_POOL_SIZE`,
+ * `SANDBOX_JAIL_AHEAD_MS`. Processes, memory and file size per sandbox
  * follow the host's command limits.
  * @example const sandboxes = sandboxesConfigFromEnv(process.env, "/srv/workspace", limits);
  */
@@ -76,6 +83,7 @@ export function sandboxesConfigFromEnv(
     disk,
     maxSandboxes: positiveInt(env, "SANDBOX_MAX_SANDBOXES", 64),
     poolSize: wholeNumber(env, "SANDBOX_POOL_SIZE", DEFAULT_POOL_SIZE),
+    jailAheadMs: wholeNumber(env, "SANDBOX_JAIL_AHEAD_MS", DEFAULT_AHEAD_MS),
     limits: {
       diskBytes,
       maxExecs: positiveInt(env, "SANDBOX_MAX_EXECS", DEFAULT_SANDBOX_LIMITS.maxExecs),

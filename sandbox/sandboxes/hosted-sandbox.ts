@@ -138,7 +138,7 @@ export class HostedSandbox {
         false,
       );
       // Its first command's jail, started now: that command then skips most of a start (decision 276).
-      if (fresh) parts.ahead.start();
+      if (fresh) parts.ahead.start(config.sandboxes?.jailAheadMs);
       return new HostedSandbox(record, disk, parts, cgroups, network);
     } catch (err) {
       if (spareNetwork) await discardNetwork(spareNetwork);

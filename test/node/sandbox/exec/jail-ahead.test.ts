@@ -5,11 +5,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   AHEAD_SPEC_MAX_BYTES,
   type AheadCommand,
+  DEFAULT_AHEAD_MS,
   JailAhead,
   type TakenJail,
 } from "../../../../sandbox/exec/jail-ahead.ts";
 import { Jail } from "../../../../sandbox/jail/jail.ts";
 import { DEFAULT_COMMAND_LIMITS } from "../../../../sandbox/jail/limits.ts";
+import { sandboxesConfigFromEnv } from "../../../../sandbox/sandboxes/config.ts";
 import { spawnedProcesses, spawnedProcessesReach } from "../harness.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "toolwire-ahead-"));
@@ -114,5 +116,34 @@ describe("JailAhead", () => {
     await ahead.end();
     expect(ahead.waiting).toBe(false);
     expect(spawnedProcesses()).toBe(before);
+  });
+});
+
+describe("SANDBOX_JAIL_AHEAD_MS", () => {
+  const config = (value?: string) =>
+    sandboxesConfigFromEnv(
+      value === undefined ? {} : { SANDBOX_JAIL_AHEAD_MS: value },
+      "/srv/workspace",
+      DEFAULT_COMMAND_LIMITS,
+    );
+
+  it("is 10 s by default; 0 starts no jail ahead", async () => {
+    expect(config().jailAheadMs).toBe(DEFAULT_AHEAD_MS);
+    expect(DEFAULT_AHEAD_MS).toBe(10_000);
+    expect(config("2500").jailAheadMs).toBe(2500);
+    expect(config("0").jailAheadMs).toBe(0);
+    const before = await spawnedProcessesReach(0);
+    const ahead = new JailAhead(jail, root);
+    ahead.start(0);
+    expect(ahead.pending).toBe(false);
+    expect(spawnedProcesses()).toBe(before);
+  });
+
+  it("anything but a whole number from 0 stops the host at start, naming the setting", () => {
+    for (const bad of ["-1", "soon", "1.5"]) {
+      expect(() => config(bad)).toThrow(
+        `SANDBOX_JAIL_AHEAD_MS must be a whole number from 0, got '${bad}'`,
+      );
+    }
   });
 });
