@@ -10,9 +10,9 @@
  * writes its folder, command and variables; the script then becomes `bash -c command`
  * with exactly those variables, as a command started the usual way would be.
  *
- * One jail, once: the sandbox's first exec takes it or ends it (one on a terminal, one
- * with stdin, or one that arrives while the jail is still starting, starts the usual
- * way). A jail not taken within `SANDBOX_JAIL_AHEAD_MS` (default 10 s) is killed, so a
+ * One jail, once: the sandbox's first exec takes it or ends it (one on a terminal or
+ * with stdin starts the usual way; one that arrives while the jail is being spawned
+ * waits for the spawn, a few milliseconds, and takes it). A jail not taken within `SANDBOX_JAIL_AHEAD_MS` (default 10 s) is killed, so a
  * sandbox left idle holds no process. Nothing has run in it before the command that
  * takes it.
  */
@@ -104,9 +104,18 @@ export class JailAhead {
     this.#root = root;
   }
 
-  /** True until the first exec (or `end`): a jail is being started, or waits. */
+  /** True until the first exec (or `end`): a jail is still to be started, being started, or waits. */
   get pending(): boolean {
-    return this.#state.kind === "starting" || this.#state.kind === "waiting";
+    return this.#state.kind !== "gone";
+  }
+
+  /**
+   * Settles once a jail being started has been spawned (or failed to be): an exec that
+   * awaits it first takes the jail, whose start is well under way, instead of starting
+   * one of its own beside it. At once when none is being started.
+   */
+  async started(): Promise<void> {
+    if (this.#state.kind === "starting") await this.#state.settled;
   }
 
   /** True while a jail waits for the first command. */

@@ -43,6 +43,8 @@ export function execRoutes(parts: ExecRouteParts): Hono {
     const tooLong = execTooLong(req);
     if (tooLong) throw new SandboxError("bad_request", tooLong);
     if (registry.get(req.execId)) throw execExists(req.execId);
+    // The first exec of a sandbox made a moment ago: its jail may still be spawning (decision 276).
+    if (ahead?.pending) await ahead.started();
     const cwd = await workspace.resolve(req.cwd);
     await assertDirectory(cwd, req.cwd);
     // The checks above awaited: another request may have taken the id meanwhile.

@@ -137,8 +137,8 @@ export class HostedSandbox {
         // The host's own jail has proved bubblewrap (decision 227).
         false,
       );
-      // Its first command's jail, started now: that command then skips most of a start (decision 276).
-      if (fresh) parts.ahead.start(config.sandboxes?.jailAheadMs);
+      // Its first command's jail (decision 276), started once the create's answer is on its way.
+      if (fresh) setImmediate(() => parts.ahead.start(config.sandboxes?.jailAheadMs));
       return new HostedSandbox(record, disk, parts, cgroups, network);
     } catch (err) {
       if (spareNetwork) await discardNetwork(spareNetwork);

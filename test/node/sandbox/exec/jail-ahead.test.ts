@@ -109,6 +109,17 @@ describe("JailAhead", () => {
     expect(spawnedProcesses()).toBe(before);
   });
 
+  it("an exec that comes while the jail is being spawned waits for the spawn and takes it", async () => {
+    const ahead = new JailAhead(jail, root);
+    ahead.start();
+    expect(ahead.waiting).toBe(false);
+    await ahead.started();
+    const taken = ahead.take(commandOf(400));
+    expect(taken).not.toBeNull();
+    expect(await outputOf(taken!)).toBe("ran\n");
+    taken!.jailed.release();
+  });
+
   it("ends a jail still being started: end() waits for it, and nothing is left waiting", async () => {
     const before = await spawnedProcessesReach(0);
     const ahead = new JailAhead(jail, root);
@@ -136,6 +147,7 @@ describe("SANDBOX_JAIL_AHEAD_MS", () => {
     const ahead = new JailAhead(jail, root);
     ahead.start(0);
     expect(ahead.pending).toBe(false);
+    expect(ahead.take(commandOf(400))).toBeNull();
     expect(spawnedProcesses()).toBe(before);
   });
 
