@@ -33,9 +33,13 @@ export const DEFAULT_AHEAD_MS = 10_000;
  */
 export const AHEAD_SPEC_MAX_BYTES = 8 * 1024;
 
-/** Jails being started ahead at once on this host: a burst of creates does not wait on them. */
-const MAX_STARTING = 2;
-let starting = 0;
+/**
+ * Jails started ahead and not yet taken or ended, at most, on this host: a burst of
+ * creates does not compete with a bubblewrap start for each of them, and what waits is
+ * bounded.
+ */
+const MAX_HELD = 2;
+let held = 0;
 
 /**
  * The waiting script: reads the folder, the command and the variables (each ended by a
@@ -125,14 +129,14 @@ export class JailAhead {
 
   /**
    * Starts the jail, to wait `lifetimeMs`, unless it cannot help: a lifetime of 0, no
-   * bubblewrap, no spawner, or `MAX_STARTING` already being started on this host. Never
+   * bubblewrap, no spawner, or `MAX_HELD` already held on this host. Never
    * throws: the first command then starts the usual way.
    */
   start(lifetimeMs = DEFAULT_AHEAD_MS, spawner: Spawner | null = sharedSpawner()): void {
     if (this.#state.kind !== "none") return;
     this.#state = { kind: "gone" };
     if (lifetimeMs <= 0 || this.#jail.isolation !== "bwrap" || !spawner) return;
-    if (starting >= MAX_STARTING) return;
+    if (held >= MAX_HELD) return;
     const pipes: NamedPipe[] = [];
     let jailed: JailedCommand;
     try {
@@ -159,7 +163,7 @@ export class JailAhead {
         settle = resolve;
       }),
     };
-    starting++;
+    held++;
     void spawner
       .spawn({
         file: jailed.file,
@@ -175,7 +179,6 @@ export class JailAhead {
       })
       .then(
         (child) => {
-          starting--;
           // The jail holds its ends now; the host keeps only what it reads or writes.
           closeSync(spec.readFd);
           closeSync(output.writeFd);
@@ -199,7 +202,7 @@ export class JailAhead {
           this.#state = { kind: "waiting", waiting };
         },
         () => {
-          starting--;
+          held--;
           jailed.release();
           for (const pipe of pipes) closePipe(pipe);
           this.#state = { kind: "gone" };
@@ -222,6 +225,7 @@ export class JailAhead {
     }
     const waiting = state.waiting;
     this.#state = { kind: "gone" };
+    held--;
     clearTimeout(waiting.timer);
     try {
       writeSync(waiting.spec.writeFd, spec);
@@ -253,6 +257,7 @@ export class JailAhead {
     const state = this.#state;
     if (state.kind !== "waiting") return;
     this.#state = { kind: "gone" };
+    held--;
     const waiting = state.waiting;
     clearTimeout(waiting.timer);
     closeSync(waiting.spec.writeFd);

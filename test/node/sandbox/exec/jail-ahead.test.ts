@@ -120,6 +120,34 @@ describe("JailAhead", () => {
     taken!.jailed.release();
   });
 
+  it("holds at most two jails on a host: a third sandbox gets none until one is taken or ended", async () => {
+    const [a, b, c] = [0, 1, 2].map(() => new JailAhead(jail, root)) as [
+      JailAhead,
+      JailAhead,
+      JailAhead,
+    ];
+    a.start();
+    b.start();
+    c.start();
+    expect(c.pending).toBe(false);
+    await waiting(a);
+    await waiting(b);
+    const taken = a.take(commandOf(400));
+    expect(taken).not.toBeNull();
+    const d = new JailAhead(jail, root);
+    d.start();
+    await waiting(d);
+    const e = new JailAhead(jail, root);
+    e.start();
+    expect(e.pending).toBe(false);
+    await b.end();
+    const f = new JailAhead(jail, root);
+    f.start();
+    await waiting(f);
+    await Promise.all([d.end(), f.end(), taken!.exited]);
+    taken!.jailed.release();
+  });
+
   it("ends a jail still being started: end() waits for it, and nothing is left waiting", async () => {
     const before = await spawnedProcessesReach(0);
     const ahead = new JailAhead(jail, root);
