@@ -12,9 +12,9 @@
  *
  * One jail, once: the sandbox's first exec takes it or ends it (one on a terminal or
  * with stdin starts the usual way; one that arrives while the jail is being spawned
- * waits for the spawn, a few milliseconds, and takes it). A jail not taken within `SANDBOX_JAIL_AHEAD_MS` (default 10 s) is killed, so a
- * sandbox left idle holds no process. Nothing has run in it before the command that
- * takes it.
+ * waits for the spawn, a few milliseconds, and takes it). A jail not taken within
+ * `SANDBOX_JAIL_AHEAD_MS` (default 10 s) is killed, so a sandbox left idle holds no
+ * process. Nothing has run in it before the command that takes it.
  */
 import { closeSync, writeSync } from "node:fs";
 import type { Jail, JailedCommand } from "../jail/jail.ts";
@@ -95,7 +95,7 @@ interface WaitingJail {
 /**
  * One sandbox's jail started ahead: `start` at its create, `take` at its first pipe exec,
  * `end` when it is closed.
- * @example const ahead = new JailAhead(jail); ahead.start(); const taken = ahead.take(cmd);
+ * @example const ahead = new JailAhead(jail, root); ahead.start(); const taken = ahead.take(cmd);
  */
 export class JailAhead {
   readonly #jail: Jail;
