@@ -45,6 +45,12 @@ async function openFullOutput(page: Page, state = "indexed"): Promise<void> {
 }
 
 /** The search status without its matching-line count (which arrives a moment later). */
+/**
+ * How long a search may take to answer: each reads the 200,000-line file by ranges, and
+ * one backwards round from the top took over a second once on a loaded CI machine.
+ */
+const SEARCHED = { timeout: 10_000 };
+
 const match = async (page: Page) =>
   (await page.locator("#full-status").textContent())?.replace(/ · [\d,]+ matching lines?$/, "");
 
@@ -123,31 +129,31 @@ describe("viewer: the full output", () => {
     // A new search starts from where the reader is (line 150,000 here) and goes round.
     await page.locator("#full-query").fill("123456");
     await page.locator("#full-query").press("Enter");
-    await expect.poll(() => match(page)).toBe("Line 123,456 (from the top)");
+    await expect.poll(() => match(page), SEARCHED).toBe("Line 123,456 (from the top)");
     expect(await page.locator("#full-rows .row.hit .tx").textContent()).toBe("123456");
 
     await page.locator("#full-line").fill("1");
     await page.locator("#full-go").click();
     await page.locator("#full-query").fill("99999");
     await page.locator("#full-next").click();
-    await expect.poll(() => match(page)).toBe("Line 99,999");
+    await expect.poll(() => match(page), SEARCHED).toBe("Line 99,999");
     // How many lines match, counted in one pass: 99999 and 199999.
     await expect
-      .poll(() => page.locator("#full-status").textContent())
+      .poll(() => page.locator("#full-status").textContent(), SEARCHED)
       .toBe("Line 99,999 · 2 matching lines");
     expect(await page.locator("#full-rows .row.hit mark").textContent()).toBe("99999");
     await page.locator("#full-next").click();
-    await expect.poll(() => match(page)).toBe("Line 199,999");
+    await expect.poll(() => match(page), SEARCHED).toBe("Line 199,999");
     expect(await page.locator("#full-rows .row.hit .tx").textContent()).toBe("199999");
     await page.locator("#full-next").click();
-    await expect.poll(() => match(page)).toBe("Line 99,999 (from the top)");
+    await expect.poll(() => match(page), SEARCHED).toBe("Line 99,999 (from the top)");
     await page.locator("#full-prev").click();
-    await expect.poll(() => match(page)).toBe("Line 199,999 (from the end)");
+    await expect.poll(() => match(page), SEARCHED).toBe("Line 199,999 (from the end)");
     await page.locator("#full-prev").click();
-    await expect.poll(() => match(page)).toBe("Line 99,999");
+    await expect.poll(() => match(page), SEARCHED).toBe("Line 99,999");
     await page.locator("#full-query").fill("no such text");
     await page.locator("#full-query").press("Enter");
-    await expect.poll(() => match(page)).toBe('No line contains "no such text".');
+    await expect.poll(() => match(page), SEARCHED).toBe('No line contains "no such text".');
   });
 
   it("on a phone the line box stays beside its Go button", async () => {
