@@ -440,7 +440,9 @@ describe("exec: timeouts, kill, process groups", () => {
     expect(await markedGone(id, 0)).not.toEqual([]);
     await host.client.kill(id);
     await fold(host.client.reattach(id), f);
-    expect(f.exit?.signal).toBe("SIGTERM");
+    // SIGTERM ends the shell; on a loaded machine the jail may take longer than the
+    // 300 ms grace to go, and the SIGKILL after it is then what it died of (CI met it once).
+    expect(["SIGTERM", "SIGKILL"]).toContain(f.exit?.signal);
     expect(f.updates.filter((u) => u.kind === "exit")).toHaveLength(1);
     expect(await markedGone(id, GRACE_MS + 2000)).toEqual([]);
   });
