@@ -7,11 +7,8 @@
  * setuid and setgid bits and file capabilities; on a nodev mount device nodes do not
  * open.
  */
-import { execFile } from "node:child_process";
 import { mkdir } from "node:fs/promises";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
+import { runCommand } from "./host-command.ts";
 
 /** What was done to make a folder nosuid,nodev, and how to undo it. */
 export interface NosuidMount {
@@ -36,7 +33,9 @@ export async function mountNosuid(dir: string): Promise<NosuidMount> {
     release: async () => {},
   });
   const release = async () => {
-    await run("umount", [dir]).catch(() => run("umount", ["-l", dir]).catch(() => {}));
+    await runCommand("umount", [dir]).catch(() =>
+      runCommand("umount", ["-l", dir]).catch(() => {}),
+    );
   };
   if (process.geteuid?.() === 0 && (await isLeftoverSelfBind(dir))) {
     return { warning: null, release };
@@ -44,12 +43,12 @@ export async function mountNosuid(dir: string): Promise<NosuidMount> {
   if (await hasNosuidNodev(dir)) return unchanged(null);
   if (process.geteuid?.() !== 0) return unchanged(null);
   try {
-    await run("mount", ["--bind", dir, dir]);
+    await runCommand("mount", ["--bind", dir, dir]);
   } catch (err) {
     return unchanged(`the workspace could not be made nosuid,nodev (${stderrOf(err)})`);
   }
   try {
-    await run("mount", ["-o", "remount,bind,nosuid,nodev", dir]);
+    await runCommand("mount", ["-o", "remount,bind,nosuid,nodev", dir]);
   } catch (err) {
     await release();
     return unchanged(`the workspace could not be made nosuid,nodev (${stderrOf(err)})`);
@@ -65,7 +64,7 @@ export async function mountNosuid(dir: string): Promise<NosuidMount> {
  * of `dir`.
  */
 async function isLeftoverSelfBind(dir: string): Promise<boolean> {
-  const { stdout } = await run("findmnt", [
+  const { stdout } = await runCommand("findmnt", [
     "-n",
     "-o",
     "TARGET,FSROOT,OPTIONS",
@@ -81,7 +80,7 @@ async function isLeftoverSelfBind(dir: string): Promise<boolean> {
 
 /** True when the mount that holds `dir` (the top one, where several are stacked) has both nosuid and nodev. */
 async function hasNosuidNodev(dir: string): Promise<boolean> {
-  const { stdout } = await run("findmnt", ["-n", "-o", "OPTIONS", "-T", dir]).catch(() => ({
+  const { stdout } = await runCommand("findmnt", ["-n", "-o", "OPTIONS", "-T", dir]).catch(() => ({
     stdout: "",
   }));
   const top = stdout.trim().split("\n").at(-1) ?? "";

@@ -37,6 +37,15 @@ export interface ProcessExit {
   signal: NodeJS.Signals | null;
 }
 
+/** How much of each stream a captured run (`Spawner.run`) keeps: its first MiB. */
+export const CAPTURED_MAX_BYTES = 1 << 20;
+
+/** What a captured run printed, each stream cut at `CAPTURED_MAX_BYTES`, as UTF-8. */
+export interface CapturedOutput {
+  stdout: string;
+  stderr: string;
+}
+
 export interface SpawnedProcess {
   pid: number;
   /** Settles when the process has ended (never rejects). */
@@ -51,7 +60,7 @@ export interface SpawnedProcess {
  * The spawner stands in `/` between commands.
  */
 const SPAWNER_CODE = String.raw`
-import errno, json, os, signal, sys, threading
+import errno, json, os, signal, sys, threading, time
 lock = threading.Lock()
 def say(message):
     data = (json.dumps(message) + "\n").encode()
@@ -65,12 +74,37 @@ def say(message):
 def why(error):
     return (errno.errorcode.get(error.errno, "") + " " + (error.strerror or "")).strip()
 DEFAULTS = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
+def ending(status):
+    if os.WIFSIGNALED(status):
+        return {"code": None, "signal": signal.Signals(os.WTERMSIG(status)).name}
+    return {"code": os.WEXITSTATUS(status), "signal": None}
 def reap(job, pid):
     _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        say({"job": job, "code": None, "signal": signal.Signals(os.WTERMSIG(status)).name})
-    else:
-        say({"job": job, "code": os.WEXITSTATUS(status), "signal": None})
+    say({"job": job, **ending(status)})
+CAPTURED_MAX = ${CAPTURED_MAX_BYTES}
+def drain(fd, into):
+    try:
+        while True:
+            data = os.read(fd, 65536)
+            if not data:
+                break
+            into += data[:max(0, CAPTURED_MAX - len(into))]
+    finally:
+        os.close(fd)
+def reap_captured(job, pid, pipes):
+    outputs = [bytearray(), bytearray()]
+    drains = [threading.Thread(target=drain, args=(fd, into), daemon=True)
+              for fd, into in zip(pipes, outputs)]
+    for thread in drains:
+        thread.start()
+    _, status = os.waitpid(pid, 0)
+    # A process it left behind may hold its output open: what came within a second of
+    # the exit is the output.
+    deadline = time.monotonic() + 1
+    for thread in drains:
+        thread.join(max(0, deadline - time.monotonic()))
+    text = [bytes(into).decode("utf-8", "replace") for into in outputs]
+    say({"job": job, **ending(status), "stdout": text[0], "stderr": text[1]})
 for line in sys.stdin:
     request = json.loads(line)
     job = request["job"]
@@ -82,15 +116,27 @@ for line in sys.stdin:
         except OSError as error:
             say({"job": job, "error": why(error)})
         continue
+    captured = request.get("capture", False)
+    pipes = []
     try:
         os.chdir(request["cwd"])
         actions = [(os.POSIX_SPAWN_OPEN, fd, path, os.O_WRONLY if mode == "w" else os.O_RDONLY, 0)
                    for fd, path, mode in request["open"]]
         actions += [(os.POSIX_SPAWN_DUP2, source, fd) for fd, source in request["dup"]]
+        if captured:
+            # Nothing to read, and its output and errors into pipes the spawner reads;
+            # the pipes' own descriptors close at the exec (Python makes them so).
+            pipes = [os.pipe(), os.pipe()]
+            actions = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+                       (os.POSIX_SPAWN_DUP2, pipes[0][1], 1), (os.POSIX_SPAWN_DUP2, pipes[1][1], 2)]
         argv = [request["file"]] + request["args"]
-        pid = os.posix_spawn(request["file"], argv, request["env"],
-                             file_actions=actions, setsid=True, setsigdef=DEFAULTS, setsigmask=[])
+        start = os.posix_spawnp if "/" not in request["file"] else os.posix_spawn
+        pid = start(request["file"], argv, request["env"],
+                    file_actions=actions, setsid=True, setsigdef=DEFAULTS, setsigmask=[])
     except OSError as error:
+        for read, write in pipes:
+            os.close(read)
+            os.close(write)
         say({"job": job, "error": why(error)})
         continue
     finally:
@@ -98,20 +144,26 @@ for line in sys.stdin:
         # it mounted after its sandbox is deleted.
         os.chdir("/")
     say({"job": job, "pid": pid})
-    threading.Thread(target=reap, args=(job, pid), daemon=True).start()
+    if captured:
+        for _, write in pipes:
+            os.close(write)
+        threading.Thread(target=reap_captured, args=(job, pid, [read for read, _ in pipes]),
+                         daemon=True).start()
+    else:
+        threading.Thread(target=reap, args=(job, pid), daemon=True).start()
 `;
 
 type Answer =
   | { job: number; made: true }
   | { job: number; pid: number }
   | { job: number; error: string }
-  | { job: number; code: number | null; signal: NodeJS.Signals | null };
+  | ({ job: number } & ProcessExit & Partial<CapturedOutput>);
 
 interface Job {
   /** Told the pid, or for a `makeFifos` that they are made (no pid: 0). */
   started: (pid: number) => void;
   failed: (error: Error) => void;
-  exited: (exit: ProcessExit) => void;
+  exited: (exit: ProcessExit & Partial<CapturedOutput>) => void;
   pid: number | null;
 }
 
@@ -183,7 +235,38 @@ export class Spawner {
           exited: (exit) => {
             this.#jobs.delete(job);
             this.#holdWhileRunning();
-            ended(exit);
+            ended({ code: exit.code, signal: exit.signal });
+          },
+        };
+        return entry;
+      });
+    });
+  }
+
+  /**
+   * Runs `file` (looked for on PATH when it has no `/`) with `args` and the host's
+   * environment, from `/`, reading nothing; answers how it ended and what it printed.
+   * Rejects only when it could not be started.
+   * @example const { code, stderr } = await spawner.run("umount", ["/srv/sandboxes/x/disk"]);
+   */
+  run(file: string, args: string[]): Promise<ProcessExit & CapturedOutput> {
+    return new Promise((resolve, reject) => {
+      const env = Object.fromEntries(
+        Object.entries(process.env).filter((entry): entry is [string, string] => !!entry[1]),
+      );
+      const request = { file, args, env, cwd: "/", open: [], dup: [], capture: true };
+      this.#send(request, (job) => {
+        const entry: Job = {
+          pid: null,
+          started: (pid) => {
+            entry.pid = pid;
+          },
+          failed: reject,
+          exited: (exit) => {
+            this.#jobs.delete(job);
+            this.#holdWhileRunning();
+            const { code, signal, stdout = "", stderr = "" } = exit;
+            resolve({ code, signal, stdout, stderr });
           },
         };
         return entry;
@@ -242,7 +325,7 @@ export class Spawner {
       this.#jobs.delete(answer.job);
       this.#holdWhileRunning();
       job.failed(new Error(answer.error));
-    } else job.exited({ code: answer.code, signal: answer.signal });
+    } else job.exited(answer);
   }
 
   /**

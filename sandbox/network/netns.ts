@@ -1,8 +1,5 @@
-import { execFile } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
+import { runCommand } from "../host-command.ts";
 
 /** Where a sandbox's commands run: the namespace they enter, and how it is let go. */
 export interface SandboxNamespace {
@@ -34,7 +31,7 @@ export class NetworkNamespace implements SandboxNamespace {
     await ns.remove();
     await writeFile(file, "", { flag: "wx" });
     try {
-      await run("unshare", [`--net=${file}`, "ip", "link", "set", "lo", "up"]);
+      await runCommand("unshare", [`--net=${file}`, "ip", "link", "set", "lo", "up"]);
       return ns;
     } catch (err) {
       await ns.remove();
@@ -52,7 +49,9 @@ export class NetworkNamespace implements SandboxNamespace {
 
   /** Unmounts the file (when mounted) and deletes it. */
   async remove(): Promise<void> {
-    await run("umount", [this.file]).catch(() => run("umount", ["-l", this.file]).catch(() => {}));
+    await runCommand("umount", [this.file]).catch(() =>
+      runCommand("umount", ["-l", this.file]).catch(() => {}),
+    );
     await rm(this.file, { force: true });
   }
 }

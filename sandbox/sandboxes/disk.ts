@@ -1,12 +1,9 @@
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
+import { runCommand } from "../host-command.ts";
 import { mountNosuid, type NosuidMount } from "../nosuid-mount.ts";
 import type { DiskMode } from "./config.ts";
-
-const run = promisify(execFile);
 
 /** Where a sandbox's disk is, under its folder `<dir>/<id>`. */
 export interface DiskPaths {
@@ -136,8 +133,8 @@ export class SandboxDisk {
     this.#nosuid = null;
     if (this.#mounted) {
       // Lazily when something still holds a file open; not at all when it is gone already.
-      await run("umount", [this.mountPoint])
-        .catch(() => run("umount", ["-l", this.mountPoint]))
+      await runCommand("umount", [this.mountPoint])
+        .catch(() => runCommand("umount", ["-l", this.mountPoint]))
         .catch(() => {});
       this.#mounted = false;
     }
@@ -166,7 +163,7 @@ export async function formatImage(file: string, bytes: number): Promise<void> {
   // be able to write the output that says so (decision 141). The reserve belongs to an
   // id no process of the host runs as (the mount's resuid/resgid), so only
   // CAP_SYS_RESOURCE, which the host has and no jailed command does, can write into it.
-  await run("mkfs.ext4", [
+  await runCommand("mkfs.ext4", [
     "-q",
     "-F",
     "-m",
@@ -211,8 +208,8 @@ export async function prepareDisk(folder: string, bytes: number): Promise<ReadyD
 /** Unmounts a ready disk and removes its folder, image and all. */
 export async function discardDisk(ready: ReadyDisk): Promise<void> {
   const { mountPoint } = diskPaths(ready.folder);
-  await run("umount", [mountPoint])
-    .catch(() => run("umount", ["-l", mountPoint]))
+  await runCommand("umount", [mountPoint])
+    .catch(() => runCommand("umount", ["-l", mountPoint]))
     .catch(() => {});
   await rm(ready.folder, { recursive: true, force: true });
 }
@@ -223,7 +220,7 @@ export async function discardDisk(ready: ReadyDisk): Promise<void> {
  */
 async function mountImage(file: string, dir: string): Promise<void> {
   const reserve = `resuid=${RESERVE_OWNER},resgid=${RESERVE_OWNER}`;
-  await run("mount", ["-o", `loop,nosuid,nodev,${reserve}`, file, dir]);
+  await runCommand("mount", ["-o", `loop,nosuid,nodev,${reserve}`, file, dir]);
 }
 
 /** The reason a sandbox's disk cannot be reopened: the sandbox is lost. */
@@ -237,12 +234,14 @@ export class DiskGone extends Error {}
  */
 export async function removeUnrecordedSandboxes(dir: string, kept: Set<string>): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const { stdout } = await run("findmnt", ["-rn", "-o", "TARGET"]).catch(() => ({ stdout: "" }));
+  const { stdout } = await runCommand("findmnt", ["-rn", "-o", "TARGET"]).catch(() => ({
+    stdout: "",
+  }));
   for (const target of stdout.split("\n")) {
     const rel = target.slice(dir.length + 1);
     if (!target.startsWith(`${dir}/`) || !STALE_MOUNT.test(rel)) continue;
     if (kept.has(rel.split("/")[0] ?? "")) continue;
-    await run("umount", ["-l", target]).catch(() => {});
+    await runCommand("umount", ["-l", target]).catch(() => {});
   }
   for (const name of await readdir(dir)) {
     if (STALE.test(name) && !kept.has(name.replace(/\.img$/, ""))) {
@@ -253,7 +252,7 @@ export async function removeUnrecordedSandboxes(dir: string, kept: Set<string>):
 
 /** Whether `dir` is itself a mount point (a disk a killed host left mounted). */
 async function isMountPoint(dir: string): Promise<boolean> {
-  return run("findmnt", ["-n", "--mountpoint", dir]).then(
+  return runCommand("findmnt", ["-n", "--mountpoint", dir]).then(
     () => true,
     () => false,
   );

@@ -1,13 +1,10 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
+import { runCommand } from "../host-command.ts";
 import { discardNetwork, prepareNetwork, type ReadyNetwork } from "../network/ready-network.ts";
 import { ReadyPool } from "../ready-pool.ts";
 import { discardDisk, prepareDisk, type ReadyDisk } from "./disk.ts";
-
-const run = promisify(execFile);
 
 /** What a new sandbox may take of what was made ahead: null where it makes its own. */
 export interface MadeAhead {
@@ -130,9 +127,11 @@ export const READY_DIR = ".ready";
 
 /** Unmounts what a host that stopped left mounted under `root` (namespace files), then removes it. */
 async function removeLeftovers(root: string): Promise<void> {
-  const { stdout } = await run("findmnt", ["-rn", "-o", "TARGET"]).catch(() => ({ stdout: "" }));
+  const { stdout } = await runCommand("findmnt", ["-rn", "-o", "TARGET"]).catch(() => ({
+    stdout: "",
+  }));
   for (const target of stdout.split("\n")) {
-    if (target.startsWith(`${root}/`)) await run("umount", ["-l", target]).catch(() => {});
+    if (target.startsWith(`${root}/`)) await runCommand("umount", ["-l", target]).catch(() => {});
   }
   await rm(root, { recursive: true, force: true });
 }

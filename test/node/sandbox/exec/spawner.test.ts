@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Spawner, type SpawnPlan } from "../../../../sandbox/exec/spawner.ts";
+import { CAPTURED_MAX_BYTES, Spawner, type SpawnPlan } from "../../../../sandbox/exec/spawner.ts";
 
 let dir: string;
 let spawner: Spawner;
@@ -126,5 +126,57 @@ describe("the spawner", () => {
     expect(Spawner.start(null)).toBeNull();
     // (And the host starts commands itself: the exec tests run either way.)
     expect(execFileSync("/bin/sh", ["-c", "echo ok"], { encoding: "utf8" })).toBe("ok\n");
+  });
+});
+
+describe("a captured run (the host's own commands, decision 277)", () => {
+  it("answers the exit code, stdout and stderr apart; looks the name up on PATH; reads nothing; runs from /", async () => {
+    const ran = await spawner.run("sh", [
+      "-c",
+      'echo "out $(pwd)"; echo err >&2; cat; echo "parent $PPID"; exit 3',
+    ]);
+    expect(ran).toEqual({
+      code: 3,
+      signal: null,
+      stdout: `out /\nparent ${spawner.pid}\n`,
+      stderr: "err\n",
+    });
+  });
+
+  it("tells the signal that ended it", async () => {
+    expect(await spawner.run("sh", ["-c", "kill -TERM $$"])).toMatchObject({
+      code: null,
+      signal: "SIGTERM",
+    });
+  });
+
+  it.each([
+    ["just under", CAPTURED_MAX_BYTES - 1],
+    ["at", CAPTURED_MAX_BYTES],
+    ["just over", CAPTURED_MAX_BYTES + 1],
+  ])("keeps each stream's first MiB, %s it (%i bytes), and reads the rest away", async (_, n) => {
+    const script = `head -c ${n} /dev/zero | tr '\\0' o; head -c ${n} /dev/zero | tr '\\0' e >&2`;
+    const ran = await spawner.run("sh", ["-c", script]);
+    const kept = Math.min(n, CAPTURED_MAX_BYTES);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toBe("o".repeat(kept));
+    expect(ran.stderr).toBe("e".repeat(kept));
+  });
+
+  it("answers once the command ends, though a process it left holds its output open", async () => {
+    // A unique sleep, so the test finds (and ends) exactly the one it left.
+    const left = `sleep 29.${process.pid}`;
+    const ran = await spawner.run("sh", ["-c", `${left} & echo left`]);
+    try {
+      expect(ran).toMatchObject({ code: 0, stdout: "left\n" });
+    } finally {
+      // pkill fails when nothing matched: the process was there, holding the pipe.
+      execFileSync("pkill", ["-f", left]);
+    }
+  });
+
+  it("refuses what cannot be started, naming why", async () => {
+    await expect(spawner.run("no-such-command-toolwire", [])).rejects.toThrow(/ENOENT/);
+    await expect(spawner.run("/no/such/file", [])).rejects.toThrow(/ENOENT/);
   });
 });
