@@ -131,7 +131,7 @@ for line in sys.stdin:
                        (os.POSIX_SPAWN_DUP2, pipes[0][1], 1), (os.POSIX_SPAWN_DUP2, pipes[1][1], 2)]
         argv = [request["file"]] + request["args"]
         start = os.posix_spawnp if "/" not in request["file"] else os.posix_spawn
-        pid = start(request["file"], argv, request["env"],
+        pid = start(request["file"], argv, request.get("env", os.environ),
                     file_actions=actions, setsid=True, setsigdef=DEFAULTS, setsigmask=[])
     except OSError as error:
         for read, write in pipes:
@@ -244,17 +244,15 @@ export class Spawner {
   }
 
   /**
-   * Runs `file` (looked for on PATH when it has no `/`) with `args` and the host's
-   * environment, from `/`, reading nothing; answers how it ended and what it printed.
+   * Runs `file` (looked for on PATH when it has no `/`) with `args` and the environment
+   * the host started the spawner with, from `/`, reading nothing; answers how it ended and what it printed.
    * Rejects only when it could not be started.
    * @example const { code, stderr } = await spawner.run("umount", ["/srv/sandboxes/x/disk"]);
    */
   run(file: string, args: string[]): Promise<ProcessExit & CapturedOutput> {
     return new Promise((resolve, reject) => {
-      const env = Object.fromEntries(
-        Object.entries(process.env).filter((entry): entry is [string, string] => !!entry[1]),
-      );
-      const request = { file, args, env, cwd: "/", open: [], dup: [], capture: true };
+      // No env: the spawner's own, which is the host's (it was started with it).
+      const request = { file, args, cwd: "/", open: [], dup: [], capture: true };
       this.#send(request, (job) => {
         const entry: Job = {
           pid: null,
