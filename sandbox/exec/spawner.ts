@@ -14,7 +14,7 @@
  * the host spawns as before.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Socket } from "node:net";
+import { Server, type Socket } from "node:net";
 import { createInterface } from "node:readline";
 import { findExecutable } from "../jail/find-executable.ts";
 
@@ -60,7 +60,7 @@ export interface SpawnedProcess {
  * The spawner stands in `/` between commands.
  */
 const SPAWNER_CODE = String.raw`
-import errno, json, os, signal, sys, threading, time
+import array, ctypes, errno, json, os, signal, socket, sys, threading, time
 lock = threading.Lock()
 def say(message):
     data = (json.dumps(message) + "\n").encode()
@@ -105,9 +105,62 @@ def reap_captured(job, pid, pipes):
         thread.join(max(0, deadline - time.monotonic()))
     text = [bytes(into).decode("utf-8", "replace") for into in outputs]
     say({"job": job, **ending(status), "stdout": text[0], "stderr": text[1]})
+# The host's IPC channel (Node's): listening sockets are handed over on it. Not for the
+# commands it starts.
+channel = None
+if "NODE_CHANNEL_FD" in os.environ:
+    channel = socket.socket(fileno=int(os.environ.pop("NODE_CHANNEL_FD")))
+    channel.set_inheritable(False)
+    os.environ.pop("NODE_CHANNEL_SERIALIZATION_MODE", None)
+    def ignore_acks():
+        while channel.recv(4096):
+            pass
+    threading.Thread(target=ignore_acks, daemon=True).start()
+CLONE_NEWNET = 0x40000000
+HOME_NET = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+libc = ctypes.CDLL(None, use_errno=True)
+def enter_net(fd):
+    if libc.setns(fd, CLONE_NEWNET) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error))
+def listen_in(job, path, port):
+    # A socket belongs to the namespace its thread was in when it was made: this thread
+    # steps in, makes it, and steps back before it starts anything.
+    ns = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        enter_net(ns)
+        try:
+            server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                server.bind(("127.0.0.1", port))
+                server.listen(511)
+            except OSError:
+                server.close()
+                raise
+        finally:
+            try:
+                enter_net(HOME_NET)
+            except OSError:
+                # Never start a command from a sandbox's namespace: the host starts its own.
+                os._exit(1)
+    finally:
+        os.close(ns)
+    handle = json.dumps({"cmd": "NODE_HANDLE", "type": "net.Server", "msg": {"job": job}})
+    rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [server.fileno()]))]
+    channel.sendmsg([(handle + "\n").encode()], rights)
+    server.close()
 for line in sys.stdin:
     request = json.loads(line)
     job = request["job"]
+    if "listen" in request:
+        try:
+            if channel is None:
+                raise OSError(errno.ENOTCONN, "the spawner has no channel to the host")
+            listen_in(job, request["listen"], request["port"])
+        except OSError as error:
+            say({"job": job, "error": why(error)})
+        continue
     if "fifos" in request:
         try:
             for path in request["fifos"]:
@@ -164,6 +217,8 @@ interface Job {
   started: (pid: number) => void;
   failed: (error: Error) => void;
   exited: (exit: ProcessExit & Partial<CapturedOutput>) => void;
+  /** A `listenIn`'s socket, handed over on the IPC channel. */
+  listening?: (server: Server) => void;
   pid: number | null;
 }
 
@@ -182,6 +237,8 @@ export class Spawner {
     createInterface({ input: child.stdout! }).on("line", (line) => this.#answer(line));
     child.on("exit", () => this.#died());
     child.on("error", () => this.#died());
+    child.on("message", (message, handle) => this.#handed(message, handle));
+    child.channel?.unref();
     // The spawner keeps the host alive only while a process it started runs (its exit is
     // still to be told), and ends with the host (its stdin closes then).
     child.unref();
@@ -203,7 +260,7 @@ export class Spawner {
     if (!python) return null;
     const child = spawn(python, ["-c", SPAWNER_CODE], {
       cwd: "/",
-      stdio: ["pipe", "pipe", "inherit"],
+      stdio: ["pipe", "pipe", "inherit", "ipc"],
     });
     return new Spawner(child);
   }
@@ -270,6 +327,37 @@ export class Spawner {
         return entry;
       });
     });
+  }
+
+  /**
+   * Makes a socket listening on `127.0.0.1:port` inside the network namespace held at
+   * `namespaceFile`, and hands it to the host: what a Node child entered into the
+   * namespace did before (decision 277), without starting a process. Needs the host to
+   * be allowed to enter it (root).
+   * @example const server = await spawner.listenIn("/srv/sandboxes/.ready/networks/x/ns", 900);
+   */
+  listenIn(namespaceFile: string, port: number): Promise<Server> {
+    return new Promise((resolve, reject) => {
+      this.#send({ listen: namespaceFile, port }, (job) => ({
+        pid: null,
+        started: () => {},
+        failed: reject,
+        exited: () => {},
+        listening: (server) => {
+          this.#jobs.delete(job);
+          this.#holdWhileRunning();
+          resolve(server);
+        },
+      }));
+    });
+  }
+
+  /** A socket the spawner handed over (`listenIn`), for the job its message names. */
+  #handed(message: unknown, handle: unknown): void {
+    const job = this.#jobs.get((message as { job?: unknown } | null)?.job as number);
+    if (!(handle instanceof Server)) return;
+    if (job?.listening) job.listening(handle);
+    else handle.close();
   }
 
   /**

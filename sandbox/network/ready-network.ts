@@ -1,10 +1,11 @@
 import { mkdir, rm, rmdir } from "node:fs/promises";
 import type { Server } from "node:net";
 import path from "node:path";
+import { sharedSpawner } from "../exec/spawner.ts";
 import { HeldNamespace, ownNamespacePrefix } from "./held-namespace.ts";
 import { IngressBridge } from "./ingress-bridge.ts";
 import { NetworkNamespace, type SandboxNamespace } from "./netns.ts";
-import { takeProxyListener } from "./proxy-listener.ts";
+import { BRIDGE_PROXY_PORT, takeProxyListener } from "./proxy-listener.ts";
 
 /**
  * The part of a sandbox's network that belongs to no sandbox yet (decision 225): its
@@ -29,8 +30,8 @@ const MAX_SOCKET_PATH = 107;
 
 /**
  * Makes the namespace (at `<dir>/ns` on a root host) and the proxy's socket in it;
- * throws (after undoing what it made) when it cannot. The slow part is the short-lived
- * Node child that makes the socket.
+ * throws (after undoing what it made) when it cannot. On a root host the spawner makes
+ * the socket; elsewhere a short-lived Node child does, the slow part.
  * @example const ready = await prepareNetwork("/srv/sandboxes/sbx_…/net");
  */
 export async function prepareNetwork(dir: string): Promise<ReadyNetwork> {
@@ -50,12 +51,11 @@ export async function prepareNetwork(dir: string): Promise<ReadyNetwork> {
     process.getuid?.() === 0 ? await NetworkNamespace.create(path.join(dir, "ns")) : null;
   let held: HeldNamespace | null = null;
   try {
-    const proxyListener = await takeProxyListener(
-      mounted?.enter() ?? ownNamespacePrefix(),
-      (pid) => {
+    const proxyListener =
+      (mounted && (await listenBySpawner(mounted.file))) ||
+      (await takeProxyListener(mounted?.enter() ?? ownNamespacePrefix(), (pid) => {
         if (!mounted) held = HeldNamespace.hold(pid);
-      },
-    );
+      }));
     const namespace = (mounted ?? held) as SandboxNamespace;
     const ingress = new IngressBridge(() => namespace.enter(), inSocket);
     return { dir, namespace, proxyListener, ingress, egressSocket };
@@ -63,6 +63,19 @@ export async function prepareNetwork(dir: string): Promise<ReadyNetwork> {
     await (mounted ?? (held as HeldNamespace | null))?.remove();
     throw err;
   }
+}
+
+/**
+ * The proxy's socket in the namespace held at `file`, made by the spawner without a
+ * process (decision 277); null where there is no spawner or it could not (the Node child
+ * of `takeProxyListener` makes it then).
+ */
+async function listenBySpawner(file: string): Promise<Server | null> {
+  return (
+    (await sharedSpawner()
+      ?.listenIn(file, BRIDGE_PROXY_PORT)
+      .catch(() => null)) ?? null
+  );
 }
 
 /**

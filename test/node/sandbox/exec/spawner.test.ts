@@ -1,11 +1,14 @@
 // The spawner (decision 259): real processes started by the real python3 spawner, as the
 // host starts a command's jail with it.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CAPTURED_MAX_BYTES, Spawner, type SpawnPlan } from "../../../../sandbox/exec/spawner.ts";
+
+const run = promisify(execFile);
 
 let dir: string;
 let spawner: Spawner;
@@ -178,5 +181,45 @@ describe("a captured run (the host's own commands, decision 277)", () => {
   it("refuses what cannot be started, naming why", async () => {
     await expect(spawner.run("no-such-command-toolwire", [])).rejects.toThrow(/ENOENT/);
     await expect(spawner.run("/no/such/file", [])).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe("a socket made in a sandbox's network namespace (decision 277)", () => {
+  it("listens on 127.0.0.1:<port> inside the namespace only, and is the host's to accept on", async () => {
+    const ns = path.join(dir, "ns-listen");
+    writeFileSync(ns, "");
+    execFileSync("unshare", [`--net=${ns}`, "ip", "link", "set", "lo", "up"]);
+    try {
+      const server = await spawner.listenIn(ns, 900);
+      server.on("connection", (socket) =>
+        socket.end("HTTP/1.1 200 OK\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhost\n"),
+      );
+      try {
+        const inside = await run("nsenter", [
+          `--net=${ns}`,
+          "--",
+          "curl",
+          "-s",
+          "http://127.0.0.1:900/",
+        ]);
+        expect(inside.stdout).toBe("host\n");
+        // Not on the host's own loopback: curl cannot connect (exit 7).
+        const outside = await run("curl", ["-s", "http://127.0.0.1:900/"]).catch((e) => e);
+        expect(outside).toMatchObject({ code: 7 });
+        // The spawner stepped back home before anything else: its next command is the host's.
+        const home = await spawner.run("readlink", ["/proc/self/ns/net"]);
+        expect(home.stdout.trim()).toBe(readlinkSync("/proc/self/ns/net"));
+      } finally {
+        server.close();
+      }
+    } finally {
+      execFileSync("umount", [ns]);
+    }
+  });
+
+  it("refuses a namespace that is not there, naming why, and stays home", async () => {
+    await expect(spawner.listenIn(path.join(dir, "no-such-ns"), 900)).rejects.toThrow(/ENOENT/);
+    const home = await spawner.run("readlink", ["/proc/self/ns/net"]);
+    expect(home.stdout.trim()).toBe(readlinkSync("/proc/self/ns/net"));
   });
 });
