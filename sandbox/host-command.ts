@@ -46,6 +46,8 @@ export async function runCommand(file: string, args: string[]): Promise<CommandO
   try {
     ended = await spawner.run(file, args);
   } catch (err) {
+    // A spawner that ended meanwhile (a host stopping): the host runs it itself.
+    if (!spawner.alive) return execFileAsync(file, args, { encoding: "utf8" });
     const why = err instanceof Error ? err.message : String(err);
     throw new CommandFailed(`could not start ${command}: ${why}`, { stdout: "", stderr: why });
   }

@@ -12,6 +12,10 @@
  * the host names FIFOs by path (output-pipe.ts), which the child opens before it runs.
  * Where `python3` is missing, or the spawner has died, `sharedSpawner()` is null and
  * the host spawns as before.
+ *
+ * It also runs the host's own short commands with their output captured (`run`, for
+ * host-command.ts), and on a root host makes a sandbox's proxy socket inside its network
+ * namespace, handed over on Node's IPC channel (`listenIn`; decision 277).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { Server, type Socket } from "node:net";
@@ -258,9 +262,13 @@ export class Spawner {
    */
   static start(python = findExecutable("python3")): Spawner | null {
     if (!python) return null;
+    // A process group of its own: a signal to the host's group (a terminal's Ctrl-C, a
+    // supervisor's stop) leaves it to the host's shutdown, whose unmounts it runs; it
+    // ends when the host does (its stdin closes).
     const child = spawn(python, ["-c", SPAWNER_CODE], {
       cwd: "/",
       stdio: ["pipe", "pipe", "inherit", "ipc"],
+      detached: true,
     });
     return new Spawner(child);
   }
@@ -302,8 +310,8 @@ export class Spawner {
 
   /**
    * Runs `file` (looked for on PATH when it has no `/`) with `args` and the environment
-   * the host started the spawner with, from `/`, reading nothing; answers how it ended and what it printed.
-   * Rejects only when it could not be started.
+   * the host started the spawner with, from `/`, reading nothing; answers how it ended
+   * and what it printed. Rejects only when it could not be started.
    * @example const { code, stderr } = await spawner.run("umount", ["/srv/sandboxes/x/disk"]);
    */
   run(file: string, args: string[]): Promise<ProcessExit & CapturedOutput> {

@@ -33,4 +33,12 @@ describe("runCommand", () => {
     );
     expect((failed as CommandFailed).stderr).toMatch(/ENOENT/);
   });
+
+  it("a spawner that has ended: the host runs the command itself (a host stopping still unmounts)", async () => {
+    const spawner = sharedSpawner();
+    if (!spawner) throw new Error("these tests need python3 on PATH");
+    process.kill(spawner.pid!, "SIGKILL");
+    const { stdout } = await runCommand("sh", ["-c", 'echo "$PPID"']);
+    expect(stdout).toBe(`${process.pid}\n`);
+  });
 });

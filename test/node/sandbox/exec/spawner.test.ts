@@ -56,6 +56,13 @@ describe("the spawner", () => {
     );
   });
 
+  it("is in a process group of its own: a signal to the host's group leaves it to the host's shutdown", () => {
+    const groupOf = (pid: number | string) =>
+      readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[2];
+    expect(groupOf(spawner.pid!)).toBe(String(spawner.pid));
+    expect(groupOf(spawner.pid!)).not.toBe(groupOf("self"));
+  });
+
   it("stands in / between commands, holding no command's folder (a sandbox's disk unmounts)", async () => {
     const child = await spawner.spawn(shell("exit 0", "cwd"));
     await child.exited;
