@@ -17,7 +17,7 @@ function inGroup(group: number): string[] {
 
 it("a file blocked where no timeout can fire is named, with its test and processes, and the run ends 1", async () => {
   const vitest = path.join(ROOT, "node_modules/vitest/vitest.mjs");
-  const run = startNode([vitest, "run", "--config", FIXTURE], { TOOLWIRE_STALL_MS: "10000" });
+  const run = startNode([vitest, "run", "--config", FIXTURE], { TOOLWIRE_STALL_MS: "15000" });
   const code = await new Promise<number | null>((resolve) => run.child.once("exit", resolve));
   const output = run.log.join("");
   try {
