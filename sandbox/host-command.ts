@@ -39,15 +39,16 @@ export class CommandFailed extends Error {
  * @example const { stdout } = await runCommand("findmnt", ["-rn", "-o", "TARGET"]);
  */
 export async function runCommand(file: string, args: string[]): Promise<CommandOutput> {
+  const byHost = () => execFileAsync(file, args, { encoding: "utf8" });
   const spawner = sharedSpawner();
-  if (!spawner) return execFileAsync(file, args, { encoding: "utf8" });
+  if (!spawner) return byHost();
   const command = [file, ...args].join(" ");
   let ended: Awaited<ReturnType<typeof spawner.run>>;
   try {
     ended = await spawner.run(file, args);
   } catch (err) {
     // A spawner that ended meanwhile (a host stopping): the host runs it itself.
-    if (!spawner.alive) return execFileAsync(file, args, { encoding: "utf8" });
+    if (!spawner.alive) return byHost();
     const why = err instanceof Error ? err.message : String(err);
     throw new CommandFailed(`could not start ${command}: ${why}`, { stdout: "", stderr: why });
   }
@@ -55,4 +56,15 @@ export async function runCommand(file: string, args: string[]): Promise<CommandO
   if (code === 0) return { stdout, stderr };
   const how = signal ? `was ended by ${signal}` : `exited ${code ?? "(unknown)"}`;
   throw new CommandFailed(`${command} ${how}\n${stderr}`, { stdout, stderr });
+}
+
+/**
+ * Unmounts `target`, lazily when something still holds a file open there; never throws
+ * (a target that is not mounted, or is gone already, is left as it is).
+ * @example await unmount("/srv/sandboxes/sbx_…/disk");
+ */
+export async function unmount(target: string): Promise<void> {
+  await runCommand("umount", [target])
+    .catch(() => runCommand("umount", ["-l", target]))
+    .catch(() => {});
 }

@@ -8,7 +8,7 @@
  * open.
  */
 import { mkdir } from "node:fs/promises";
-import { runCommand } from "./host-command.ts";
+import { runCommand, unmount } from "./host-command.ts";
 
 /** What was done to make a folder nosuid,nodev, and how to undo it. */
 export interface NosuidMount {
@@ -33,9 +33,7 @@ export async function mountNosuid(dir: string): Promise<NosuidMount> {
     release: async () => {},
   });
   const release = async () => {
-    await runCommand("umount", [dir]).catch(() =>
-      runCommand("umount", ["-l", dir]).catch(() => {}),
-    );
+    await unmount(dir);
   };
   if (process.geteuid?.() === 0 && (await isLeftoverSelfBind(dir))) {
     return { warning: null, release };

@@ -289,22 +289,16 @@ export class Spawner {
       const exited = new Promise<ProcessExit>((settle) => {
         ended = settle;
       });
-      this.#send(plan, (job) => {
-        const entry: Job = {
-          pid: null,
-          started: (pid) => {
-            entry.pid = pid;
-            resolve({ pid, exited });
-          },
-          failed: reject,
-          exited: (exit) => {
-            this.#jobs.delete(job);
-            this.#holdWhileRunning();
-            ended({ code: exit.code, signal: exit.signal });
-          },
-        };
-        return entry;
-      });
+      const entry: Job = {
+        pid: null,
+        started: (pid) => {
+          entry.pid = pid;
+          resolve({ pid, exited });
+        },
+        failed: reject,
+        exited: (exit) => ended({ code: exit.code, signal: exit.signal }),
+      };
+      this.#send(plan, entry);
     });
   }
 
@@ -318,22 +312,16 @@ export class Spawner {
     return new Promise((resolve, reject) => {
       // No env: the spawner's own, which is the host's (it was started with it).
       const request = { file, args, cwd: "/", open: [], dup: [], capture: true };
-      this.#send(request, (job) => {
-        const entry: Job = {
-          pid: null,
-          started: (pid) => {
-            entry.pid = pid;
-          },
-          failed: reject,
-          exited: (exit) => {
-            this.#jobs.delete(job);
-            this.#holdWhileRunning();
-            const { code, signal, stdout = "", stderr = "" } = exit;
-            resolve({ code, signal, stdout, stderr });
-          },
-        };
-        return entry;
-      });
+      const entry: Job = {
+        pid: null,
+        started: (pid) => {
+          entry.pid = pid;
+        },
+        failed: reject,
+        exited: ({ code, signal, stdout = "", stderr = "" }) =>
+          resolve({ code, signal, stdout, stderr }),
+      };
+      this.#send(request, entry);
     });
   }
 
@@ -346,26 +334,24 @@ export class Spawner {
    */
   listenIn(namespaceFile: string, port: number): Promise<Server> {
     return new Promise((resolve, reject) => {
-      this.#send({ listen: namespaceFile, port }, (job) => ({
-        pid: null,
-        started: () => {},
-        failed: reject,
-        exited: () => {},
-        listening: (server) => {
-          this.#jobs.delete(job);
-          this.#holdWhileRunning();
-          resolve(server);
-        },
-      }));
+      this.#send(
+        { listen: namespaceFile, port },
+        { pid: null, started: () => {}, failed: reject, exited: () => {}, listening: resolve },
+      );
     });
   }
 
   /** A socket the spawner handed over (`listenIn`), for the job its message names. */
   #handed(message: unknown, handle: unknown): void {
-    const job = this.#jobs.get((message as { job?: unknown } | null)?.job as number);
+    const id = (message as { job?: unknown } | null)?.job as number;
+    const job = this.#jobs.get(id);
     if (!(handle instanceof Server)) return;
-    if (job?.listening) job.listening(handle);
-    else handle.close();
+    if (!job?.listening) {
+      handle.close();
+      return;
+    }
+    this.#finish(id);
+    job.listening(handle);
   }
 
   /**
@@ -374,19 +360,16 @@ export class Spawner {
    */
   makeFifos(paths: string[]): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#send({ fifos: paths }, () => ({
-        pid: null,
-        started: () => resolve(),
-        failed: reject,
-        exited: () => {},
-      }));
+      this.#send(
+        { fifos: paths },
+        { pid: null, started: () => resolve(), failed: reject, exited: () => {} },
+      );
     });
   }
 
-  /** Sends `body` as a new job, answered to the entry `entryFor` makes; fails it once the spawner has ended. */
-  #send(body: object, entryFor: (job: number) => Job): void {
+  /** Sends `body` as a new job, answered to `entry`; fails it once the spawner has ended. */
+  #send(body: object, entry: Job): void {
     const job = ++this.#nextJob;
-    const entry = entryFor(job);
     if (!this.#alive) {
       entry.failed(new Error("the spawner has ended"));
       return;
@@ -410,16 +393,21 @@ export class Spawner {
     }
     const job = this.#jobs.get(answer.job);
     if (!job) return;
-    if ("made" in answer) {
-      this.#jobs.delete(answer.job);
-      this.#holdWhileRunning();
-      job.started(0);
-    } else if ("pid" in answer) job.started(answer.pid);
-    else if ("error" in answer) {
-      this.#jobs.delete(answer.job);
-      this.#holdWhileRunning();
-      job.failed(new Error(answer.error));
-    } else job.exited(answer);
+    if ("pid" in answer) {
+      job.started(answer.pid);
+      return;
+    }
+    // Every other answer is the job's last.
+    this.#finish(answer.job);
+    if ("made" in answer) job.started(0);
+    else if ("error" in answer) job.failed(new Error(answer.error));
+    else job.exited(answer);
+  }
+
+  /** A job has had its last answer: the spawner no longer holds the host for it. */
+  #finish(id: number): void {
+    this.#jobs.delete(id);
+    this.#holdWhileRunning();
   }
 
   /**
@@ -431,7 +419,7 @@ export class Spawner {
     this.#alive = false;
     for (const [id, job] of this.#jobs) {
       if (job.pid === null) {
-        this.#jobs.delete(id);
+        this.#finish(id);
         job.failed(new Error("the spawner ended before the command started"));
         continue;
       }
@@ -441,6 +429,7 @@ export class Spawner {
           process.kill(pid, 0);
         } catch {
           clearInterval(poll);
+          this.#finish(id);
           job.exited({ code: null, signal: null });
         }
       }, ORPHAN_POLL_MS);

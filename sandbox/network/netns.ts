@@ -1,5 +1,5 @@
 import { rm, writeFile } from "node:fs/promises";
-import { runCommand } from "../host-command.ts";
+import { runCommand, unmount } from "../host-command.ts";
 
 /** Where a sandbox's commands run: the namespace they enter, and how it is let go. */
 export interface SandboxNamespace {
@@ -49,9 +49,7 @@ export class NetworkNamespace implements SandboxNamespace {
 
   /** Unmounts the file (when mounted) and deletes it. */
   async remove(): Promise<void> {
-    await runCommand("umount", [this.file]).catch(() =>
-      runCommand("umount", ["-l", this.file]).catch(() => {}),
-    );
+    await unmount(this.file);
     await rm(this.file, { force: true });
   }
 }

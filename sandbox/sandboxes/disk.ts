@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { runCommand } from "../host-command.ts";
+import { runCommand, unmount } from "../host-command.ts";
 import { mountNosuid, type NosuidMount } from "../nosuid-mount.ts";
 import type { DiskMode } from "./config.ts";
 
@@ -133,9 +133,7 @@ export class SandboxDisk {
     this.#nosuid = null;
     if (this.#mounted) {
       // Lazily when something still holds a file open; not at all when it is gone already.
-      await runCommand("umount", [this.mountPoint])
-        .catch(() => runCommand("umount", ["-l", this.mountPoint]))
-        .catch(() => {});
+      await unmount(this.mountPoint);
       this.#mounted = false;
     }
   }
@@ -208,9 +206,7 @@ export async function prepareDisk(folder: string, bytes: number): Promise<ReadyD
 /** Unmounts a ready disk and removes its folder, image and all. */
 export async function discardDisk(ready: ReadyDisk): Promise<void> {
   const { mountPoint } = diskPaths(ready.folder);
-  await runCommand("umount", [mountPoint])
-    .catch(() => runCommand("umount", ["-l", mountPoint]))
-    .catch(() => {});
+  await unmount(mountPoint);
   await rm(ready.folder, { recursive: true, force: true });
 }
 
