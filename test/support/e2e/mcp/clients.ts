@@ -156,7 +156,14 @@ export async function connectTasksClient(url: string, token: string) {
         },
       );
       const subscription = await client.listen({ taskIds } as SubscriptionFilter, TIMEOUT);
-      return { notes, closed: subscription.closed, close: () => subscription.close() };
+      // The SDK settles `closed` as the close frame is read, but runs notification
+      // handlers a microtask later (Promise.resolve().then): a note that came just before
+      // the close can still be queued. One macrotask lets every queued handler run first.
+      const closed = subscription.closed.then(async (how) => {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return how;
+      });
+      return { notes, closed, close: () => subscription.close() };
     },
     getTask: (taskId: string) => request("tasks/get", { taskId }),
     cancelTask: (taskId: string) => request("tasks/cancel", { taskId }),
