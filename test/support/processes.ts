@@ -118,6 +118,14 @@ export function startWranglerDev(options: WranglerDevOptions): Started {
       ...["--persist-to", options.persistTo, "--show-interactive-dev-session=false"],
       ...Object.entries(options.vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
-    { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", ...options.env },
+    {
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_SEND_METRICS: "false",
+      // wrangler dev's local trace store: a tail event per Worker request and per Durable
+      // Object call, each written to SQLite with an fsync on workerd's one thread (decision
+      // 278). Production's observability is off the request path; so is this stack's.
+      X_LOCAL_OBSERVABILITY: "false",
+      ...options.env,
+    },
   );
 }
