@@ -397,11 +397,15 @@ export class SandboxDO extends DurableObject<Env> implements SandboxApi, Sandbox
    */
   async #save(record: SandboxRecord, directory: "now" | "later" = "now"): Promise<void> {
     await this.ctx.storage.put("record", record);
-    await this.ctx.storage.setAlarm(
-      record.status === "active"
-        ? record.lastUsedAt + record.idleTimeoutMs
-        : (record.endedAt ?? Date.now()) + record.retentionMs,
-    );
+    const active = record.status === "active";
+    const due = active
+      ? record.lastUsedAt + record.idleTimeoutMs
+      : (record.endedAt ?? Date.now()) + record.retentionMs;
+    // A use only moves the idle deadline later. An alarm already set sooner stays: when it
+    // comes it finds the later use and sets itself again (#alarm). A call's use then
+    // writes no alarm, which is a storage commit of its own (decision 278).
+    const set = active ? await this.ctx.storage.getAlarm() : null;
+    if (set === null || set > due) await this.ctx.storage.setAlarm(due);
     const written = this.#tellDirectory(viewOf(record));
     if (directory === "now") await written;
   }
