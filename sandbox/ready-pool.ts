@@ -3,7 +3,7 @@
  * its bridge; decision 225), so a create takes one instead of waiting for it to be made.
  * `take` answers at once, with one or with null (the caller then makes its own); a
  * refill starts `refillDelayMs` after a take, so the work that took one (a sandbox's
- * first command) is not slowed by it. The pool makes one at a time, so refilling never
+ * first command) is not slowed by it, or at once after a take that left none. The pool makes one at a time, so refilling never
  * takes more than one of the host's cores from the creates it serves.
  * A pool never gets anything back: what it hands out is new, never used before.
  */
@@ -55,20 +55,28 @@ export class ReadyPool<T> {
   /** One that is ready, or null when none is; either way the pool refills behind it. */
   take(): T | null {
     const item = this.#ready.shift() ?? null;
-    // A fill that runs goes on until the pool is full: nothing to start.
-    if (!this.#filling) this.#later(this.#refillDelayMs);
+    // A fill that runs goes on until the pool is full: nothing to start. With none left,
+    // the next create would make its own, slower than any refill beside it: the refill
+    // starts now. While some are left it waits its delay (decision 278).
+    if (this.#ready.length === 0) this.#fillNow();
+    else if (!this.#filling) this.#later(this.#refillDelayMs);
     return item;
   }
 
   /** Resolves once the pool holds `size` (or is closed, or a make failed). */
   async filled(): Promise<void> {
+    // The caller is waiting for it.
+    this.#fillNow();
+    while (this.#filling) await this.#filling;
+  }
+
+  /** Fills now, a refill waiting for its delay included; one waiting after a failure keeps waiting. */
+  #fillNow(): void {
     if (this.#retry && this.lastError === null) {
-      // A refill waiting for its delay starts now: the caller is waiting for it.
       clearTimeout(this.#retry);
       this.#retry = null;
-      this.#fill();
     }
-    while (this.#filling) await this.#filling;
+    this.#fill();
   }
 
   /** Stops refilling and discards everything still ready. */

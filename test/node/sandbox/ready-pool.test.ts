@@ -1,7 +1,7 @@
 // The pool behind what a host makes ahead (decision 225), with plain functions as its
 // parts: it fills to its size and never past it, hands each thing out once, refills
 // after a take, goes on after a failed make, and discards what it holds when closed.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_COMMAND_LIMITS } from "../../../sandbox/jail/limits.ts";
 import { ReadyPool } from "../../../sandbox/ready-pool.ts";
 import { sandboxesConfigFromEnv } from "../../../sandbox/sandboxes/config.ts";
@@ -66,22 +66,41 @@ describe("ReadyPool", () => {
     await pool.close();
   });
 
-  it("with a refill delay, filled() starts the waiting refill at once", async () => {
+  it("with a refill delay, a take that leaves some waits it; filled() starts the waiting refill at once", async () => {
     const parts = counter();
     const pool = new ReadyPool(
-      1,
+      2,
       () => parts.make(),
       (n) => parts.discard(n),
-      {
-        refillDelayMs: 60_000,
-      },
+      { refillDelayMs: 60_000 },
     );
     pool.start();
     await pool.filled();
     expect(pool.take()).toBe(1);
-    expect(pool.ready).toBe(0);
-    await pool.filled();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(parts.made).toBe(2);
     expect(pool.ready).toBe(1);
+    await pool.filled();
+    expect(pool.ready).toBe(2);
+    await pool.close();
+  });
+
+  it("a take that leaves none refills at once, without waiting the delay", async () => {
+    const parts = counter();
+    const pool = new ReadyPool(
+      2,
+      () => parts.make(),
+      (n) => parts.discard(n),
+      { refillDelayMs: 60_000 },
+    );
+    pool.start();
+    await pool.filled();
+    expect(pool.take()).toBe(1);
+    // The second take empties it: the refill waiting its 60 s starts now.
+    expect(pool.take()).toBe(2);
+    await vi.waitFor(() => expect(pool.ready).toBe(2), { timeout: 5_000 });
+    expect(parts.made).toBe(4);
+    expect(parts.mostAtOnce).toBe(1);
     await pool.close();
   });
 
