@@ -29,6 +29,10 @@ export interface SandboxInfo {
 /** Jail processes per command besides the command's own (bubblewrap outside and inside). */
 const JAIL_PROCESSES_PER_EXEC = 2;
 
+/** How often a closing sandbox looks again for its cgroup to be gone, and for how long. */
+const CGROUP_RETRY_MS = 10;
+const CGROUP_GONE_MS = 2_000;
+
 /**
  * One created sandbox on this host: its own folder (`<dir>/<id>`) with its own file
  * system in it (`disk/`, holding `workspace/` and `spill/` side by side), its own jail bound to that workspace only,
@@ -206,14 +210,13 @@ export class HostedSandbox {
     this.parts.spills.close();
     await this.#disk.release();
     // Each command's cgroup goes a moment after its last process (cgroups.ts); the
-    // sandbox's own then follows.
-    for (
-      let attempt = 0;
-      attempt < 20 && this.#cgroups && existsSync(this.#cgroups.parent);
-      attempt++
-    ) {
-      this.#cgroups.dispose();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    // sandbox's own then follows. Looked at again at once, then every 10 ms, for 2 s at
+    // most: most are gone at the first try, and a delete should not wait a fixed 100 ms.
+    const cgroups = this.#cgroups;
+    for (let waited = 0; cgroups && existsSync(cgroups.parent); waited += CGROUP_RETRY_MS) {
+      cgroups.dispose();
+      if (!existsSync(cgroups.parent) || waited >= CGROUP_GONE_MS) break;
+      await new Promise((resolve) => setTimeout(resolve, CGROUP_RETRY_MS));
     }
   }
 }

@@ -13,6 +13,17 @@ afterAll(() => host.close());
 
 const mounts = () => execFileSync("findmnt", ["-rn", "-o", "TARGET"], { encoding: "utf8" });
 
+/** The cgroup folders of the host in this process (cgroups.ts names them after its pid). */
+const cgroupFolders = () =>
+  execFileSync(
+    "find",
+    ["/sys/fs/cgroup", "-maxdepth", "8", "-type", "d", "-name", `toolwire-${process.pid}-*`],
+    { encoding: "utf8" },
+  )
+    .split("\n")
+    .filter(Boolean)
+    .sort();
+
 describe("a sandbox's life on its host", () => {
   it("create answers 201 with its limits and disk; list and get show it", async () => {
     const id = sandboxId();
@@ -74,7 +85,8 @@ describe("a sandbox's life on its host", () => {
     await host.request("DELETE", `/v1/sandboxes/${b.id}`);
   });
 
-  it("delete stops its running command, unmounts and removes its files and record; then every route is a 404", async () => {
+  it("delete stops its running command, unmounts and removes its files, cgroups and record; then every route is a 404", async () => {
+    const cgroupsBefore = cgroupFolders();
     const sbx = await host.create();
     await sbx.run("echo data > kept-until-delete");
     const running = fold(sbx.client.exec({ execId: execId(), command: "echo started; sleep 60" }));
@@ -88,6 +100,8 @@ describe("a sandbox's life on its host", () => {
     expect(existsSync(path.join(host.dir, sbx.id, "disk.img"))).toBe(false);
     expect(existsSync(path.join(host.dir, `${sbx.id}.json`))).toBe(false);
     expect(mounts()).not.toContain(sbx.id);
+    // Its own cgroup and its killed command's are gone by the time the delete answers.
+    expect(cgroupFolders()).toEqual(cgroupsBefore);
     expect((await host.request("GET", `/sandboxes/${sbx.id}/healthz`)).status).toBe(404);
     const again = await sbx.run("true").catch((err: { status?: number }) => err);
     expect((again as { status?: number }).status).toBe(404);
