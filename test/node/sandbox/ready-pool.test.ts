@@ -32,6 +32,20 @@ function counter() {
   };
 }
 
+/** A filled pool of 2 whose refill after a take waits 60 s. */
+async function filledWithLongDelay() {
+  const parts = counter();
+  const pool = new ReadyPool(
+    2,
+    () => parts.make(),
+    (n) => parts.discard(n),
+    { refillDelayMs: 60_000 },
+  );
+  pool.start();
+  await pool.filled();
+  return { parts, pool };
+}
+
 describe("ReadyPool", () => {
   it("fills to its size, one make at a time, and never past it", async () => {
     const parts = counter();
@@ -67,15 +81,7 @@ describe("ReadyPool", () => {
   });
 
   it("with a refill delay, a take that leaves some waits it; filled() starts the waiting refill at once", async () => {
-    const parts = counter();
-    const pool = new ReadyPool(
-      2,
-      () => parts.make(),
-      (n) => parts.discard(n),
-      { refillDelayMs: 60_000 },
-    );
-    pool.start();
-    await pool.filled();
+    const { parts, pool } = await filledWithLongDelay();
     expect(pool.take()).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(parts.made).toBe(2);
@@ -86,15 +92,7 @@ describe("ReadyPool", () => {
   });
 
   it("a take that leaves none refills at once, without waiting the delay", async () => {
-    const parts = counter();
-    const pool = new ReadyPool(
-      2,
-      () => parts.make(),
-      (n) => parts.discard(n),
-      { refillDelayMs: 60_000 },
-    );
-    pool.start();
-    await pool.filled();
+    const { parts, pool } = await filledWithLongDelay();
     expect(pool.take()).toBe(1);
     // The second take empties it: the refill waiting its 60 s starts now.
     expect(pool.take()).toBe(2);
