@@ -149,10 +149,15 @@ describe("recovery after eviction", () => {
 
 const SIX_STEPS = "step 1 done\nstep 2 done\nstep 3 done\nstep 4 done\nstep 5 done\nstep 6 done\n";
 
+/** The calls whose first run reached its halt (the hook runs in this isolate). */
+const halted = new Set<string>();
+
 /**
  * Starts `steps` (6 steps, no pauses) with the DO's memo hook set to halt the run at
  * memo `step:<at>`, `when` it is written: the run stops there as a crash would leave it,
- * so the crash that follows hits exactly that point, whatever the timing.
+ * so the crash that follows hits exactly that point, whatever the timing. Answers once
+ * the run has halted: `start` answers while the steps still run, and on a loaded machine
+ * a crash right after it cut the run at an earlier step.
  */
 async function startHaltingAt(
   name: string,
@@ -165,10 +170,12 @@ async function startHaltingAt(
     instance.memoHook = (memo, moment) => {
       if (memo !== `step:${at}` || moment !== when) return undefined;
       if (publishFirst) instance.flushOutput();
+      halted.add(name);
       return "halt";
     };
   });
   value(await stub.start(startRequest(name, "steps", { steps: 6 })));
+  await waitFor(`${name} to halt at step:${at}`, () => (halted.has(name) ? true : undefined));
 }
 
 /** Memos stored, and the text of the checkpoint a replay starts from. */

@@ -293,7 +293,7 @@ describe("created sandboxes through the Worker", () => {
     expect(onHost.status).toBe(404);
   });
 
-  it("a call or a keep-alive before the deadline moves it; the alarm then does not end it", async () => {
+  it("a call or a keep-alive before the deadline moves it; the alarm then does not end it, and sets itself for the new deadline", async () => {
     const sbx = await createSandbox({ idleTimeoutSeconds: 2 });
     await new Promise((r) => setTimeout(r, 1200));
     const kept = (await (
@@ -301,9 +301,15 @@ describe("created sandboxes through the Worker", () => {
     ).json()) as SandboxView;
     expect(Date.parse(kept.expiresAt!)).toBeGreaterThan(Date.parse(sbx.expiresAt!));
     await new Promise((r) => setTimeout(r, 1000));
-    await runDurableObjectAlarm(env.SANDBOX_RECORDS.getByName(sbx.id));
+    const stub = env.SANDBOX_RECORDS.getByName(sbx.id);
+    await runDurableObjectAlarm(stub);
     expect(((await (await call(`/v1/sandboxes/${sbx.id}`)).json()) as SandboxView).status).toBe(
       "active",
+    );
+    // The use left the sooner alarm in place (decision 278); that alarm, come early, set
+    // itself for the later deadline.
+    expect(await runInDurableObject(stub, (_, state) => state.storage.getAlarm())).toBe(
+      Date.parse(kept.expiresAt!),
     );
     await call(`/v1/sandboxes/${sbx.id}`, { method: "DELETE" });
   });
