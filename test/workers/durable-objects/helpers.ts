@@ -41,8 +41,9 @@ export async function crash(name: string): Promise<void> {
 
 /**
  * Runs the resume a new instance of a running call scheduled at once (lifecycle.ts
- * `#load`), if the runtime has not run it on its own already: either way the call's
- * work goes on now, and what follows asserts that it did.
+ * `#load`), if the runtime has not run it on its own already. When the runtime's own
+ * run is still in flight this returns before it is done: a test that crashes the object
+ * next first waits for what the resume does.
  */
 export async function resumeDue(name: string): Promise<void> {
   await runDurableObjectAlarm(stubFor(name));

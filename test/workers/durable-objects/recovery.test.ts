@@ -244,11 +244,17 @@ describe("memo invariant", () => {
   });
 });
 
-/** Sets the (new) instance's memo hook to halt at memo `step:<at>`, `when` it is written. */
+/**
+ * Sets the (new) instance's memo hook to halt at memo `step:<at>`, `when` it is written;
+ * `halted` then holds `<name> again`.
+ */
 async function haltAgainAt(name: string, at: number, when: "before" | "after"): Promise<void> {
   await runInDurableObject(stubFor(name), (instance: InvocationDO) => {
-    instance.memoHook = (memo, moment) =>
-      memo === `step:${at}` && moment === when ? "halt" : undefined;
+    instance.memoHook = (memo, moment) => {
+      if (memo !== `step:${at}` || moment !== when) return undefined;
+      halted.add(`${name} again`);
+      return "halt";
+    };
   });
 }
 
@@ -259,6 +265,11 @@ describe("a call that every restart cuts off (decision 245)", () => {
     await crash(name);
     await haltAgainAt(name, 3, "before");
     await resumeDue(name);
+    // The runtime may have begun the resume on its own, and `resumeDue` then returns
+    // before it ran: the crash must come after the replay was counted and cut off.
+    await waitFor("the replay to halt at step:3", () =>
+      halted.has(`${name} again`) ? true : undefined,
+    );
     expect(value(await stubFor(name).result(0)).status).toBe("running");
     await crash(name);
     const sub = await connectSocket(name);
