@@ -3,8 +3,9 @@
  * its bridge; decision 225), so a create takes one instead of waiting for it to be made.
  * `take` answers at once, with one or with null (the caller then makes its own); a
  * refill starts `refillDelayMs` after a take, so the work that took one (a sandbox's
- * first command) is not slowed by it, or at once after a take that left none. The pool makes one at a time, so refilling never
- * takes more than one of the host's cores from the creates it serves.
+ * first command) is not slowed by it, or at once after a take that left none. The pool
+ * makes one at a time, so refilling never takes more than one of the host's cores from
+ * the creates it serves.
  * A pool never gets anything back: what it hands out is new, never used before.
  */
 export class ReadyPool<T> {

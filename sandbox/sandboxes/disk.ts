@@ -132,7 +132,6 @@ export class SandboxDisk {
     await this.#nosuid?.release();
     this.#nosuid = null;
     if (this.#mounted) {
-      // Lazily when something still holds a file open; not at all when it is gone already.
       await unmount(this.mountPoint);
       this.#mounted = false;
     }

@@ -149,15 +149,24 @@ describe("recovery after eviction", () => {
 
 const SIX_STEPS = "step 1 done\nstep 2 done\nstep 3 done\nstep 4 done\nstep 5 done\nstep 6 done\n";
 
-/** The calls whose first run reached its halt (the hook runs in this isolate). */
+/** The hooks that halted a run, by the key they were made with (they run in this isolate). */
 const halted = new Set<string>();
+
+/** A memo hook that halts the run at memo `step:<at>`, `when` it is written, noting `key`. */
+function haltAt(key: string, at: number, when: "before" | "after", first?: () => void) {
+  return (memo: string, moment: "before" | "after") => {
+    if (memo !== `step:${at}` || moment !== when) return undefined;
+    first?.();
+    halted.add(key);
+    return "halt" as const;
+  };
+}
 
 /**
  * Starts `steps` (6 steps, no pauses) with the DO's memo hook set to halt the run at
  * memo `step:<at>`, `when` it is written: the run stops there as a crash would leave it,
- * so the crash that follows hits exactly that point, whatever the timing. Answers once
- * the run has halted: `start` answers while the steps still run, and on a loaded machine
- * a crash right after it cut the run at an earlier step.
+ * so the crash that follows hits exactly that point, whatever the timing (the steps run
+ * inside `start`, so it has halted when `start` answers).
  */
 async function startHaltingAt(
   name: string,
@@ -167,15 +176,14 @@ async function startHaltingAt(
 ): Promise<void> {
   const stub = stubFor(name);
   await runInDurableObject(stub, (instance: InvocationDO) => {
-    instance.memoHook = (memo, moment) => {
-      if (memo !== `step:${at}` || moment !== when) return undefined;
-      if (publishFirst) instance.flushOutput();
-      halted.add(name);
-      return "halt";
-    };
+    instance.memoHook = haltAt(
+      name,
+      at,
+      when,
+      publishFirst ? () => instance.flushOutput() : undefined,
+    );
   });
   value(await stub.start(startRequest(name, "steps", { steps: 6 })));
-  await waitFor(`${name} to halt at step:${at}`, () => (halted.has(name) ? true : undefined));
 }
 
 /** Memos stored, and the text of the checkpoint a replay starts from. */
@@ -250,11 +258,7 @@ describe("memo invariant", () => {
  */
 async function haltAgainAt(name: string, at: number, when: "before" | "after"): Promise<void> {
   await runInDurableObject(stubFor(name), (instance: InvocationDO) => {
-    instance.memoHook = (memo, moment) => {
-      if (memo !== `step:${at}` || moment !== when) return undefined;
-      halted.add(`${name} again`);
-      return "halt";
-    };
+    instance.memoHook = haltAt(`${name} again`, at, when);
   });
 }
 
