@@ -82,6 +82,13 @@ export default async function setup(
     await Promise.all([stopGroup(worker.child), stopGroup(sandbox.child)]);
     rmSync(sandboxRoot, { recursive: true, force: true });
     rmSync(`${sandboxRoot}.spill`, { recursive: true, force: true });
+    // The host's created sandboxes (SANDBOXES_DIR's default). It lets go of their disks as
+    // it stops; one still mounted after a kill stays, and is said.
+    try {
+      rmSync(`${sandboxRoot}-sandboxes`, { recursive: true, force: true });
+    } catch (err) {
+      console.warn(`left ${sandboxRoot}-sandboxes: ${(err as Error).message}`);
+    }
     rmSync(state, { recursive: true, force: true });
   };
   try {
