@@ -30,10 +30,10 @@ interface NewSandbox {
   network?: NetworkPolicy;
 }
 
-/** A sandbox just made: its view, and the nonce its token is minted from (decision 250). */
+/** A sandbox just made: its view and its token (decision 250). */
 interface MadeSandbox {
   view: SandboxView;
-  tokenNonce: string;
+  token: string;
 }
 
 /**
@@ -50,7 +50,7 @@ export async function makeSandbox(env: Env, request: NewSandbox = {}): Promise<M
   unwrap(checkSandboxName(env, placement === CONTAINER_PLACEMENT ? fresh : placement));
   const tokenNonce = newTokenNonce();
   // Minted first: without SUBSCRIBE_SECRET nothing is created (503).
-  await sandboxTokenFor(env, fresh, tokenNonce);
+  const token = await sandboxTokenFor(env, fresh, tokenNonce);
   const create = (id: string, fromPool: boolean) =>
     sandboxStub(env, id).create({
       id,
@@ -72,7 +72,11 @@ export async function makeSandbox(env: Env, request: NewSandbox = {}): Promise<M
   // create starts its own instead, as it would have with an empty pool (decision 230).
   if (!made || (!made.ok && CONTAINER_GONE.has(made.error.code))) made = await create(fresh, false);
   const view = unwrap(made);
-  return { view, tokenNonce };
+  // A pooled container's sandbox takes that container's id, which the token must name.
+  return {
+    view,
+    token: view.id === fresh ? token : await sandboxTokenFor(env, view.id, tokenNonce),
+  };
 }
 
 /** How a create in a pooled container that died fails: the container is not there. */

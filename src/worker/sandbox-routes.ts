@@ -114,7 +114,7 @@ sandboxRoutes.post("/", operatorOnly, async (c) => {
     const problem = initialPathProblem(path);
     if (problem) raise("bad_request", `body.files: ${JSON.stringify(path)} ${problem}`);
   }
-  const { view, tokenNonce } = await makeSandbox(c.env, {
+  const { view, token } = await makeSandbox(c.env, {
     name: body.name ?? null,
     ...(body.backend ? { backend: body.backend } : {}),
     ...(body.host ? { host: body.host } : {}),
@@ -124,7 +124,7 @@ sandboxRoutes.post("/", operatorOnly, async (c) => {
   });
   const id = view.id;
   await putInitialFiles(c.env, id, body.tar, body.files);
-  return c.json(await withToken(c.env, view, tokenNonce), 201);
+  return c.json({ ...view, token }, 201);
 });
 
 /**

@@ -134,6 +134,9 @@ describe.skipIf(missing !== "")(
       expect(first).toMatchObject({ backend: "container", status: "active", fromPool: true });
       const read = await call(pooled, "GET", `/v1/sandboxes/${first.id}`);
       expect(((await read.json()) as SandboxView).fromPool).toBe(true);
+      // The token the create answered names the pooled container's id, so it opens this sandbox.
+      const own = { url: pooled.url, token: (first as SandboxView & { token: string }).token };
+      expect((await call(own, "GET", `/v1/sandboxes/${first.id}`)).status).toBe(200);
       // No container was started for it: it runs in the one that waited.
       firstContainer = await containerIdOf(pooled, first.id);
       expect(waiting.has(firstContainer)).toBe(true);

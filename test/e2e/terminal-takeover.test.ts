@@ -239,11 +239,18 @@ describe("the size of a terminal a page holds", () => {
     const watcher = await open(tty.viewUrl);
     const grant = await call("POST", `/v1/invocations/${tty.id}/attach`, { name: "ada" });
     const typist = await open(grant.body.attachUrl as string);
-    // 1280×900: the window holds more than 80×24.
+    // 1280×900: the window holds more than 80×24. The call's view is its published state,
+    // which takes the held size at the next publication: wait for both.
+    let wide = await sizes(tty.id);
     await expect
-      .poll(async () => (await sizes(tty.id)).host.cols, { timeout: 20_000 })
-      .toBeGreaterThan(own.cols);
-    const wide = await sizes(tty.id);
+      .poll(
+        async () => {
+          wide = await sizes(tty.id);
+          return wide.host.cols > own.cols && wide.held !== null;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
     expect(wide.held).toEqual({ ...wide.host, by: "ada" });
     expect(wide.host.rows).toBeGreaterThan(own.rows);
     // Both pages draw at the held size; the model reads that a person resized it.
@@ -265,8 +272,9 @@ describe("the size of a terminal a page holds", () => {
 
     // Let go: the call's own size, for the program, the details, every page and the model.
     await typist.getByRole("button", { name: "Let go" }).click();
-    await expect.poll(async () => (await sizes(tty.id)).host, { timeout: 20_000 }).toEqual(own);
-    expect((await sizes(tty.id)).held).toBeNull();
+    await expect
+      .poll(async () => sizes(tty.id), { timeout: 20_000 })
+      .toEqual({ host: own, held: null });
     await expect.poll(async () => (await pageRows(watcher)).length).toBe(own.rows);
     await expect.poll(async () => (await pageRows(typist)).length).toBe(own.rows);
     expect(await textOf(typist, ".terminal-typing")).toContain("You let go");
