@@ -13,7 +13,7 @@
 import { newSandboxId } from "../src/protocol/index.ts";
 import { type Api, request } from "./bench-api.ts";
 import { load, median, percentile } from "./run-stats.ts";
-import { type Stack, startStack } from "./stack.ts";
+import { type Stack, startStackWithPool } from "./stack.ts";
 
 const AT_ONCE = 50;
 const ROUNDS = Number(process.env.BENCH_BURST_ROUNDS ?? 3);
@@ -41,19 +41,6 @@ async function burst(stack: Stack, route: Route): Promise<number[]> {
   return times;
 }
 
-/** A stack whose host keeps `poolSize` made ahead (undefined: the default). */
-async function stackWithPool(poolSize: string | undefined): Promise<Stack> {
-  const saved = process.env.SANDBOX_POOL_SIZE;
-  if (poolSize === undefined) delete process.env.SANDBOX_POOL_SIZE;
-  else process.env.SANDBOX_POOL_SIZE = poolSize;
-  try {
-    return await startStack();
-  } finally {
-    if (saved === undefined) delete process.env.SANDBOX_POOL_SIZE;
-    else process.env.SANDBOX_POOL_SIZE = saved;
-  }
-}
-
 export default async function createsBurst(): Promise<void> {
   console.log(
     `${AT_ONCE} creates at once, ${ROUNDS} rounds each way, alternating; load before: ${load()}\n`,
@@ -64,7 +51,7 @@ export default async function createsBurst(): Promise<void> {
     ["the default (4)", undefined],
     ["50", "50"],
   ] as const) {
-    const stack = await stackWithPool(size);
+    const stack = await startStackWithPool(size);
     const rows = new Map<Route, { p50: number[]; p99: number[] }>();
     try {
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));

@@ -18,7 +18,7 @@
 
 import { type Api, echo, request } from "./bench-api.ts";
 import { load, median, PUBLISHED, percentile } from "./run-stats.ts";
-import { type Stack, startStack } from "./stack.ts";
+import { type Stack, startStack, startStackWithPool } from "./stack.ts";
 
 const RUNS = Number(process.env.BENCH_FIRST_OUTPUT_RUNS ?? 100);
 
@@ -54,14 +54,10 @@ interface Side {
 async function startAlternative(): Promise<{ name: string; stack: Stack }> {
   const before = process.env.BENCH_BEFORE;
   if (before) return { name: `before (${before})`, stack: await startStack(before) };
-  const saved = process.env.SANDBOX_POOL_SIZE;
-  process.env.SANDBOX_POOL_SIZE = "0";
-  try {
-    return { name: "nothing made ahead (SANDBOX_POOL_SIZE=0)", stack: await startStack() };
-  } finally {
-    if (saved === undefined) delete process.env.SANDBOX_POOL_SIZE;
-    else process.env.SANDBOX_POOL_SIZE = saved;
-  }
+  return {
+    name: "nothing made ahead (SANDBOX_POOL_SIZE=0)",
+    stack: await startStackWithPool("0"),
+  };
 }
 
 export default async function firstOutput(): Promise<void> {

@@ -49,3 +49,21 @@ export async function startStack(
     stop,
   };
 }
+
+/**
+ * Starts this checkout's stack with its sandbox host keeping `poolSize` made ahead
+ * (`SANDBOX_POOL_SIZE`; undefined: the host's default). The host reads it from the
+ * environment it inherits, which is set back as it was once the stack is up.
+ * @example const empty = await startStackWithPool("0")
+ */
+export async function startStackWithPool(poolSize: string | undefined): Promise<Stack> {
+  const saved = process.env.SANDBOX_POOL_SIZE;
+  if (poolSize === undefined) delete process.env.SANDBOX_POOL_SIZE;
+  else process.env.SANDBOX_POOL_SIZE = poolSize;
+  try {
+    return await startStack();
+  } finally {
+    if (saved === undefined) delete process.env.SANDBOX_POOL_SIZE;
+    else process.env.SANDBOX_POOL_SIZE = saved;
+  }
+}
