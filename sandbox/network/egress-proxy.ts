@@ -10,8 +10,21 @@ const MAX_HEAD_BYTES = 16 * 1024;
 /** How the proxy turns a name into addresses; injectable so a test can play a rebinding resolver. */
 export type Lookup = (host: string) => Promise<string[]>;
 
-/** How the proxy opens a connection to an address it checked. */
-type Dial = (address: string, port: number) => net.Socket;
+/**
+ * How the proxy opens a connection to an address it checked; `onread` carries what the
+ * upstream sends (the proxy reads into a buffer of its own, see `#downReader`).
+ */
+type Dial = (to: { host: string; port: number; onread: net.OnReadOpts }) => net.Socket;
+
+/** An upstream is first read 64 KiB at a time, as Node reads any socket. */
+const FIRST_READ_BYTES = 64 * 1024;
+/**
+ * A read that fills its buffer doubles the next one, up to this: a bulk download is then
+ * carried a MiB per read and write, which halves the proxy's CPU per byte against 64 KiB
+ * reads (BENCHMARKS.md, "the egress proxy reads a MiB at a time"), while a connection
+ * that never fills its buffer keeps 64 KiB.
+ */
+const MAX_READ_BYTES = 1024 * 1024;
 
 const systemLookup: Lookup = async (host) =>
   (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
@@ -147,7 +160,12 @@ export class EgressProxy {
     const [address, decision] = passed;
     const record = o.log.add({ host, port, address, ...decision });
     const started = Date.now();
-    const upstream = (o.dial ?? ((a, p) => net.connect(p, a)))(address, port);
+    const dial = o.dial ?? ((to) => net.connect(to));
+    const upstream = dial({
+      host: address,
+      port,
+      onread: this.#downReader(record, client, () => upstream),
+    });
     this.#open.add(client);
     this.#open.add(upstream);
     this.#connections++;
@@ -183,7 +201,7 @@ export class EgressProxy {
       else this.#carry(record, upstream, target.head!, "up");
       if (rest.length > 0) this.#carry(record, upstream, rest, "up");
       this.#pump(record, client, upstream, "up");
-      this.#pump(record, upstream, client, "down");
+      upstream.once("end", () => client.end());
       client.resume();
     });
   }
@@ -199,13 +217,47 @@ export class EgressProxy {
     from.once("end", () => to.end());
   }
 
+  /**
+   * Carries what the upstream sends to the client, counting it. The proxy reads into a
+   * buffer of its own, and reads nothing more while the client has not taken all of the
+   * last write: a write the kernel did not take at once still holds the buffer's bytes.
+   */
+  #downReader(
+    record: ConnectionRecord,
+    client: net.Socket,
+    upstream: () => net.Socket,
+  ): net.OnReadOpts {
+    let buffer = Buffer.allocUnsafe(FIRST_READ_BYTES);
+    return {
+      buffer: () => buffer,
+      callback: (read, into) => {
+        let waiting = false;
+        const chunk = Buffer.from(into.buffer, into.byteOffset, read);
+        this.#carry(record, client, chunk, "down", () => {
+          if (waiting) upstream().resume();
+        });
+        waiting = client.writableLength > 0;
+        if (read === buffer.length && buffer.length < MAX_READ_BYTES) {
+          buffer = Buffer.allocUnsafe(buffer.length * 2);
+        }
+        return !waiting;
+      },
+    };
+  }
+
   /** Writes what the byte budget still allows of `chunk`; at the limit, closes every connection. */
-  #carry(record: ConnectionRecord, to: net.Socket, chunk: Buffer, way: "up" | "down"): boolean {
+  #carry(
+    record: ConnectionRecord,
+    to: net.Socket,
+    chunk: Buffer,
+    way: "up" | "down",
+    written?: () => void,
+  ): boolean {
     const o = this.#options;
     const budget = o.egressBytes - o.log.bytes;
     const part = chunk.length > budget ? chunk.subarray(0, Math.max(0, budget)) : chunk;
     o.log.count(record, way === "up" ? part.length : 0, way === "down" ? part.length : 0);
-    const flowing = part.length > 0 ? to.write(part) : true;
+    const flowing = part.length > 0 ? to.write(part, written) : true;
     if (part.length < chunk.length) {
       record.why = `${record.why}; closed at the egress byte limit (limits.egressBytes ${o.egressBytes})`;
       to.end(() => this.closeAll());

@@ -2,6 +2,7 @@
  * The egress proxy on its own socket, driven as the bridge drives it (raw bytes over the
  * Unix socket): resolving once, byte counts, the byte limit and the connection cap.
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import * as net from "node:net";
 import { tmpdir } from "node:os";
@@ -34,6 +35,53 @@ afterAll(() => {
   sender.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** `size` bytes in which each 8-byte word is its own offset: a byte out of place changes it. */
+function numbered(size: number): Buffer {
+  const bytes = Buffer.alloc(size);
+  for (let at = 0; at + 8 <= size; at += 8) bytes.writeBigUInt64LE(BigInt(at), at);
+  return bytes;
+}
+
+/**
+ * CONNECTs through the proxy and reads what comes back as a slow client does: it reads
+ * nothing for `stallMs`, then stops for 30 ms after every MiB, so the proxy's writes wait.
+ */
+async function slowDownload(socketPath: string, target: string, stallMs = 0): Promise<Buffer> {
+  const socket = net.connect(socketPath);
+  socket.write(`CONNECT ${target} HTTP/1.1\r\n\r\n`);
+  socket.pause();
+  await new Promise((r) => setTimeout(r, stallMs));
+  const chunks: Buffer[] = [];
+  let sinceStop = 0;
+  for await (const chunk of socket) {
+    chunks.push(chunk as Buffer);
+    sinceStop += (chunk as Buffer).length;
+    if (sinceStop >= 1 << 20) {
+      sinceStop = 0;
+      await new Promise((r) => setTimeout(r, 30));
+    }
+  }
+  return Buffer.concat(chunks).subarray(ESTABLISHED.length);
+}
+
+/**
+ * A loopback upstream that sends each connection `body`: the first `bulk` bytes at once,
+ * then the rest 1,000 bytes at a time, a millisecond apart, and closes.
+ */
+async function bulkUpstream(body: Buffer, bulk = body.length): Promise<[net.Server, number]> {
+  const server = net.createServer(async (socket) => {
+    socket.on("error", () => {});
+    socket.write(body.subarray(0, bulk));
+    for (let at = bulk; at < body.length; at += 1000) {
+      await new Promise((r) => setTimeout(r, 1));
+      socket.write(body.subarray(at, at + 1000));
+    }
+    socket.end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return [server, (server.address() as net.AddressInfo).port];
+}
 
 async function proxyWith(
   options: { egressBytes?: number; maxConnections?: number },
@@ -92,8 +140,8 @@ describe("the egress proxy", () => {
       maxConnections: 8,
       lookup: async () => answers[Math.min(lookups++, 1)]!,
       // Nothing leaves this machine: the dial records where it was sent, then fails.
-      dial: (address, port) => {
-        dialed.push(`${address}:${port}`);
+      dial: ({ host, port }) => {
+        dialed.push(`${host}:${port}`);
         return net.connect(1, "127.0.0.1");
       },
     });
@@ -129,6 +177,46 @@ describe("the egress proxy", () => {
       bytesUp: 6,
       bytesDown: 12345,
     });
+  });
+
+  it("carries a bulk download byte for byte while its reader falls behind", async () => {
+    // 24 MiB: the proxy's reads grow to a MiB, and many of its writes wait on the reader.
+    const body = numbered(24 << 20);
+    const [upstream, port] = await bulkUpstream(body);
+    const { proxy, log, socketPath } = await proxyWith({}, [`up.test:${port}`]);
+    const got = await slowDownload(socketPath, `up.test:${port}`);
+    await proxy.close();
+    upstream.close();
+    expect(got.length).toBe(body.length);
+    const digest = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+    expect(digest(got)).toBe(digest(body));
+    expect(log.entries()[0]).toMatchObject({ allowed: true, bytesUp: 0, bytesDown: body.length });
+  });
+
+  it("keeps every byte when the reader stalls while the upstream trickles", async () => {
+    // The stalled client cannot take the proxy's small writes of the trickle: each one
+    // waits, under the write buffer's mark, while the proxy reads the next.
+    const body = numbered((8 << 20) + 200_000);
+    const [upstream, port] = await bulkUpstream(body, 8 << 20);
+    const { proxy, log, socketPath } = await proxyWith({}, [`up.test:${port}`]);
+    const got = await slowDownload(socketPath, `up.test:${port}`, 1000);
+    await proxy.close();
+    upstream.close();
+    expect(got.equals(body)).toBe(true);
+    expect(log.entries()[0]).toMatchObject({ bytesDown: body.length });
+  });
+
+  it("cuts a bulk download at limits.egressBytes to the byte", async () => {
+    const limit = (5 << 20) + 12345;
+    const body = numbered(16 << 20);
+    const [upstream, port] = await bulkUpstream(body);
+    const { proxy, log, socketPath } = await proxyWith({ egressBytes: limit }, [`up.test:${port}`]);
+    const got = await slowDownload(socketPath, `up.test:${port}`);
+    await proxy.close();
+    upstream.close();
+    expect(got.equals(body.subarray(0, limit))).toBe(true);
+    expect(log.bytes).toBe(limit);
+    expect(log.entries()[0]!.why).toContain("closed at the egress byte limit");
   });
 
   describe("limits.egressBytes (1,000 bytes here; the request line is 4 of them)", () => {
