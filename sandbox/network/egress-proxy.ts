@@ -19,10 +19,10 @@ type Dial = (to: { host: string; port: number; onread: net.OnReadOpts }) => net.
 /** An upstream is first read 64 KiB at a time, as Node reads any socket. */
 const FIRST_READ_BYTES = 64 * 1024;
 /**
- * A read that fills its buffer doubles the next one, up to this: a bulk download is then
- * carried a MiB per read and write, which halves the proxy's CPU per byte against 64 KiB
- * reads (BENCHMARKS.md, "the egress proxy reads a MiB at a time"), while a connection
- * that never fills its buffer keeps 64 KiB.
+ * A read that fills its buffer doubles the next one, up to this, and a read that fills
+ * less than half halves it: a bulk download is carried a MiB per read and write, about
+ * twice the rate of 64 KiB reads (BENCHMARKS.md, "the egress proxy reads up to a MiB at a
+ * time"), while a connection that sends little, or has gone quiet, holds 64 KiB.
  */
 const MAX_READ_BYTES = 1024 * 1024;
 
@@ -239,6 +239,8 @@ export class EgressProxy {
         waiting = client.writableLength > 0;
         if (read === buffer.length && buffer.length < MAX_READ_BYTES) {
           buffer = Buffer.allocUnsafe(buffer.length * 2);
+        } else if (read < buffer.length / 2 && buffer.length > FIRST_READ_BYTES) {
+          buffer = Buffer.allocUnsafe(buffer.length / 2);
         }
         return !waiting;
       },
