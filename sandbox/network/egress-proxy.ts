@@ -237,12 +237,14 @@ export class EgressProxy {
           if (waiting) upstream().resume();
         });
         waiting = client.writableLength > 0;
+        // Resized only when no write holds it: a connection holds one buffer, no more.
+        if (waiting) return false;
         if (read === buffer.length && buffer.length < MAX_READ_BYTES) {
           buffer = Buffer.allocUnsafe(buffer.length * 2);
         } else if (read < buffer.length / 2 && buffer.length > FIRST_READ_BYTES) {
           buffer = Buffer.allocUnsafe(buffer.length / 2);
         }
-        return !waiting;
+        return true;
       },
     };
   }
