@@ -197,10 +197,15 @@ export class Jail {
     return out;
   }
 
-  /** Removes what the jail made on the host (the cgroup parent), at shutdown. */
-  dispose(): void {
-    this.#cgroups?.dispose();
-    this.#memory?.dispose();
+  /**
+   * Removes what the jail made on the host (its pids and memory cgroup parents), at
+   * shutdown; answers whether none is left. A parent goes only after its commands'
+   * cgroups, each of which goes a moment after its last process (cgroups.ts).
+   */
+  dispose(): boolean {
+    const parents = [this.#cgroups, this.#memory].filter((c) => c !== null);
+    for (const parent of parents) parent.dispose();
+    return parents.every((c) => !existsSync(c.parent));
   }
 
   /** The spawn plan for one command. */

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { mkdir, statfs } from "node:fs/promises";
 import path from "node:path";
 import type { ExecLoad, SandboxLimits } from "../../src/protocol/index.ts";
@@ -46,7 +45,6 @@ export class HostedSandbox {
   /** Directory of its spill files, beside (never inside) the workspace. */
   readonly spillDir: string;
   readonly #disk: SandboxDisk;
-  readonly #cgroups: Cgroups | null;
   /** Its network namespace, bridge and egress proxy; null where the host cannot make them. */
   readonly network: SandboxNetwork | null;
 
@@ -54,7 +52,6 @@ export class HostedSandbox {
     record: Pick<SandboxRecord, "id" | "limits" | "createdAt">,
     disk: SandboxDisk,
     parts: SandboxApp,
-    cgroups: Cgroups | null,
     network: SandboxNetwork | null,
   ) {
     const { id, limits } = record;
@@ -64,7 +61,6 @@ export class HostedSandbox {
     this.limits = limits;
     this.#disk = disk;
     this.parts = parts;
-    this.#cgroups = cgroups;
     this.spillDir = path.join(disk.mountPoint, "spill");
   }
 
@@ -143,7 +139,7 @@ export class HostedSandbox {
       );
       // Its first command's jail (decision 276), started once the create's answer is on its way.
       if (fresh) setImmediate(() => parts.ahead.start(config.sandboxes?.jailAheadMs));
-      return new HostedSandbox(record, disk, parts, cgroups, network);
+      return new HostedSandbox(record, disk, parts, network);
     } catch (err) {
       if (spareNetwork) await discardNetwork(spareNetwork);
       await network?.close();
@@ -204,18 +200,16 @@ export class HostedSandbox {
     await this.parts.registry.killAll(killGraceMs + 1000);
     await this.parts.ahead.end();
     await this.network?.close();
-    this.parts.jail.dispose();
     // Its spill folder is held open by descriptor: left open, it would keep the disk's
     // file system, loop device and deleted image alive after the unmount (until the host exits).
     this.parts.spills.close();
     await this.#disk.release();
     // Each command's cgroup goes a moment after its last process (cgroups.ts); the
-    // sandbox's own then follows. Looked at again at once, then every 10 ms, for 2 s at
-    // most: most are gone at the first try, and a delete should not wait a fixed 100 ms.
-    const cgroups = this.#cgroups;
-    for (let waited = 0; cgroups && existsSync(cgroups.parent); waited += CGROUP_RETRY_MS) {
-      cgroups.dispose();
-      if (!existsSync(cgroups.parent) || waited >= CGROUP_GONE_MS) break;
+    // sandbox's own, pids and memory, then follow. Looked at again at once, then every
+    // 10 ms, for 2 s at most: most are gone at the first try, and a delete should not
+    // wait a fixed 100 ms.
+    for (let waited = 0; !this.parts.jail.dispose(); waited += CGROUP_RETRY_MS) {
+      if (waited >= CGROUP_GONE_MS) break;
       await new Promise((resolve) => setTimeout(resolve, CGROUP_RETRY_MS));
     }
   }
