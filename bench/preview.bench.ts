@@ -1,8 +1,8 @@
 /**
  * Preview URLs (issue 25, decision 182) on the local stack (wrangler dev and a sandbox host,
  * as the e2e tests start them): 1,000 small requests one after another through a preview
- * URL (Worker → Sandbox DO → host → bridge → app), through the sandbox host's own preview
- * route (host → bridge → app, no Worker), and the host's `/healthz` (its own latency);
+ * URL (Worker → Sandbox DO → host → the way in → app), through the sandbox host's own preview
+ * route (host → the way in → app, no Worker), and the host's `/healthz` (its own latency);
  * then 100 MiB through each, and from the same app run on the host's loopback with no
  * sandbox (direct). The app is test/support/preview-app.py in a created sandbox.
  * `node bench/run.ts preview` (as root: sandboxes need their network namespaces).
@@ -110,8 +110,8 @@ export default async function previewBench(): Promise<void> {
     const preview = await latencies(exposed.pathUrl, {});
     const route = await latencies(viaHost, hostAuth);
     const health = await latencies(`${hostUrl}/healthz`, {});
-    row("preview URL (Worker, DO, host, bridge, app)", preview);
-    row("the host's preview route (host, bridge, app)", route);
+    row("preview URL (Worker, DO, host, way in, app)", preview);
+    row("the host's preview route (host, way in, app)", route);
     row("the host's own /healthz", health);
     console.log(`${REQUESTS} sequential GETs of a 3-byte page\n`);
     console.log("| path | p50 | p99 |\n| --- | ---: | ---: |");

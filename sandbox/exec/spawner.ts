@@ -14,11 +14,12 @@
  * the host spawns as before.
  *
  * It also runs the host's own short commands with their output captured (`run`, for
- * host-command.ts), and on a root host makes a sandbox's proxy socket inside its network
- * namespace, handed over on Node's IPC channel (`listenIn`; decision 277).
+ * host-command.ts), and on a root host makes sockets inside a sandbox's network
+ * namespace, handed over on Node's IPC channel: the proxy's listening socket
+ * (`listenIn`; decision 277) and the way in's connections (`connectIn`; decision 187).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { Server, type Socket } from "node:net";
+import { Server, Socket } from "node:net";
 import { createInterface } from "node:readline";
 import { findExecutable } from "../jail/find-executable.ts";
 
@@ -40,6 +41,12 @@ export interface ProcessExit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
+
+/**
+ * How long `connectIn` waits for an app to accept: on loopback a connection is accepted
+ * or refused at once, unless the app's queue of connections is full.
+ */
+const CONNECT_IN_TIMEOUT_S = 10;
 
 /** How much of each stream a captured run (`Spawner.run`) keeps: its first MiB. */
 export const CAPTURED_MAX_BYTES = 1 << 20;
@@ -150,10 +157,39 @@ def listen_in(job, path, port):
                 os._exit(1)
     finally:
         os.close(ns)
-    handle = json.dumps({"cmd": "NODE_HANDLE", "type": "net.Server", "msg": {"job": job}})
-    rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [server.fileno()]))]
-    channel.sendmsg([(handle + "\n").encode()], rights)
-    server.close()
+    hand_over(job, "net.Server", server)
+channel_lock = threading.Lock()
+def hand_over(job, kind, sock):
+    # One message per socket, whole: connections are handed over from threads of their own.
+    handle = json.dumps({"cmd": "NODE_HANDLE", "type": kind, "msg": {"job": job}})
+    rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [sock.fileno()]))]
+    try:
+        with channel_lock:
+            channel.sendmsg([(handle + "\n").encode()], rights)
+    finally:
+        sock.close()
+CONNECT_TIMEOUT_S = ${CONNECT_IN_TIMEOUT_S}
+def connect_in(job, path, port):
+    # A thread of its own, which steps into the namespace and stays there until it ends:
+    # an app slow to accept holds up no command the spawner starts.
+    try:
+        ns = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            enter_net(ns)
+        finally:
+            os.close(ns)
+        conn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            conn.settimeout(CONNECT_TIMEOUT_S)
+            conn.connect(("127.0.0.1", port))
+        except OSError:
+            conn.close()
+            raise
+        hand_over(job, "net.Socket", conn)
+    except TimeoutError:
+        say({"job": job, "error": "ETIMEDOUT the app did not accept in time"})
+    except OSError as error:
+        say({"job": job, "error": why(error)})
 for line in sys.stdin:
     request = json.loads(line)
     job = request["job"]
@@ -164,6 +200,13 @@ for line in sys.stdin:
             listen_in(job, request["listen"], request["port"])
         except OSError as error:
             say({"job": job, "error": why(error)})
+        continue
+    if "connect" in request:
+        if channel is None:
+            say({"job": job, "error": "ENOTCONN the spawner has no channel to the host"})
+        else:
+            threading.Thread(target=connect_in, args=(job, request["connect"], request["port"]),
+                             daemon=True).start()
         continue
     if "fifos" in request:
         try:
@@ -223,6 +266,8 @@ interface Job {
   exited: (exit: ProcessExit & Partial<CapturedOutput>) => void;
   /** A `listenIn`'s socket, handed over on the IPC channel. */
   listening?: (server: Server) => void;
+  /** A `connectIn`'s socket, handed over on the IPC channel. */
+  connected?: (socket: Socket) => void;
   pid: number | null;
 }
 
@@ -341,17 +386,38 @@ export class Spawner {
     });
   }
 
-  /** A socket the spawner handed over (`listenIn`), for the job its message names. */
+  /**
+   * Makes a connection to `127.0.0.1:port` inside the network namespace held at
+   * `namespaceFile`, and hands it to the host, paused: the way in of preview URLs on a
+   * root host, with no process of its own (decision 187). Rejects with the error's code
+   * (`ECONNREFUSED`: nothing listens there).
+   * @example const socket = await spawner.connectIn("/srv/sandboxes/sbx_…/net/ns", 8000);
+   */
+  connectIn(namespaceFile: string, port: number): Promise<Socket> {
+    return new Promise((resolve, reject) => {
+      const failed = (err: Error) =>
+        reject(Object.assign(err, { code: /^E[A-Z0-9]+/.exec(err.message)?.[0] ?? "EIO" }));
+      this.#send(
+        { connect: namespaceFile, port },
+        { pid: null, started: () => {}, failed, exited: () => {}, connected: resolve },
+      );
+    });
+  }
+
+  /** A socket the spawner handed over (`listenIn`, `connectIn`), for the job its message names. */
   #handed(message: unknown, handle: unknown): void {
     const id = (message as { job?: unknown } | null)?.job as number;
     const job = this.#jobs.get(id);
-    if (!(handle instanceof Server)) return;
-    if (!job?.listening) {
-      handle.close();
-      return;
+    if (handle instanceof Server) {
+      if (!job?.listening) return void handle.close();
+      this.#finish(id);
+      job.listening(handle);
+    } else if (handle instanceof Socket) {
+      handle.pause();
+      if (!job?.connected) return void handle.destroy();
+      this.#finish(id);
+      job.connected(handle);
     }
-    this.#finish(id);
-    job.listening(handle);
   }
 
   /**

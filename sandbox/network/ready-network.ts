@@ -6,6 +6,7 @@ import { HeldNamespace, ownNamespacePrefix } from "./held-namespace.ts";
 import { IngressBridge } from "./ingress-bridge.ts";
 import { NetworkNamespace, type SandboxNamespace } from "./netns.ts";
 import { BRIDGE_PROXY_PORT, takeProxyListener } from "./proxy-listener.ts";
+import { SpawnerWayIn, type WayIn } from "./way-in.ts";
 
 /**
  * The part of a sandbox's network that belongs to no sandbox yet (decision 225): its
@@ -19,8 +20,8 @@ export interface ReadyNetwork {
   namespace: SandboxNamespace;
   /** `127.0.0.1:900` inside the namespace, the host's to accept on. */
   proxyListener: Server;
-  /** The way in of preview URLs, started when first used. */
-  ingress: IngressBridge;
+  /** The way in of preview URLs: the spawner's on a root host, else a bridge started when first used. */
+  ingress: WayIn;
   /** Where the sandbox's egress proxy will listen. */
   egressSocket: string;
 }
@@ -57,7 +58,8 @@ export async function prepareNetwork(dir: string): Promise<ReadyNetwork> {
         if (!mounted) held = HeldNamespace.hold(pid);
       }));
     const namespace = (mounted ?? held) as SandboxNamespace;
-    const ingress = new IngressBridge(() => namespace.enter(), inSocket);
+    const bridge = new IngressBridge(() => namespace.enter(), inSocket);
+    const ingress = mounted ? new SpawnerWayIn(mounted.file, sharedSpawner, bridge) : bridge;
     return { dir, namespace, proxyListener, ingress, egressSocket };
   } catch (err) {
     await (mounted ?? (held as HeldNamespace | null))?.remove();

@@ -5,13 +5,15 @@
  * died. Real namespaces and a real server inside one (needs root).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sharedSpawner } from "../../../../sandbox/exec/spawner.ts";
 import { IngressBridge } from "../../../../sandbox/network/ingress-bridge.ts";
 import { NetworkNamespace } from "../../../../sandbox/network/netns.ts";
+import { SpawnerWayIn, type WayIn } from "../../../../sandbox/network/way-in.ts";
 import { type EgressTestHost, startEgressTestHost } from "./egress-host.ts";
 
 const dir = mkdtempSync(path.join(tmpdir(), "tw-way-in-"));
@@ -36,8 +38,8 @@ function childrenWith(text: string): { pid: number; cmdline: string }[] {
   return found;
 }
 
-async function page(bridge: IngressBridge, port: number): Promise<string> {
-  const socket: Socket = await bridge.connect(port);
+async function page(wayIn: WayIn, port: number): Promise<string> {
+  const socket: Socket = await wayIn.connect(port);
   socket.end("GET / HTTP/1.0\r\n\r\n");
   let got = "";
   for await (const chunk of socket) got += chunk;
@@ -104,6 +106,52 @@ describe("the way in of preview URLs", () => {
     await expect(bridge.connect(8000)).rejects.toThrow("the sandbox has ended");
     await until(() => childrenWith(inSocket).length === 0, "the stop");
   }, 90_000);
+});
+
+describe("the way in on a root host: the spawner connects inside the namespace", () => {
+  it("reaches the sandbox's own port with no process and no socket file of its own", async () => {
+    const inSocket = path.join(dir, "in-spawner.sock");
+    const bridge = new IngressBridge(() => ns.enter(), inSocket, 200);
+    const wayIn = new SpawnerWayIn(ns.file, sharedSpawner, bridge);
+    let got = "";
+    const deadline = Date.now() + 60_000;
+    while (!got.includes("200") && Date.now() < deadline) {
+      got = await page(wayIn, 8000).catch(() => "");
+      if (!got) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(got).toContain("200 OK");
+    expect(bridge.running).toBe(false);
+    expect(existsSync(inSocket)).toBe(false);
+    expect(childrenWith(" -e ")).toEqual([]);
+    await expect(wayIn.connect(8001)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+    wayIn.stop();
+    await expect(wayIn.connect(8000)).rejects.toThrow("the sandbox has ended");
+  }, 90_000);
+
+  it("cannot reach a port of another sandbox's namespace", async () => {
+    // The server listens in `ns`; a second namespace's way in asks for the same port.
+    const other = await NetworkNamespace.create(path.join(dir, "other-ns"));
+    try {
+      const bridge = new IngressBridge(() => other.enter(), path.join(dir, "other.sock"));
+      const wayIn = new SpawnerWayIn(other.file, sharedSpawner, bridge);
+      expect(await page(new SpawnerWayIn(ns.file, sharedSpawner, bridge), 8000)).toContain(
+        "200 OK",
+      );
+      await expect(wayIn.connect(8000)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+      wayIn.stop();
+    } finally {
+      await other.remove();
+    }
+  });
+
+  it("falls back to the bridge process where there is no spawner", async () => {
+    const bridge = new IngressBridge(() => ns.enter(), path.join(dir, "fallback.sock"), 200);
+    const wayIn = new SpawnerWayIn(ns.file, () => null, bridge);
+    expect(await page(wayIn, 8000)).toContain("200 OK");
+    expect(bridge.running).toBe(true);
+    wayIn.stop();
+    expect(bridge.running).toBe(false);
+  }, 60_000);
 });
 
 describe("an idle sandbox's network", () => {
