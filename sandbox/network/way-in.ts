@@ -22,6 +22,8 @@ export class SpawnerWayIn implements WayIn {
   readonly #namespaceFile: string;
   readonly #spawner: () => Spawner | null;
   readonly #fallback: IngressBridge;
+  /** Connections it handed out and still open: they end with the sandbox, as a bridge's did. */
+  readonly #open = new Set<Socket>();
   #stopped = false;
 
   constructor(namespaceFile: string, spawner: () => Spawner | null, fallback: IngressBridge) {
@@ -30,16 +32,25 @@ export class SpawnerWayIn implements WayIn {
     this.#fallback = fallback;
   }
 
-  connect(port: number): Promise<Socket> {
-    if (this.#stopped) {
-      return Promise.reject(Object.assign(new Error("the sandbox has ended"), { code: "ENOENT" }));
-    }
+  async connect(port: number): Promise<Socket> {
+    const ended = () => Object.assign(new Error("the sandbox has ended"), { code: "ENOENT" });
+    if (this.#stopped) throw ended();
     const spawner = this.#spawner();
-    return spawner ? spawner.connectIn(this.#namespaceFile, port) : this.#fallback.connect(port);
+    if (!spawner) return this.#fallback.connect(port);
+    const socket = await spawner.connectIn(this.#namespaceFile, port);
+    if (this.#stopped) {
+      socket.destroy();
+      throw ended();
+    }
+    this.#open.add(socket);
+    socket.once("close", () => this.#open.delete(socket));
+    return socket;
   }
 
+  /** Ends every connection it handed out, and the bridge's. */
   stop(): void {
     this.#stopped = true;
+    for (const socket of this.#open) socket.destroy();
     this.#fallback.stop();
   }
 }

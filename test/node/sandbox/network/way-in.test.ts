@@ -124,7 +124,12 @@ describe("the way in on a root host: the spawner connects inside the namespace",
     expect(existsSync(inSocket)).toBe(false);
     expect(childrenWith(" -e ")).toEqual([]);
     await expect(wayIn.connect(8001)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+    // A connection still open when the sandbox ends is closed with it.
+    const open = await wayIn.connect(8000);
+    const closed = new Promise((r) => open.once("close", r));
     wayIn.stop();
+    await closed;
+    expect(open.destroyed).toBe(true);
     await expect(wayIn.connect(8000)).rejects.toThrow("the sandbox has ended");
   }, 90_000);
 
