@@ -19,7 +19,8 @@ const CHECK_MS = Math.min(15_000, STALL_MS / 4);
 interface Running {
   readonly module: TestModule;
   readonly since: number;
-  test?: string;
+  /** Its tests started and not ended (several when they run concurrently). */
+  readonly tests: Set<string>;
   warned: boolean;
 }
 
@@ -33,12 +34,15 @@ export default class StalledFileReporter implements Reporter {
   }
 
   onTestModuleQueued(module: TestModule): void {
-    this.#running.set(key(module), { module, since: Date.now(), warned: false });
+    this.#running.set(key(module), { module, since: Date.now(), tests: new Set(), warned: false });
   }
 
   onTestCaseReady(test: TestCase): void {
-    const running = this.#running.get(key(test.module));
-    if (running) running.test = test.fullName;
+    this.#running.get(key(test.module))?.tests.add(test.fullName);
+  }
+
+  onTestCaseResult(test: TestCase): void {
+    this.#running.get(key(test.module))?.tests.delete(test.fullName);
   }
 
   onTestModuleEnd(module: TestModule): void {
@@ -75,7 +79,8 @@ function key(module: TestModule): string {
 }
 
 function describe(running: Running): string {
-  const where = running.test ? `at "${running.test}"` : "(no test reported yet)";
+  const [test] = running.tests;
+  const where = test ? `at "${test}"` : "(no test reported yet)";
   return `${running.module.project.name || "(root)"} ${running.module.relativeModuleId} ${where}`;
 }
 
