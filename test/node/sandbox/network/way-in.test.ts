@@ -46,6 +46,17 @@ async function page(wayIn: WayIn, port: number): Promise<string> {
   return got;
 }
 
+/** The server's page, asked again while Python starts (slow on a loaded machine: refusals first). */
+async function firstPage(wayIn: WayIn): Promise<string> {
+  let got = "";
+  const deadline = Date.now() + 60_000;
+  while (!got.includes("200") && Date.now() < deadline) {
+    got = await page(wayIn, 8000).catch(() => "");
+    if (!got) await new Promise((r) => setTimeout(r, 100));
+  }
+  return got;
+}
+
 async function until(check: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (!check()) {
@@ -81,14 +92,7 @@ describe("the way in of preview URLs", () => {
     const bridge = new IngressBridge(() => ns.enter(), inSocket, 200);
     expect(bridge.running).toBe(false);
     expect(childrenWith(inSocket)).toEqual([]);
-    // Python's start is slow on a loaded machine: the first answers may be refusals.
-    let got = "";
-    const deadline = Date.now() + 60_000;
-    while (!got.includes("200") && Date.now() < deadline) {
-      got = await page(bridge, 8000).catch(() => "");
-      if (!got) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(got).toContain("200 OK");
+    expect(await firstPage(bridge)).toContain("200 OK");
     // Idle: the bridge process goes.
     await until(() => !bridge.running && childrenWith(inSocket).length === 0, "the idle stop");
     expect(await page(bridge, 8000)).toContain("200 OK");
@@ -113,13 +117,7 @@ describe("the way in on a root host: the spawner connects inside the namespace",
     const inSocket = path.join(dir, "in-spawner.sock");
     const bridge = new IngressBridge(() => ns.enter(), inSocket, 200);
     const wayIn = new SpawnerWayIn(ns.file, sharedSpawner, bridge);
-    let got = "";
-    const deadline = Date.now() + 60_000;
-    while (!got.includes("200") && Date.now() < deadline) {
-      got = await page(wayIn, 8000).catch(() => "");
-      if (!got) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(got).toContain("200 OK");
+    expect(await firstPage(wayIn)).toContain("200 OK");
     expect(bridge.running).toBe(false);
     expect(existsSync(inSocket)).toBe(false);
     expect(childrenWith(" -e ")).toEqual([]);
