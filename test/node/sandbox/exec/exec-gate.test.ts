@@ -67,10 +67,12 @@ describe("exec concurrency per sandbox", () => {
       fold(host.client.exec({ execId: execId(), command: heldBy(gate) })),
     );
     await until(async () => (await load()).running === MAX_RUNNING);
-    const waiting = [0, 1, 2].map(() =>
-      fold(host.client.exec({ execId: execId(), command: heldBy(gate) })),
-    );
-    await until(async () => (await load()).queued === 3);
+    // One at a time: three sent at once may reach the host in any order.
+    const waiting: Promise<Folded>[] = [];
+    for (let ahead = 0; ahead < 3; ahead++) {
+      waiting.push(fold(host.client.exec({ execId: execId(), command: heldBy(gate) })));
+      await until(async () => (await load()).queued === ahead + 1);
+    }
     expect(await load()).toEqual({
       running: MAX_RUNNING,
       queued: 3,
