@@ -14,13 +14,10 @@ import { sharedSpawner } from "../sandbox/exec/spawner.ts";
 import { IngressBridge } from "../sandbox/network/ingress-bridge.ts";
 import { NetworkNamespace } from "../sandbox/network/netns.ts";
 import { SpawnerWayIn, type WayIn } from "../sandbox/network/way-in.ts";
+import { median } from "./run-stats.ts";
 
 const ROUNDS = 20;
 const PORT = 8000;
-
-function median(xs: number[]): number {
-  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-}
 
 async function timed(wayIn: WayIn): Promise<number> {
   const t0 = performance.now();

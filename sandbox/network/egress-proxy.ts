@@ -200,21 +200,24 @@ export class EgressProxy {
       if (target.connect) client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       else this.#carry(record, upstream, target.head!, "up");
       if (rest.length > 0) this.#carry(record, upstream, rest, "up");
-      this.#pump(record, client, upstream, "up");
+      this.#pumpUp(record, client, upstream);
       upstream.once("end", () => client.end());
       client.resume();
     });
   }
 
-  /** Copies `from` to `to`, counting each chunk, with backpressure. */
-  #pump(record: ConnectionRecord, from: net.Socket, to: net.Socket, way: "up" | "down"): void {
-    from.on("data", (chunk: Buffer) => {
-      if (!this.#carry(record, to, chunk, way)) {
-        from.pause();
-        to.once("drain", () => from.resume());
+  /**
+   * Copies what the client sends to the upstream, counting each chunk, with backpressure
+   * (Node's own reads: a socket the proxy accepted takes no `onread`).
+   */
+  #pumpUp(record: ConnectionRecord, client: net.Socket, upstream: net.Socket): void {
+    client.on("data", (chunk: Buffer) => {
+      if (!this.#carry(record, upstream, chunk, "up")) {
+        client.pause();
+        upstream.once("drain", () => client.resume());
       }
     });
-    from.once("end", () => to.end());
+    client.once("end", () => upstream.end());
   }
 
   /**
