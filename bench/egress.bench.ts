@@ -3,11 +3,13 @@
  * command, once in a created sandbox (through its bridge and proxy) and once in the
  * host's default workspace with `SANDBOX_NETWORK=on` (the host's own network, direct).
  * A 400 MB download (curl's own transfer rate) and `npm install` of one package from a
- * registry on loopback (wall time of the call, fresh npm cache each time).
+ * registry on loopback (wall time of the call, fresh npm cache each time). The download
+ * is also taken through the native relays of `native-relay.c`, from the direct
+ * workspace, when the machine has a C compiler: what any relay costs here (decision 188).
  * `node bench/run.ts egress` (as root: the sandbox's network namespace is a bind mount).
  */
 
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,18 +19,46 @@ import { DEFAULT_SANDBOX_LIMITS } from "../sandbox/sandboxes/config.ts";
 import { SandboxClient } from "../src/execenv/index.ts";
 import { fold } from "../test/node/sandbox/harness.ts";
 import { startTinyRegistry } from "../test/support/loopback-upstreams.ts";
+import { load, median } from "./run-stats.ts";
 
 const DOWNLOAD_BYTES = 400 * 1024 * 1024;
-const ROUNDS = 3;
+const ROUNDS = 5;
+const NATIVE_MODES = ["rw", "threads", "splice"] as const;
 
 async function run(client: SandboxClient, command: string): Promise<string> {
   const execId = `x${randomBytes(8).toString("hex")}`;
   return (await fold(client.exec({ execId, command }))).text;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
+/** The first line a child prints (the port it listens on). */
+function firstLine(child: ReturnType<typeof spawn>): Promise<string> {
+  return new Promise((resolve) => child.stdout?.once("data", (c) => resolve(String(c).trim())));
+}
+
+/**
+ * Each native relay, built from `native-relay.c` and listening, by mode; none when the
+ * machine has no C compiler.
+ */
+async function startNativeRelays(
+  scratch: string,
+  upstreamPort: number,
+): Promise<{ mode: string; port: number; child: ReturnType<typeof spawn> }[]> {
+  const binary = path.join(scratch, "native-relay");
+  try {
+    const source = path.join(import.meta.dirname, "native-relay.c");
+    execFileSync("cc", ["-O2", "-pthread", "-o", binary, source], { stdio: "ignore" });
+  } catch {
+    console.log("(no C compiler here: the native relays are not measured)");
+    return [];
+  }
+  return Promise.all(
+    NATIVE_MODES.map(async (mode) => {
+      const child = spawn(binary, [mode, String(upstreamPort)], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      return { mode, port: Number(await firstLine(child)), child };
+    }),
+  );
 }
 
 export default async function egressBench(): Promise<void> {
@@ -51,9 +81,8 @@ require("node:http").createServer((req, res) => {
     ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
-  const bigPort = Number(
-    await new Promise<string>((r) => big.stdout.once("data", (c) => r(String(c)))),
-  );
+  const bigPort = Number(await firstLine(big));
+  const relays = await startNativeRelays(scratch, bigPort);
   const registry = await startTinyRegistry(scratch, "tiny-answer");
   const token = randomBytes(16).toString("hex");
   const host = await startSandboxHost({
@@ -98,9 +127,13 @@ require("node:http").createServer((req, res) => {
     };
     const viaProxy: number[] = [];
     const straight: number[] = [];
+    const viaRelay = new Map(relays.map((r) => [r.mode, [] as number[]]));
     for (let i = 0; i < ROUNDS; i++) {
       straight.push(await speed(direct, `http://127.0.0.1:${bigPort}/`));
       viaProxy.push(await speed(proxied, `http://up.test:${bigPort}/`));
+      for (const r of relays) {
+        viaRelay.get(r.mode)?.push(await speed(direct, `http://127.0.0.1:${r.port}/`));
+      }
     }
 
     const install = async (client: SandboxClient, registryHost: string) => {
@@ -121,6 +154,7 @@ require("node:http").createServer((req, res) => {
 
     const d = median(straight);
     const p = median(viaProxy);
+    console.log(`load average ${load()}`);
     console.log(
       `| what (median of ${ROUNDS}) | direct (SANDBOX_NETWORK=on) | through the sandbox's proxy | ratio |`,
     );
@@ -128,6 +162,12 @@ require("node:http").createServer((req, res) => {
     console.log(
       `| 400 MB download, curl's rate | ${d.toFixed(0)} MiB/s | ${p.toFixed(0)} MiB/s | ${(p / d).toFixed(2)}× |`,
     );
+    for (const [mode, rates] of viaRelay) {
+      const r = median(rates);
+      console.log(
+        `| 400 MB download through native-relay.c ${mode} (on the host, no policy) | ${d.toFixed(0)} MiB/s | ${r.toFixed(0)} MiB/s | ${(r / d).toFixed(2)}× (the proxy: ${(p / r).toFixed(2)}× this) |`,
+      );
+    }
     const nd = median(npmDirect);
     const np = median(npmProxy);
     console.log(
@@ -135,6 +175,7 @@ require("node:http").createServer((req, res) => {
     );
   } finally {
     await host.close();
+    for (const r of relays) r.child.kill();
     big.kill();
     registry.close();
     rmSync(scratch, { recursive: true, force: true });
