@@ -3,7 +3,8 @@
  * command, once in a created sandbox (through its bridge and proxy) and once in the
  * host's default workspace with `SANDBOX_NETWORK=on` (the host's own network, direct).
  * A 400 MB download (curl's own transfer rate) and `npm install` of one package from a
- * registry on loopback (wall time of the call, fresh npm cache each time). The download
+ * registry on loopback (wall time of the call, fresh npm cache each time), and a 400 MB
+ * upload the other way (curl's `PUT` of a file). The download
  * is also taken through the native relays of `native-relay.c`, from the direct
  * workspace, when the machine has a C compiler: what any relay costs here (decision 188).
  * `node bench/run.ts egress` (as root: the sandbox's network namespace is a bind mount).
@@ -70,6 +71,11 @@ export default async function egressBench(): Promise<void> {
       "-e",
       `const chunk = Buffer.alloc(1 << 20);
 require("node:http").createServer((req, res) => {
+  if (req.method === "PUT") {
+    let got = 0;
+    req.on("data", (c) => { got += c.length; });
+    return void req.on("end", () => res.end(String(got)));
+  }
   res.setHeader("content-length", String(${DOWNLOAD_BYTES}));
   let sent = 0;
   const pump = () => {
@@ -103,7 +109,8 @@ require("node:http").createServer((req, res) => {
       dir: path.join(scratch, "sbx"),
       disk: "none",
       maxSandboxes: 4,
-      limits: DEFAULT_SANDBOX_LIMITS,
+      // Every round moves about 800 MB through the proxy, past the default budget.
+      limits: { ...DEFAULT_SANDBOX_LIMITS, egressBytes: 16 * 1024 ** 3 },
     },
   });
   try {
@@ -125,16 +132,34 @@ require("node:http").createServer((req, res) => {
       if (!/^[0-9.]+$/.test(out)) throw new Error(`curl failed: ${out}`);
       return Number(out) / 1024 / 1024;
     };
+    // curl's upload rate, a 400 MB file from the command's own workspace (made first, not timed).
+    const uploadSpeed = async (client: SandboxClient, url: string) => {
+      const out = await run(
+        client,
+        `test -s up.bin || head -c ${DOWNLOAD_BYTES} /dev/zero > up.bin; curl -sS -o /dev/null -w "%{speed_upload}" -T up.bin ${url}`,
+      );
+      if (!/^[0-9.]+$/.test(out)) throw new Error(`curl failed: ${out}`);
+      return Number(out) / 1024 / 1024;
+    };
+    const upProxy: number[] = [];
+    const upDirect: number[] = [];
     const viaProxy: number[] = [];
     const straight: number[] = [];
     const viaRelay = new Map(relays.map((r) => [r.mode, [] as number[]]));
+    const upRelay = new Map(relays.map((r) => [r.mode, [] as number[]]));
     for (let i = 0; i < ROUNDS; i++) {
       straight.push(await speed(direct, `http://127.0.0.1:${bigPort}/`));
       viaProxy.push(await speed(proxied, `http://up.test:${bigPort}/`));
       for (const r of relays) {
         viaRelay.get(r.mode)?.push(await speed(direct, `http://127.0.0.1:${r.port}/`));
       }
+      upDirect.push(await uploadSpeed(direct, `http://127.0.0.1:${bigPort}/up`));
+      upProxy.push(await uploadSpeed(proxied, `http://up.test:${bigPort}/up`));
+      for (const r of relays) {
+        upRelay.get(r.mode)?.push(await uploadSpeed(direct, `http://127.0.0.1:${r.port}/up`));
+      }
     }
+    await run(direct, "rm -f up.bin");
 
     const install = async (client: SandboxClient, registryHost: string) => {
       const t0 = performance.now();
@@ -166,6 +191,17 @@ require("node:http").createServer((req, res) => {
       const r = median(rates);
       console.log(
         `| 400 MB download through native-relay.c ${mode} (on the host, no policy) | ${d.toFixed(0)} MiB/s | ${r.toFixed(0)} MiB/s | ${(r / d).toFixed(2)}× (the proxy: ${(p / r).toFixed(2)}× this) |`,
+      );
+    }
+    const ud = median(upDirect);
+    const up = median(upProxy);
+    console.log(
+      `| 400 MB upload (PUT), curl's rate | ${ud.toFixed(0)} MiB/s | ${up.toFixed(0)} MiB/s | ${(up / ud).toFixed(2)}× |`,
+    );
+    for (const [mode, rates] of upRelay) {
+      const r = median(rates);
+      console.log(
+        `| 400 MB upload through native-relay.c ${mode} (on the host, no policy) | ${ud.toFixed(0)} MiB/s | ${r.toFixed(0)} MiB/s | ${(r / ud).toFixed(2)}× (the proxy: ${(up / r).toFixed(2)}× this) |`,
       );
     }
     const nd = median(npmDirect);
