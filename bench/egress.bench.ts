@@ -127,36 +127,42 @@ require("node:http").createServer((req, res) => {
     const proxied = new SandboxClient(`${host.url}/sandboxes/${id}`, token);
     const direct = new SandboxClient(host.url, token);
 
-    const speed = async (client: SandboxClient, url: string) => {
-      const out = await run(client, `curl -sS -o /dev/null -w "%{speed_download}" ${url}`);
-      if (!/^[0-9.]+$/.test(out)) throw new Error(`curl failed: ${out}`);
-      return Number(out) / 1024 / 1024;
-    };
-    // curl's upload rate, a 400 MB file from the command's own workspace (made first, not timed).
-    const uploadSpeed = async (client: SandboxClient, url: string) => {
+    // curl's rate either way; an upload sends a 400 MB file from the command's own
+    // workspace, made before its first round and not timed.
+    const ways = [
+      { what: "download", path: "/", rate: "speed_download", send: "", before: "" },
+      {
+        what: "upload (PUT)",
+        path: "/up",
+        rate: "speed_upload",
+        send: "-T up.bin ",
+        before: `test -s up.bin || head -c ${DOWNLOAD_BYTES} /dev/zero > up.bin; `,
+      },
+    ].map((way) => ({
+      ...way,
+      direct: [] as number[],
+      proxy: [] as number[],
+      relay: new Map(relays.map((r) => [r.mode, [] as number[]])),
+    }));
+    const speed = async (
+      client: SandboxClient,
+      way: (typeof ways)[number],
+      at: string,
+    ): Promise<number> => {
       const out = await run(
         client,
-        `test -s up.bin || head -c ${DOWNLOAD_BYTES} /dev/zero > up.bin; curl -sS -o /dev/null -w "%{speed_upload}" -T up.bin ${url}`,
+        `${way.before}curl -sS -o /dev/null -w "%{${way.rate}}" ${way.send}http://${at}${way.path}`,
       );
       if (!/^[0-9.]+$/.test(out)) throw new Error(`curl failed: ${out}`);
       return Number(out) / 1024 / 1024;
     };
-    const upProxy: number[] = [];
-    const upDirect: number[] = [];
-    const viaProxy: number[] = [];
-    const straight: number[] = [];
-    const viaRelay = new Map(relays.map((r) => [r.mode, [] as number[]]));
-    const upRelay = new Map(relays.map((r) => [r.mode, [] as number[]]));
     for (let i = 0; i < ROUNDS; i++) {
-      straight.push(await speed(direct, `http://127.0.0.1:${bigPort}/`));
-      viaProxy.push(await speed(proxied, `http://up.test:${bigPort}/`));
-      for (const r of relays) {
-        viaRelay.get(r.mode)?.push(await speed(direct, `http://127.0.0.1:${r.port}/`));
-      }
-      upDirect.push(await uploadSpeed(direct, `http://127.0.0.1:${bigPort}/up`));
-      upProxy.push(await uploadSpeed(proxied, `http://up.test:${bigPort}/up`));
-      for (const r of relays) {
-        upRelay.get(r.mode)?.push(await uploadSpeed(direct, `http://127.0.0.1:${r.port}/up`));
+      for (const way of ways) {
+        way.direct.push(await speed(direct, way, `127.0.0.1:${bigPort}`));
+        way.proxy.push(await speed(proxied, way, `up.test:${bigPort}`));
+        for (const r of relays) {
+          way.relay.get(r.mode)?.push(await speed(direct, way, `127.0.0.1:${r.port}`));
+        }
       }
     }
     await run(direct, "rm -f up.bin");
@@ -177,32 +183,23 @@ require("node:http").createServer((req, res) => {
       npmProxy.push(await install(proxied, "reg.test"));
     }
 
-    const d = median(straight);
-    const p = median(viaProxy);
     console.log(`load average ${load()}`);
     console.log(
       `| what (median of ${ROUNDS}) | direct (SANDBOX_NETWORK=on) | through the sandbox's proxy | ratio |`,
     );
     console.log("| --- | --- | --- | --- |");
-    console.log(
-      `| 400 MB download, curl's rate | ${d.toFixed(0)} MiB/s | ${p.toFixed(0)} MiB/s | ${(p / d).toFixed(2)}× |`,
-    );
-    for (const [mode, rates] of viaRelay) {
-      const r = median(rates);
+    for (const way of ways) {
+      const d = median(way.direct);
+      const p = median(way.proxy);
       console.log(
-        `| 400 MB download through native-relay.c ${mode} (on the host, no policy) | ${d.toFixed(0)} MiB/s | ${r.toFixed(0)} MiB/s | ${(r / d).toFixed(2)}× (the proxy: ${(p / r).toFixed(2)}× this) |`,
+        `| 400 MB ${way.what}, curl's rate | ${d.toFixed(0)} MiB/s | ${p.toFixed(0)} MiB/s | ${(p / d).toFixed(2)}× |`,
       );
-    }
-    const ud = median(upDirect);
-    const up = median(upProxy);
-    console.log(
-      `| 400 MB upload (PUT), curl's rate | ${ud.toFixed(0)} MiB/s | ${up.toFixed(0)} MiB/s | ${(up / ud).toFixed(2)}× |`,
-    );
-    for (const [mode, rates] of upRelay) {
-      const r = median(rates);
-      console.log(
-        `| 400 MB upload through native-relay.c ${mode} (on the host, no policy) | ${ud.toFixed(0)} MiB/s | ${r.toFixed(0)} MiB/s | ${(r / ud).toFixed(2)}× (the proxy: ${(up / r).toFixed(2)}× this) |`,
-      );
+      for (const [mode, rates] of way.relay) {
+        const r = median(rates);
+        console.log(
+          `| 400 MB ${way.what} through native-relay.c ${mode} (on the host, no policy) | ${d.toFixed(0)} MiB/s | ${r.toFixed(0)} MiB/s | ${(r / d).toFixed(2)}× (the proxy: ${(p / r).toFixed(2)}× this) |`,
+        );
+      }
     }
     const nd = median(npmDirect);
     const np = median(npmProxy);
