@@ -2,11 +2,11 @@
  * A sandbox's egress proxy against no proxy (issue 25, decision 181): the same jailed
  * command, once in a created sandbox (through its bridge and proxy) and once in the
  * host's default workspace with `SANDBOX_NETWORK=on` (the host's own network, direct).
- * A 400 MB download (curl's own transfer rate) and `npm install` of one package from a
- * registry on loopback (wall time of the call, fresh npm cache each time), and a 400 MB
- * upload the other way (curl's `PUT` of a file). The download
- * is also taken through the native relays of `native-relay.c`, from the direct
- * workspace, when the machine has a C compiler: what any relay costs here (decision 188).
+ * A 400 MB download and a 400 MB upload (curl's `PUT` of a file), each at curl's own
+ * rate, and `npm install` of one package from a registry on loopback (wall time of the
+ * call, fresh npm cache each time). The download and the upload are also taken through
+ * the relays of `native-relay.c`, from the direct workspace, when the machine has a C
+ * compiler: what any relay costs here (decision 188).
  * `node bench/run.ts egress` (as root: the sandbox's network namespace is a bind mount).
  */
 
@@ -22,7 +22,7 @@ import { fold } from "../test/node/sandbox/harness.ts";
 import { startTinyRegistry } from "../test/support/loopback-upstreams.ts";
 import { load, median } from "./run-stats.ts";
 
-const DOWNLOAD_BYTES = 400 * 1024 * 1024;
+const TRANSFER_BYTES = 400 * 1024 * 1024;
 const ROUNDS = 5;
 const NATIVE_MODES = ["rw", "threads", "splice"] as const;
 
@@ -76,10 +76,10 @@ require("node:http").createServer((req, res) => {
     req.on("data", (c) => { got += c.length; });
     return void req.on("end", () => res.end(String(got)));
   }
-  res.setHeader("content-length", String(${DOWNLOAD_BYTES}));
+  res.setHeader("content-length", String(${TRANSFER_BYTES}));
   let sent = 0;
   const pump = () => {
-    while (sent < ${DOWNLOAD_BYTES}) { sent += chunk.length; if (!res.write(chunk)) return void res.once("drain", pump); }
+    while (sent < ${TRANSFER_BYTES}) { sent += chunk.length; if (!res.write(chunk)) return void res.once("drain", pump); }
     res.end();
   };
   pump();
@@ -136,7 +136,7 @@ require("node:http").createServer((req, res) => {
         path: "/up",
         rate: "speed_upload",
         send: "-T up.bin ",
-        before: `test -s up.bin || head -c ${DOWNLOAD_BYTES} /dev/zero > up.bin; `,
+        before: `test -s up.bin || head -c ${TRANSFER_BYTES} /dev/zero > up.bin; `,
       },
     ].map((way) => ({
       ...way,
@@ -165,7 +165,6 @@ require("node:http").createServer((req, res) => {
         }
       }
     }
-    await run(direct, "rm -f up.bin");
 
     const install = async (client: SandboxClient, registryHost: string) => {
       const t0 = performance.now();

@@ -1,14 +1,15 @@
 /*
  * The egress bench's yardstick (bench/egress.bench.ts): the fastest plain TCP relays
- * this machine can run, to set the egress proxy's 400 MB figure against what any relay
+ * this machine can run, to set the egress proxy's 400 MB figures against what any relay
  * costs here, not only against no relay. Never built into Toolwire; the bench compiles
  * it with `cc` when the machine has one.
  *
  *   native-relay <mode> <upstream port>   prints the loopback port it listens on
  *
- * mode: rw       one thread per direction, read() and write() of 1 MiB (what the proxy does)
- *       threads  a reader and a writer thread per direction, four 1 MiB buffers between
- *                them, so one byte's copy in overlaps the next one's copy out
+ * Each connection gets a process per direction.
+ * mode: rw       read() and write() of 1 MiB in turn (what the proxy does)
+ *       threads  a reader and a writer thread, four 1 MiB buffers between them, so one
+ *                MiB's copy in overlaps the one before's copy out
  *       splice   socket to pipe to socket in the kernel (a 1 MiB pipe), no copy in user space
  */
 #define _GNU_SOURCE
