@@ -32,7 +32,7 @@ import type { SourceView, ViewPosition } from "./source-view.ts";
 import { type Spawner, type SpawnPlan, sharedSpawner } from "./spawner.ts";
 import { SpillFile } from "./spill-file.ts";
 import { SpillFollower } from "./spill-follower.ts";
-import { TerminalProcess, terminalArgv } from "./terminal.ts";
+import { TERMINAL_OWN_PROCESSES, TerminalProcess, terminalArgv } from "./terminal.ts";
 
 export interface ExecRunOptions {
   execId: string;
@@ -457,7 +457,10 @@ export class ExecRun {
         waiting = awaitingInput(
           this.#target.outer,
           terminal ? terminalInput(input) : (target) => target === input,
-          { foregroundOnly: terminal !== null, skip: jailed ? 2 : 0 },
+          {
+            foregroundOnly: terminal !== null,
+            skip: (jailed ? 2 : 0) + (terminal ? TERMINAL_OWN_PROCESSES : 0),
+          },
         );
       }
     }

@@ -12,6 +12,7 @@ import xterm from "@xterm/headless";
 import type { TerminalPaint, TerminalScreen, TerminalSize } from "../../src/protocol/index.ts";
 import type { JailedCommand } from "../jail/jail.ts";
 import { paintScreen } from "./screen-paint.ts";
+import { EndMarkScanner, newEndMark } from "./terminal-end-mark.ts";
 
 /** `TERM` of a tty call: xterm's own, which every full-screen program knows. */
 const TERMINAL_TYPE = "xterm-256color";
@@ -23,6 +24,35 @@ const TERMINAL_TYPE = "xterm-256color";
  * the command, not the jail, and bash reports 130 as it does in a terminal.
  */
 const TERMINAL_SIGNALS = "INT,QUIT,TSTP";
+
+/**
+ * The shell the terminal starts, outside the jail, given the end mark (terminal-end-mark.ts)
+ * and the jail's command line. It ignores the terminal's signals (the command resets
+ * them) and runs the jail. Once the jail has exited, it prints the mark after everything
+ * the command printed and waits, holding the terminal open, until the host has read the
+ * mark and sends SIGUSR1 (or a minute has passed); then it exits with the jail's status.
+ *
+ * Why: when the last holder of a terminal closes it, the host's read stops short
+ * (libuv takes the hangup after a short read for the end), and node-pty drops what is
+ * unread 200 ms after its child exits. Had the jail been the terminal's last holder and
+ * child, a host slow to read (loaded, or pausing the terminal for a copier behind) lost
+ * the end of the command's output.
+ */
+const TERMINAL_SHELL = [
+  'trap "" INT QUIT TSTP',
+  "mark=$1",
+  "shift",
+  '"$@"',
+  "status=$?",
+  "trap 'kill $! 2>/dev/null; exit $status' USR1",
+  "printf '%s' \"$mark\"",
+  "tries=0",
+  'while [ "$tries" -lt 60 ]; do sleep 1 & wait $!; tries=$((tries + 1)); done',
+  'exit "$status"',
+].join("\n");
+
+/** Processes of the terminal's own above the jail (its shell), for input-wait.ts to skip. */
+export const TERMINAL_OWN_PROCESSES = 1;
 
 /** Output queued for the pipe past which the terminal is paused (the copier is far behind). */
 const QUEUE_HIGH_BYTES = 8 * 1024 * 1024;
@@ -73,6 +103,8 @@ export class TerminalProcess {
   #outputClosed = false;
   readonly #onEnd: (end: TerminalEnd) => void;
   #inputOpen = true;
+  /** Finds the end mark the terminal's shell prints after the jail has exited. */
+  readonly #endMark: EndMarkScanner;
 
   private constructor(
     jailed: JailedCommand,
@@ -89,10 +121,11 @@ export class TerminalProcess {
       scrollback: 0,
       allowProposedApi: true,
     });
-    // The jail's own processes ignore the terminal's signals; the command resets them.
+    const mark = newEndMark();
+    this.#endMark = new EndMarkScanner(mark);
     this.#pty = loadPty().spawn(
       "/bin/sh",
-      ["-c", 'trap "" INT QUIT TSTP; exec "$@"', "sh", jailed.file, ...jailed.args],
+      ["-c", TERMINAL_SHELL, "sh", mark.toString("latin1"), jailed.file, ...jailed.args],
       {
         name: TERMINAL_TYPE,
         cols: size.cols,
@@ -132,13 +165,21 @@ export class TerminalProcess {
   }
 
   /**
-   * The output into the pipe, in order, one write at a time, without pausing the
-   * terminal: node-pty drops what is unread 200 ms after the command exits, so the
-   * terminal is read at once and what the pipe has not taken yet waits here. Past
-   * `QUEUE_HIGH_BYTES` queued (a copier far behind) the terminal is paused after all.
+   * The output into the pipe, in order, one write at a time. The terminal is read on
+   * while a write is under way, what the pipe has not taken yet waiting here, so a command
+   * printing fast is not held at each write; past `QUEUE_HIGH_BYTES` queued (a copier far
+   * behind) the terminal is paused, and the command waits (`TERMINAL_SHELL` keeps the
+   * terminal open until everything is read).
    */
-  #copy(data: Buffer): void {
+  #copy(chunk: Buffer): void {
     if (this.#outputClosed) return;
+    const { output: data, ended } = this.#endMark.push(chunk);
+    if (ended && this.#inputOpen) {
+      // The command is gone and all it printed is read: the shell may exit now.
+      this.#inputOpen = false;
+      this.#signalShell("SIGUSR1");
+    }
+    if (data.length === 0) return;
     this.#screen.write(data);
     this.#fed += data.length;
     this.#queue.push(data);
@@ -234,11 +275,9 @@ export class TerminalProcess {
     };
   }
 
-  /** SIGKILL to the outer process (the jail dies with it). */
-  kill(): void {
-    if (this.#exit) return;
+  #signalShell(signal: NodeJS.Signals): void {
     try {
-      process.kill(this.pid, "SIGKILL");
+      process.kill(this.pid, signal);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
     }
