@@ -19,9 +19,10 @@ const TERMINAL_TYPE = "xterm-256color";
 
 /**
  * The signals a terminal sends its foreground process group (Ctrl-C, Ctrl-\, Ctrl-Z). The
- * jail's own processes (the outer bubblewrap) are in that group too: they ignore them,
- * and the command gets them back at their default (`env --default-signal`), so Ctrl-C ends
- * the command, not the jail, and bash reports 130 as it does in a terminal.
+ * terminal's shell and the jail's own processes (the outer bubblewrap) are in that group
+ * too: they ignore them, and the command gets them back at their default
+ * (`env --default-signal`), so Ctrl-C ends the command, not the jail, and bash reports 130
+ * as it does in a terminal.
  */
 const TERMINAL_SIGNALS = "INT,QUIT,TSTP";
 
