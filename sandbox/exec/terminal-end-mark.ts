@@ -18,6 +18,8 @@ export function newEndMark(): Buffer {
   return Buffer.from(`\x1b]7770;${digits}\x07`, "latin1");
 }
 
+const NOTHING = Buffer.alloc(0);
+
 /** What one chunk of terminal output gives: the bytes that are the command's, and whether the mark came. */
 export interface ScannedOutput {
   output: Buffer;
@@ -34,7 +36,7 @@ export interface ScannedOutput {
 export class EndMarkScanner {
   readonly #mark: Buffer;
   /** Bytes held back: the start of the mark, or what may be. */
-  #held: Buffer = Buffer.alloc(0);
+  #held: Buffer = NOTHING;
   #ended = false;
 
   constructor(mark: Buffer) {
@@ -42,16 +44,17 @@ export class EndMarkScanner {
   }
 
   push(chunk: Buffer): ScannedOutput {
-    if (this.#ended) return { output: Buffer.alloc(0), ended: true };
+    if (this.#ended) return { output: NOTHING, ended: true };
     const data = this.#held.length > 0 ? Buffer.concat([this.#held, chunk]) : chunk;
     const at = data.indexOf(this.#mark);
     if (at >= 0) {
       this.#ended = true;
-      this.#held = Buffer.alloc(0);
+      this.#held = NOTHING;
       return { output: data.subarray(0, at), ended: true };
     }
     const keep = this.#markStartAtEnd(data);
-    this.#held = Buffer.from(data.subarray(data.length - keep));
+    // A copy, so the few bytes kept do not hold the whole read in memory.
+    this.#held = keep > 0 ? Buffer.from(data.subarray(data.length - keep)) : NOTHING;
     return { output: data.subarray(0, data.length - keep), ended: false };
   }
 

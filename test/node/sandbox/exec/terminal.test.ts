@@ -161,8 +161,8 @@ describe("exec under a terminal (tty)", () => {
     // is full when the command exits and is read to its end only after the jail is gone
     // (docs/steering.md, "the end of a terminal's output").
     const busy = setInterval(() => {
-      const until = performance.now() + 2;
-      while (performance.now() < until) {
+      const busyUntil = performance.now() + 2;
+      while (performance.now() < busyUntil) {
         // busy
       }
     }, 3);
